@@ -1,0 +1,61 @@
+"""One run of a scenario: the model, the tools, the clock and the meters, ready for a loop.
+
+    episode = Episode.from_scenario(find("happy-path"))
+    result = react_loop(episode, max_steps=episode.limits.max_steps)
+
+The loop asks the episode for its first messages, talks to `episode.model` and `episode.tools`, and
+hands back a `RunResult` through `episode.finish(...)`; the episode fills in the usage, cost and time
+it metered.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .clock import SimClock
+from .ledger import Ledger, MeteredModel
+from .messages import Message, SystemMessage, ToolSpec, UserMessage
+from .model import Model, Pricing
+from .result import RunResult, StopReason
+from .scenario import LimitsDef, Scenario
+from .scripted import ScriptedModel
+from .tools import FakeTool, Toolbox
+
+
+@dataclass
+class Episode:
+    scenario: Scenario
+    clock: SimClock
+    ledger: Ledger
+    model: MeteredModel
+    tools: Toolbox
+    loop_name: str = "custom"
+
+    @classmethod
+    def from_scenario(cls, scenario: Scenario, *, seed: int | None = None, model: Model | None = None) -> "Episode":
+        clock = SimClock.at(scenario.clock)
+        pricing = Pricing(scenario.model.pricing.input_per_mtok, scenario.model.pricing.output_per_mtok)
+        ledger = Ledger(clock, pricing)
+        inner = model if model is not None else ScriptedModel(scenario.model, clock, seed=seed, label=scenario.name)
+        specs = [ToolSpec(t.name, t.description, t.parameters) for t in scenario.tools]
+        toolbox = Toolbox({t.name: FakeTool(t, clock) for t in scenario.tools}, specs, clock, ledger)
+        return cls(scenario, clock, ledger, MeteredModel(inner, ledger), toolbox)
+
+    @property
+    def limits(self) -> LimitsDef:
+        return self.scenario.limits
+
+    @property
+    def scripted(self) -> ScriptedModel | None:
+        inner = self.model.inner
+        return inner if isinstance(inner, ScriptedModel) else None
+
+    def initial_messages(self) -> list[Message]:
+        return [SystemMessage(self.scenario.system), UserMessage(self.scenario.user)]
+
+    def finish(self, stop_reason: StopReason, messages: list[Message], answer: str | None = None,
+               degraded: Any = None, detail: str | None = None) -> RunResult:
+        return RunResult(
+            scenario=self.scenario.name, loop=self.loop_name, stop_reason=StopReason(stop_reason), answer=answer,
+            messages=list(messages), usage=self.ledger.usage, cost_usd=self.ledger.cost_usd,
+            sim_seconds=self.clock.elapsed, steps=list(self.ledger.steps), degraded=degraded, detail=detail)

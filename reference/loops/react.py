@@ -1,0 +1,24 @@
+"""Lesson 1: the ReAct loop on native function calling, in about 20 lines.
+
+One step is one model request. The model reasons and proposes tool calls; the code runs them and
+appends the observations. The assistant message that carries the tool calls goes into the history
+*before* the tool results that answer it, or the next request is refused. Two exits: a final answer
+(no tool calls), or the step limit, the fuse that the later lessons replace with real guards.
+"""
+from __future__ import annotations
+
+from ..episode import Episode
+from ..result import RunResult, StopReason
+
+
+def react_loop(episode: Episode, max_steps: int = 8) -> RunResult:
+    messages = episode.initial_messages()
+    for _ in range(max_steps):
+        turn = episode.model.complete(messages, episode.tools.specs)  # reason
+        messages.append(turn.message)  # the assistant turn, tool calls included
+        if not turn.tool_calls:  # exit 1: a final answer
+            return episode.finish(StopReason.COMPLETED, messages, answer=turn.text)
+        for call in turn.tool_calls:  # act, in code
+            messages.append(episode.tools.execute(call))  # observe
+    return episode.finish(StopReason.MAX_STEPS, messages,  # exit 2: the fuse
+                          detail=f"stopped after {max_steps} steps without an answer")

@@ -1,0 +1,90 @@
+"""Run scenarios with a loop, and judge the result against the scenario's `expect` block."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .episode import Episode
+from .loops import run_loop
+from .result import RunResult, StopReason
+from .scenario import Bound, Scenario
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+def run(scenario: Scenario, loop: str = "react", *, seed: int | None = None) -> RunResult:
+    return run_loop(loop, Episode.from_scenario(scenario, seed=seed))
+
+
+def completed(scenario: Scenario, result: RunResult) -> bool:
+    """The user got a real answer: the run ended normally and the answer says what it must."""
+    if result.stop_reason is not StopReason.COMPLETED or not result.answer:
+        return False
+    return all(s.lower() in result.answer.lower() for s in scenario.expect.answer_contains)
+
+
+def _bound(name: str, value: float, bound: Bound | None) -> Check | None:
+    if bound is None:
+        return None
+    ok = (bound.min is None or value >= bound.min) and (bound.max is None or value <= bound.max)
+    rng = f"{'' if bound.min is None else f'{bound.min:g} ≤ '}{name}{'' if bound.max is None else f' ≤ {bound.max:g}'}"
+    return Check(name, ok, f"{name} = {value:g} (expected {rng})")
+
+
+def executed_calls(result: RunResult) -> list[tuple[str, str]]:
+    """(tool, canonical arguments) of every tool attempt that actually ran."""
+    return [(t.name, json.dumps(t.arguments, sort_keys=True, ensure_ascii=False))
+            for step in result.steps for t in step.tools]
+
+
+def evaluate(scenario: Scenario, result: RunResult) -> list[Check]:
+    e = scenario.expect
+    checks: list[Check | None] = [
+        Check("stop_reason", result.stop_reason.value in e.stop_reasons,
+              f"stop reason {result.stop_reason.value} (expected {' or '.join(e.stop_reasons)})"),
+        Check("completed", completed(scenario, result) == e.completable,
+              f"completed = {completed(scenario, result)} (the task is {'' if e.completable else 'not '}completable)"),
+        _bound("model_calls", result.model_calls, e.model_calls),
+        _bound("tool_calls", result.tool_calls, e.tool_calls),
+        _bound("tokens", result.usage.total_tokens, e.tokens),
+    ]
+    ran = executed_calls(result)
+    for tool in e.must_call:
+        checks.append(Check(f"must_call:{tool}", any(name == tool for name, _ in ran), f"{tool} was called"
+                            if any(name == tool for name, _ in ran) else f"{tool} was never called"))
+    for tool in e.must_not_repeat:
+        mine = [call for call in ran if call[0] == tool]
+        repeats = len(mine) - len(set(mine))
+        checks.append(Check(f"must_not_repeat:{tool}", repeats == 0,
+                            f"{tool} ran {repeats} repeated call(s) with identical arguments"))
+    return [c for c in checks if c is not None]
+
+
+def row(scenario: Scenario, result: RunResult) -> dict[str, Any]:
+    """The JSON record of one run, as `loopkit demo --json` and `loopkit run --json` print it."""
+    s = result.summary()
+    return {
+        "scenario": scenario.name, "loop": result.loop, "stop_reason": s["stop_reason"],
+        "completed": completed(scenario, result), "completable": scenario.expect.completable,
+        "model_calls": s["model_calls"], "oracle_model_calls": scenario.expect.oracle_model_calls,
+        "tool_calls": s["tool_calls"], "input_tokens": s["input_tokens"], "output_tokens": s["output_tokens"],
+        "cost_usd": s["cost_usd"], "sim_seconds": s["sim_seconds"],
+        "meets_expect": all(c.ok for c in evaluate(scenario, result)),
+    }
+
+
+def run_catalogue(scenarios: list[Scenario], loop: str = "react",
+                  on_result: Callable[[Scenario, RunResult], None] | None = None) -> list[dict[str, Any]]:
+    rows = []
+    for scenario in scenarios:
+        result = run(scenario, loop)
+        if on_result:
+            on_result(scenario, result)
+        rows.append(row(scenario, result))
+    return rows

@@ -1,0 +1,328 @@
+"""Scenario files: a failure scenario in YAML, validated into typed objects.
+
+The format is documented in docs/scenarios.md. A malformed file is rejected with a `ScenarioError`
+that names the file, the field and what was expected, e.g.
+
+    scenarios/x.yaml: model.script[2].calls[0].tool: 'serch_flights' is not one of the scenario's
+    tools (search_flights, get_weather)
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal, Optional, Union
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+CATALOGUE = Path(__file__).parent / "scenarios"
+DEFAULT_SYSTEM = ("You are a helpful assistant. Use the tools when you need facts; "
+                  "answer the user as soon as you have what you need.")
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be used, with the file, the field and what was expected."""
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ---------------------------------------------------------------- tools
+
+class ResultDef(Strict):
+    """What one call of a tool returns: data, or a fault."""
+
+    data: Any = None
+    fault: Optional[Literal["timeout", "rate_limit", "server_error", "invalid_argument", "permission_denied",
+                            "not_found", "business_failure", "exception", "connection_reset"]] = None
+    message: Optional[str] = None
+    retry_after_seconds: Optional[float] = Field(None, ge=0)
+    timeout_seconds: float = Field(30.0, gt=0)
+    error_code: Optional[str] = None
+    size_chars: Optional[int] = Field(None, gt=0, description="huge output: about this many characters")
+    grow_chars: Optional[int] = Field(None, gt=0, description="output grows by this many characters per call")
+
+
+class RuleDef(Strict):
+    """`when` (a subset of the arguments) selects the rule; `result` or `results` (one per call, the last
+    repeating) says what the tool returns."""
+
+    when: Optional[dict[str, Any]] = None
+    result: Optional[ResultDef] = None
+    results: Optional[list[ResultDef]] = Field(None, min_length=1)
+    latency_seconds: Optional[float] = Field(None, ge=0)
+
+    @model_validator(mode="after")
+    def _one_result(self) -> "RuleDef":
+        if (self.result is None) == (self.results is None):
+            raise ValueError("give exactly one of 'result' or 'results'")
+        return self
+
+    def matches(self, args: dict[str, Any]) -> bool:
+        return self.when is None or all(k in args and args[k] == v for k, v in self.when.items())
+
+
+class ToolDef(Strict):
+    name: str = Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    latency_seconds: float = Field(0.2, ge=0)
+    rules: list[RuleDef] = Field(min_length=1)
+
+
+# ---------------------------------------------------------------- the model's script
+
+class CallDef(Strict):
+    tool: str
+    args: Optional[dict[str, Any]] = None
+    raw_args: Optional[str] = Field(None, description="the exact argument text, e.g. malformed JSON or odd spacing")
+    id: Optional[str] = Field(None, description="force a call id (to script protocol faults)")
+
+    @model_validator(mode="after")
+    def _args(self) -> "CallDef":
+        if self.args is not None and self.raw_args is not None:
+            raise ValueError("give 'args' or 'raw_args', not both")
+        return self
+
+    def arguments_text(self) -> str:
+        if self.raw_args is not None:
+            return self.raw_args
+        return json.dumps(self.args or {}, ensure_ascii=False)
+
+
+class StepDef(Strict):
+    """One model turn: tool calls (with optional text), or a final answer."""
+
+    calls: Optional[list[CallDef]] = Field(None, min_length=1)
+    call: Optional[CallDef] = None
+    text: Optional[str] = None
+    answer: Optional[str] = None
+    finish_reason: Optional[Literal["stop", "length"]] = None
+    repeat: int = Field(1, ge=1, le=1000)
+
+    @model_validator(mode="after")
+    def _shape(self) -> "StepDef":
+        kinds = [k for k in ("calls", "call", "answer") if getattr(self, k) is not None]
+        if len(kinds) != 1:
+            raise ValueError("a step needs exactly one of 'calls', 'call' or 'answer'")
+        if self.answer is not None and self.text is not None:
+            raise ValueError("'text' goes with tool calls; an answer step has only 'answer'")
+        return self
+
+    @property
+    def tool_calls(self) -> list[CallDef]:
+        return self.calls or ([self.call] if self.call else [])
+
+
+class WhenDef(Strict):
+    """Matches a tool result that answered the model's previous turn."""
+
+    error_type: Optional[Union[str, list[str]]] = None
+    contains: Optional[str] = None
+    is_error: Optional[bool] = None
+
+    @model_validator(mode="after")
+    def _some(self) -> "WhenDef":
+        if self.error_type is None and self.contains is None and self.is_error is None:
+            raise ValueError("give at least one of 'error_type', 'contains', 'is_error'")
+        return self
+
+
+class ReactionDef(Strict):
+    """A cooperative model changes course: when a result matches, the rest of its plan is replaced."""
+
+    when: WhenDef
+    then: list[StepDef] = Field(default_factory=list)
+    cycle: list[StepDef] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _steps(self) -> "ReactionDef":
+        if not self.then and not self.cycle:
+            raise ValueError("a reaction needs 'then' or 'cycle' steps")
+        return self
+
+
+class PolicyDef(Strict):
+    """Seeded stochastic behaviour, for fleets of runs."""
+
+    repeat_last_call: float = Field(0.0, ge=0.0, le=1.0)
+
+
+class PricingDef(Strict):
+    input_per_mtok: float = Field(2.5, ge=0)
+    output_per_mtok: float = Field(10.0, ge=0)
+
+
+class LatencyDef(Strict):
+    base_seconds: float = Field(0.5, ge=0)
+    per_output_token_seconds: float = Field(0.02, ge=0)
+    per_input_token_seconds: float = Field(0.00002, ge=0)
+
+
+class ModelDef(Strict):
+    name: str = "scripted-model"
+    wire: Literal["openai-chat", "openai-responses", "anthropic"] = "openai-chat"
+    pricing: PricingDef = PricingDef()
+    latency: LatencyDef = LatencyDef()
+    script: list[StepDef] = Field(default_factory=list)
+    cycle: list[StepDef] = Field(default_factory=list)
+    reactions: list[ReactionDef] = Field(default_factory=list)
+    policy: PolicyDef = PolicyDef()
+    seed: int = 0
+    allow_unknown_tools: bool = False
+
+    @model_validator(mode="after")
+    def _plan(self) -> "ModelDef":
+        if not self.script and not self.cycle:
+            raise ValueError("the model needs a 'script' or a 'cycle'")
+        return self
+
+
+# ---------------------------------------------------------------- limits and expectations
+
+class LimitsDef(Strict):
+    max_steps: int = Field(8, ge=1, le=10_000)
+    max_tokens: Optional[int] = Field(None, ge=1)
+    max_seconds: Optional[float] = Field(None, gt=0)
+    max_cost_usd: Optional[float] = Field(None, gt=0)
+
+
+class Bound(Strict):
+    min: Optional[float] = None
+    max: Optional[float] = None
+
+
+class ExpectDef(Strict):
+    """What a well-designed loop does on this scenario (the lesson-1 loop often does not)."""
+
+    completable: bool
+    stop_reason: Union[str, list[str]]
+    oracle_model_calls: Optional[int] = Field(None, ge=1)
+    model_calls: Optional[Bound] = None
+    tool_calls: Optional[Bound] = None
+    tokens: Optional[Bound] = None
+    must_call: list[str] = Field(default_factory=list)
+    must_not_repeat: list[str] = Field(default_factory=list)
+    answer_contains: list[str] = Field(default_factory=list)
+
+    @field_validator("stop_reason")
+    @classmethod
+    def _known(cls, v: Union[str, list[str]]) -> Union[str, list[str]]:
+        from .result import StopReason
+
+        known = {r.value for r in StopReason}
+        for reason in [v] if isinstance(v, str) else v:
+            if reason not in known:
+                raise ValueError(f"unknown stop reason {reason!r}; expected one of {', '.join(sorted(known))}")
+        return v
+
+    @property
+    def stop_reasons(self) -> list[str]:
+        return [self.stop_reason] if isinstance(self.stop_reason, str) else list(self.stop_reason)
+
+
+class Scenario(Strict):
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    title: str
+    description: str = ""
+    tags: list[str] = Field(default_factory=list)
+    system: str = DEFAULT_SYSTEM
+    user: str
+    clock: str = "2026-11-30T09:00:00+08:00"
+    checklist: list[str] = Field(default_factory=list)
+    limits: LimitsDef = LimitsDef()
+    tools: list[ToolDef] = Field(min_length=1)
+    model: ModelDef
+    expect: ExpectDef
+    source: Optional[str] = Field(None, exclude=True)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Scenario":
+        names = [t.name for t in self.tools]
+        if len(set(names)) != len(names):
+            raise ValueError(f"tool names must be unique, got {names}")
+        if not self.model.allow_unknown_tools:
+            for where, step in self.all_steps():
+                for j, call in enumerate(step.tool_calls):
+                    if call.tool not in names:
+                        raise ValueError(f"{where}.calls[{j}].tool: {call.tool!r} is not one of the scenario's "
+                                         f"tools ({', '.join(names)}); set model.allow_unknown_tools to script it")
+        for tool in self.expect.must_call + self.expect.must_not_repeat:
+            if tool not in names:
+                raise ValueError(f"expect: {tool!r} is not one of the scenario's tools ({', '.join(names)})")
+        return self
+
+    def all_steps(self):
+        for part in ("script", "cycle"):
+            for i, step in enumerate(getattr(self.model, part)):
+                yield f"model.{part}[{i}]", step
+        for r, reaction in enumerate(self.model.reactions):
+            for part in ("then", "cycle"):
+                for i, step in enumerate(getattr(reaction, part)):
+                    yield f"model.reactions[{r}].{part}[{i}]", step
+
+
+def _where(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in ("function-after[_one_result()]",) or str(part).startswith(("function-", "union[", "str", "list[")):
+            continue
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "(top level)"
+
+
+def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{source}: expected a mapping at the top level (name, title, user, tools, model, "
+                            f"expect), got {type(data).__name__}")
+    try:
+        return Scenario.model_validate({**data, "source": source})
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            msg = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "missing":
+                msg = "this field is required"
+            elif err["type"] == "extra_forbidden":
+                msg = "unknown field (check the spelling against docs/scenarios.md)"
+            elif "input" in err and err["type"] not in ("value_error",) and not isinstance(err["input"], dict):
+                msg += f" (got {err['input']!r})"
+            problems.append(f"{source}: {_where(err['loc'])}: {msg}")
+        raise ScenarioError("\n".join(problems)) from None
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read the file ({exc.strerror})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ScenarioError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    return parse_scenario(data, str(path))
+
+
+def catalogue() -> list[Scenario]:
+    """Every scenario shipped with the kit, in file-name order."""
+    return [load_scenario(p) for p in sorted(CATALOGUE.glob("*.yaml"))]
+
+
+def find(name_or_path: str) -> Scenario:
+    """A catalogue scenario by name, or any scenario file by path."""
+    path = Path(name_or_path)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        return load_scenario(path)
+    for p in sorted(CATALOGUE.glob("*.yaml")):
+        scenario = load_scenario(p)
+        if scenario.name == name_or_path:
+            return scenario
+    names = ", ".join(s.name for s in catalogue())
+    raise ScenarioError(f"no scenario named {name_or_path!r}; the catalogue has: {names}")

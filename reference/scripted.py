@@ -1,0 +1,167 @@
+"""A deterministic scripted model that behaves like a real provider where it matters.
+
+In the spirit of the OpenAI Agents SDK's testing model: it plays its steps first in, first out, keeps
+a log of every request it received, fails loudly when called after its script has ended, and can
+tell you which steps were never used. On top of that, for the lessons:
+
+- every request goes through the protocol check of its wire format (`ProtocolError` with the real
+  service's text), exactly as the real API would refuse it;
+- usage comes from the token estimator over the whole request (messages + tool schemas), so a
+  growing context costs what it would cost; latency is charged to the simulated clock;
+- it reacts to the conversation as its scenario says: a *cooperative* model changes course when a
+  tool result matches a reaction (an intervention, an actionable error); a *stubborn* one has no
+  reactions and carries on;
+- a `cycle` is played forever after the script: the model that never stops;
+- a seeded policy can make it repeat its last tool call with probability p, for fleet simulations.
+"""
+from __future__ import annotations
+
+import json
+import random
+import string
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from . import tokens
+from .clock import SimClock
+from .messages import AssistantMessage, Message, ToolCall, ToolMessage, ToolSpec
+from .model import Turn, Usage
+from .protocol import check_request
+from .scenario import ModelDef, ReactionDef, StepDef
+
+
+class ScriptExhausted(RuntimeError):
+    """The model was called after its script ended: the scenario, not the loop, is incomplete."""
+
+
+@dataclass
+class Request:
+    """One request as the model received it."""
+
+    messages: list[Message]
+    tools: list[ToolSpec]
+    wire_body: dict[str, Any]
+
+
+@dataclass
+class ScriptedModel:
+    spec: ModelDef
+    clock: SimClock = field(default_factory=SimClock.at)
+    seed: int | None = None
+    label: str = "scenario"
+    requests: list[Request] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(self.spec.seed if self.seed is None else self.seed)
+        self._ids = random.Random(f"{self.label}:{self.spec.seed if self.seed is None else self.seed}")
+        self.plan: list[StepDef] = [s for s in self.spec.script for _ in range(s.repeat)]
+        self.cycle: list[StepDef] = [s for s in self.spec.cycle for _ in range(s.repeat)]
+        self.position = 0  # steps taken from `plan`
+        self.cycle_position = 0
+        self.reactions: list[ReactionDef] = list(self.spec.reactions)
+        self.fired: list[int] = []  # which reactions fired, by index in the scenario
+        self.last_calls: tuple[ToolCall, ...] = ()
+
+    # -- the Model interface ------------------------------------------------------------------
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> Turn:
+        body = check_request(messages, tools, self.spec.wire)  # raises ProtocolError as the API would
+        self.requests.append(Request(list(messages), list(tools), body))
+        self._react(messages)
+        calls, text, answer, finish = self._next_step()
+        usage = Usage(tokens.request_tokens(body), tokens.output_tokens(answer if calls == () else text, calls))
+        lat = self.spec.latency
+        self.clock.advance(lat.base_seconds + lat.per_output_token_seconds * usage.output_tokens
+                           + lat.per_input_token_seconds * usage.input_tokens)
+        if calls:
+            self.last_calls = calls
+            return Turn(text, calls, "tool_calls", usage)
+        return Turn(answer, (), finish, usage)
+
+    # -- script bookkeeping -------------------------------------------------------------------
+    @property
+    def unused_steps(self) -> int:
+        """Steps of the script never played (a cycle is endless, so it never counts)."""
+        return len(self.plan) - self.position
+
+    def assert_script_used(self) -> None:
+        if self.unused_steps:
+            raise AssertionError(f"{self.label}: {self.unused_steps} scripted step(s) were never requested")
+
+    def _next_step(self) -> tuple[tuple[ToolCall, ...], str | None, str | None, str]:
+        if self.last_calls and self.spec.policy.repeat_last_call and self.rng.random() < self.spec.policy.repeat_last_call:
+            return tuple(self._fresh(c) for c in self.last_calls), None, None, "tool_calls"
+        if self.position < len(self.plan):
+            step = self.plan[self.position]
+            self.position += 1
+        elif self.cycle:
+            step = self.cycle[self.cycle_position % len(self.cycle)]
+            self.cycle_position += 1
+        else:
+            raise ScriptExhausted(
+                f"{self.label}: the model was called {len(self.requests)} times but its script has "
+                f"{len(self.plan)} step(s) and no cycle")
+        if step.answer is not None:
+            return (), None, step.answer, step.finish_reason or "stop"
+        calls = tuple(ToolCall(c.id or self._new_id(), c.tool, self._arguments(c.arguments_text()))
+                      for c in step.tool_calls)
+        return calls, step.text, None, "tool_calls"
+
+    def _react(self, messages: Sequence[Message]) -> None:
+        """Look at the results that answered our previous turn; a matching reaction replaces the plan."""
+        results = _latest_results(messages)
+        for reaction in list(self.reactions):
+            if any(_matches(reaction, r) for r in results):
+                self.fired.append(self.spec.reactions.index(reaction))
+                self.reactions.remove(reaction)
+                self.plan = [s for s in reaction.then for _ in range(s.repeat)]
+                self.position = 0
+                self.cycle = [s for s in reaction.cycle for _ in range(s.repeat)]
+                self.cycle_position = 0
+                self.last_calls = ()
+                return
+
+    # -- ids and arguments in the provider's style ----------------------------------------------
+    def _new_id(self) -> str:
+        alphabet = string.ascii_letters + string.digits
+        if self.spec.wire == "anthropic":
+            return "toolu_01" + "".join(self._ids.choice(alphabet) for _ in range(22))
+        return "call_" + "".join(self._ids.choice(alphabet) for _ in range(24))
+
+    def _fresh(self, call: ToolCall) -> ToolCall:
+        return ToolCall(self._new_id(), call.name, call.arguments)
+
+    def _arguments(self, text: str) -> str:
+        if self.spec.wire == "anthropic":
+            # Anthropic returns `input` as an object; the SDK's text form is json.dumps of it
+            try:
+                return json.dumps(json.loads(text), ensure_ascii=False)
+            except ValueError:
+                return text
+        return text
+
+
+def _latest_results(messages: Sequence[Message]) -> list[ToolMessage]:
+    results: list[ToolMessage] = []
+    for m in reversed(messages):
+        if isinstance(m, ToolMessage):
+            results.append(m)
+        elif isinstance(m, AssistantMessage):
+            break
+    return results[::-1]
+
+
+def _matches(reaction: ReactionDef, result: ToolMessage) -> bool:
+    when = reaction.when
+    if when.is_error is not None and result.is_error != when.is_error:
+        return False
+    if when.contains is not None and when.contains not in result.content:
+        return False
+    if when.error_type is not None:
+        wanted = [when.error_type] if isinstance(when.error_type, str) else when.error_type
+        try:
+            body = json.loads(result.content)
+        except ValueError:
+            return False
+        if not isinstance(body, dict) or body.get("error_type") not in wanted:
+            return False
+    return True

@@ -1,0 +1,174 @@
+"""Fake tools with structured results and the faults the curriculum needs.
+
+A tool answers with a `ToolOutcome` (`ok`, `data`, `error_type`, `retryable`, `message`, plus the
+HTTP status and retry-after a real API would send), or it raises, as real client code does on a
+timeout or a bug. Latency is simulated time on the run's clock: nothing here sleeps.
+
+`Toolbox.execute` is the lesson-1 executor: it never raises and never shows the model an exception's
+text (lesson 5 replaces it with retries, translation and circuit breakers).
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from .clock import SimClock
+from .messages import ToolCall, ToolMessage, ToolSpec
+
+if TYPE_CHECKING:
+    from .ledger import Ledger
+    from .scenario import ToolDef
+
+NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+class ToolTimeout(TimeoutError):
+    """The tool did not answer in time (raised after its timeout has elapsed on the clock)."""
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    ok: bool
+    data: Any = None
+    error_type: str | None = None
+    retryable: bool = False
+    message: str | None = None
+    http_status: int = 200
+    retry_after: float | None = None
+
+    def to_content(self) -> str:
+        """The JSON text the model reads as the tool result."""
+        if self.ok:
+            body: dict[str, Any] = {"ok": True, "data": self.data}
+        else:
+            body = {"ok": False, "error_type": self.error_type, "retryable": self.retryable, "message": self.message}
+            if self.retry_after is not None:
+                body["retry_after"] = self.retry_after
+        return json.dumps(body, ensure_ascii=False)
+
+
+# The faults a scenario can give a tool: (HTTP status, error_type, retryable, default message)
+FAULTS: dict[str, tuple[int, str, bool, str]] = {
+    "rate_limit": (429, "rate_limited", True, "Too many requests."),
+    "server_error": (503, "unavailable", True, "Service temporarily unavailable."),
+    "invalid_argument": (400, "invalid_argument", False, "Invalid argument."),
+    "permission_denied": (403, "permission_denied", False, "Permission denied."),
+    "not_found": (404, "not_found", False, "Not found."),
+}
+RAISING_FAULTS = ("timeout", "exception", "connection_reset")
+
+
+def filler(size: int, seed: str = "") -> list[str]:
+    """Deterministic bulky data: log lines adding up to about `size` characters."""
+    lines, total, n = [], 0, 0
+    while total < size:
+        line = f"{seed}#{n:05d} INFO worker-{n % 7} processed batch {n * 37 % 1000} in {n % 90 + 10}ms"
+        lines.append(line)
+        total += len(line) + 4
+        n += 1
+    return lines
+
+
+class FakeTool:
+    """A tool played from its scenario definition: rules matched in order, first match wins."""
+
+    def __init__(self, spec: "ToolDef", clock: SimClock):
+        self.spec = spec
+        self.clock = clock
+        self.calls = 0
+        self._rule_hits: dict[int, int] = {}
+
+    def __call__(self, args: dict[str, Any]) -> ToolOutcome:
+        self.calls += 1
+        for index, rule in enumerate(self.spec.rules):
+            if rule.matches(args):
+                hit = self._rule_hits.get(index, 0)
+                self._rule_hits[index] = hit + 1
+                return self._play(rule, hit, args)
+        # no rule matched: the tool itself says so, as a real API would
+        self.clock.advance(self.spec.latency_seconds)
+        return ToolOutcome(False, error_type="not_found", http_status=404,
+                           message=f"No result for {json.dumps(args, ensure_ascii=False, sort_keys=True)}.")
+
+    def _play(self, rule: Any, hit: int, args: dict[str, Any]) -> ToolOutcome:
+        latency = rule.latency_seconds if rule.latency_seconds is not None else self.spec.latency_seconds
+        result = rule.results[min(hit, len(rule.results) - 1)] if rule.results else rule.result
+        fault = result.fault
+        if fault == "timeout":
+            self.clock.advance(result.timeout_seconds)
+            raise ToolTimeout(f"{self.spec.name} timed out after {result.timeout_seconds:g}s")
+        self.clock.advance(latency)
+        if fault == "exception":
+            raise RuntimeError(result.message or "internal error")
+        if fault == "connection_reset":
+            raise ConnectionResetError(104, "Connection reset by peer")
+        if fault in FAULTS:
+            status, error_type, retryable, default = FAULTS[fault]
+            return ToolOutcome(False, error_type=error_type, retryable=retryable, http_status=status,
+                               message=result.message or default, retry_after=result.retry_after_seconds)
+        if fault == "business_failure":
+            # HTTP 200, and the body says it failed: the classic trap
+            body = {"success": False, "error_code": result.error_code or "REJECTED",
+                    "error_message": result.message or "The request was rejected."}
+            return ToolOutcome(True, data=body, http_status=200)
+        data = result.data
+        if result.grow_chars:
+            data = {"page": hit + 1, "lines": filler(result.grow_chars * (hit + 1), self.spec.name)}
+        elif result.size_chars:
+            data = {"lines": filler(result.size_chars, self.spec.name)}
+        return ToolOutcome(True, data=data, http_status=200)
+
+
+@dataclass
+class Toolbox:
+    """The tools of one run: what is offered to the model and how calls are carried out."""
+
+    tools: dict[str, Callable[[dict[str, Any]], ToolOutcome]]
+    specs: list[ToolSpec]
+    clock: SimClock
+    ledger: "Ledger"
+    descriptions: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.specs]
+
+    def invoke(self, name: str, args: dict[str, Any], call_id: str = "") -> ToolOutcome:
+        """Call the tool itself. May raise, as real tool code does; every attempt is recorded."""
+        started = self.clock.elapsed
+        try:
+            outcome = self.tools[name](args)
+        except Exception as exc:
+            self.ledger.record_tool(call_id, name, args, None, exc, started, self.clock.elapsed)
+            raise
+        self.ledger.record_tool(call_id, name, args, outcome, None, started, self.clock.elapsed)
+        return outcome
+
+    def execute(self, call: ToolCall) -> ToolMessage:
+        """Run one tool call and answer it. Never raises; never leaks an exception's text."""
+        if call.name not in self.tools:
+            return _error(call, "unknown_tool", f"There is no tool named '{call.name}'. "
+                          f"Available tools: {', '.join(self.names)}.")
+        try:
+            args = call.parsed_arguments()
+        except ValueError as exc:
+            return _error(call, "invalid_arguments", f"The arguments are not a valid JSON object ({_reason(exc)}). "
+                          "Send the arguments as a JSON object matching the tool's schema.")
+        try:
+            outcome = self.invoke(call.name, args, call.id)
+        except ToolTimeout:
+            return _error(call, "timeout", f"'{call.name}' did not answer in time.", retryable=True)
+        except Exception:
+            return _error(call, "tool_failure", f"'{call.name}' failed with an internal error.")
+        return ToolMessage(call.id, outcome.to_content(), is_error=not outcome.ok)
+
+
+def _reason(exc: ValueError) -> str:
+    return exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+
+
+def _error(call: ToolCall, error_type: str, message: str, retryable: bool = False) -> ToolMessage:
+    body = {"ok": False, "error_type": error_type, "retryable": retryable, "message": message}
+    return ToolMessage(call.id, json.dumps(body, ensure_ascii=False), is_error=True)

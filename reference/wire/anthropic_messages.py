@@ -1,0 +1,166 @@
+"""Anthropic Messages: `tool_use` blocks from the assistant, `tool_result` blocks (with `is_error`)
+opening the next user message. The system prompt travels beside the messages, not among them.
+
+Consecutive tool results become one user message, as the API requires for parallel calls.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Sequence
+
+from ..messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage
+from ..model import Turn, Usage
+from ..protocol import ProtocolError
+
+WIRE = "anthropic"
+NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+
+
+def _input(arguments: str) -> Any:
+    try:
+        return json.loads(arguments)
+    except ValueError:
+        return arguments  # not an object: the check below rejects it as the API would
+
+
+def to_request(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
+    system: list[str] = []
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        if isinstance(m, SystemMessage):
+            system.append(m.text)
+        elif isinstance(m, UserMessage):
+            out.append({"role": "user", "content": [{"type": "text", "text": m.text}]})
+        elif isinstance(m, AssistantMessage):
+            blocks: list[dict[str, Any]] = []
+            if m.text:
+                blocks.append({"type": "text", "text": m.text})
+            blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": _input(c.arguments)}
+                       for c in m.tool_calls]
+            out.append({"role": "assistant", "content": blocks})
+        elif isinstance(m, ToolMessage):
+            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": m.call_id, "content": m.content}
+            if m.is_error:
+                block["is_error"] = True
+            previous = out[-1] if out else None
+            if previous and previous["role"] == "user" and all(b["type"] == "tool_result" for b in previous["content"]):
+                previous["content"].append(block)
+            else:
+                out.append({"role": "user", "content": [block]})
+        else:
+            raise TypeError(f"not a kit message: {m!r}")
+    body: dict[str, Any] = {"messages": out}
+    if system:
+        body["system"] = "\n\n".join(system)
+    if tools:
+        body["tools"] = [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools]
+    return body
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content or [] if b.get("type") == "text")
+
+
+def from_request(body: dict[str, Any]) -> tuple[list[Message], list[ToolSpec]]:
+    messages: list[Message] = []
+    system = body.get("system")
+    if system:
+        messages.append(SystemMessage(system if isinstance(system, str) else _result_text(system)))
+    for m in body["messages"]:
+        blocks = _blocks(m["content"])
+        if m["role"] == "assistant":
+            text = "".join(b["text"] for b in blocks if b["type"] == "text") or None
+            calls = tuple(ToolCall(b["id"], b["name"], json.dumps(b["input"], ensure_ascii=False))
+                          for b in blocks if b["type"] == "tool_use")
+            messages.append(AssistantMessage(text, calls))
+            continue
+        for b in blocks:
+            if b["type"] == "tool_result":
+                messages.append(ToolMessage(b["tool_use_id"], _result_text(b.get("content")), bool(b.get("is_error"))))
+            elif b["type"] == "text":
+                messages.append(UserMessage(b["text"]))
+    tools = [ToolSpec(t["name"], t.get("description", ""), t.get("input_schema", {"type": "object", "properties": {}}))
+             for t in body.get("tools", [])]
+    return messages, tools
+
+
+def _fail(message: str) -> None:
+    raise ProtocolError(WIRE, message)
+
+
+def check(body: dict[str, Any]) -> None:
+    names: set[str] = set()
+    for i, tool in enumerate(body.get("tools", [])):
+        if not NAME_PATTERN.match(tool["name"]):
+            _fail(f"tools.{i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'")
+        if tool["name"] in names:
+            _fail("tools: Tool names must be unique.")
+        names.add(tool["name"])
+    messages = body.get("messages") or []
+    seen_ids: set[str] = set()
+    for i, m in enumerate(messages):
+        blocks = _blocks(m["content"])
+        if m["role"] == "assistant":
+            for j, b in enumerate(blocks):
+                if b["type"] != "tool_use":
+                    continue
+                if b["id"] in seen_ids:
+                    _fail(f"messages.{i}.content.{j}: `tool_use` ids must be unique")
+                seen_ids.add(b["id"])
+                if not isinstance(b["input"], dict):
+                    _fail(f"messages.{i}.content.{j}.tool_use.input: Input should be a valid dictionary")
+            wanted = [b["id"] for b in blocks if b["type"] == "tool_use"]
+            if not wanted:
+                continue
+            # results must open the next message; the API does not look past a leading non-result block
+            following = _blocks(messages[i + 1]["content"]) if i + 1 < len(messages) else []
+            if i + 1 < len(messages) and messages[i + 1]["role"] != "user":
+                following = []
+            answered: set[str] = set()
+            for b in following:
+                if b["type"] != "tool_result":
+                    break
+                answered.add(b["tool_use_id"])
+            missing = [w for w in wanted if w not in answered]
+            if missing:
+                _fail(f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                      + ", ".join(missing) + ". Each `tool_use` block must have a corresponding `tool_result` "
+                      "block in the next message.")
+        else:
+            previous = messages[i - 1] if i > 0 else None
+            allowed = {b["id"] for b in _blocks(previous["content"]) if b["type"] == "tool_use"} \
+                if previous and previous["role"] == "assistant" else set()
+            for j, b in enumerate(blocks):
+                if b["type"] == "tool_result" and b["tool_use_id"] not in allowed:
+                    _fail(f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                          f"{b['tool_use_id']}. Each `tool_result` block must have a corresponding `tool_use` "
+                          "block in the previous message.")
+
+
+def response_from_turn(turn: Turn, *, response_id: str = "msg_kit", model: str = "scripted",
+                       created: int = 0) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    if turn.text:
+        content.append({"type": "text", "text": turn.text, "citations": None})
+    content += [{"type": "tool_use", "id": c.id, "name": c.name, "input": _input(c.arguments)} for c in turn.tool_calls]
+    stop = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}[turn.finish_reason]
+    return {"id": response_id, "type": "message", "role": "assistant", "model": model, "content": content,
+            "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens}}
+
+
+def turn_from_response(body: dict[str, Any]) -> Turn:
+    blocks = body["content"]
+    text = "".join(b["text"] for b in blocks if b["type"] == "text") or None
+    calls = tuple(ToolCall(b["id"], b["name"], json.dumps(b["input"], ensure_ascii=False))
+                  for b in blocks if b["type"] == "tool_use")
+    finish = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length"}.get(body.get("stop_reason"), "stop")
+    usage = body.get("usage") or {}
+    return Turn(text, calls, finish, Usage(usage.get("input_tokens", 0), usage.get("output_tokens", 0)))

@@ -1,0 +1,169 @@
+"""OpenAI Chat Completions: `tool_calls` on the assistant message, answers with role `tool`.
+
+OpenAI's format has no error flag on tool results, so `ToolMessage.is_error` does not survive a
+round trip through it (everything else does).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from ..messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage
+from ..model import Turn, Usage
+from ..protocol import ProtocolError
+
+WIRE = "openai-chat"
+NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
+NAME_MAX = 64
+
+
+def to_request(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        if isinstance(m, SystemMessage):
+            out.append({"role": "system", "content": m.text})
+        elif isinstance(m, UserMessage):
+            out.append({"role": "user", "content": m.text})
+        elif isinstance(m, AssistantMessage):
+            msg: dict[str, Any] = {"role": "assistant", "content": m.text}
+            if m.tool_calls or m.text is None:
+                msg["tool_calls"] = [
+                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                    for c in m.tool_calls
+                ]
+            out.append(msg)
+        elif isinstance(m, ToolMessage):
+            out.append({"role": "tool", "tool_call_id": m.call_id, "content": m.content})
+        else:
+            raise TypeError(f"not a kit message: {m!r}")
+    body: dict[str, Any] = {"messages": out}
+    if tools:
+        body["tools"] = [
+            {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+            for t in tools
+        ]
+    return body
+
+
+def _text(content: Any) -> str | None:
+    if content is None or isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content if part.get("type") == "text")
+
+
+def from_request(body: dict[str, Any]) -> tuple[list[Message], list[ToolSpec]]:
+    messages: list[Message] = []
+    for m in body["messages"]:
+        role = m["role"]
+        if role in ("system", "developer"):
+            messages.append(SystemMessage(_text(m["content"]) or ""))
+        elif role == "user":
+            messages.append(UserMessage(_text(m["content"]) or ""))
+        elif role == "assistant":
+            calls = tuple(ToolCall(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in m.get("tool_calls") or [])
+            messages.append(AssistantMessage(_text(m.get("content")), calls))
+        elif role == "tool":
+            messages.append(ToolMessage(m["tool_call_id"], _text(m["content"]) or ""))
+        else:
+            raise ValueError(f"unsupported chat message role {role!r}")
+    tools = [ToolSpec(t["function"]["name"], t["function"].get("description", ""),
+                      t["function"].get("parameters", {"type": "object", "properties": {}}))
+             for t in body.get("tools", [])]
+    return messages, tools
+
+
+def _fail(message: str, param: str | None, code: str | None = None) -> None:
+    raise ProtocolError(WIRE, message, param, code)
+
+
+def _check_name(name: str, where: str) -> None:
+    if name == "":
+        _fail(f"Invalid '{where}': empty string. Expected a string with minimum length 1, "
+              "but got an empty string instead.", where, "empty_string")
+    if not NAME_PATTERN.match(name):
+        _fail(f"Invalid '{where}': string does not match pattern. Expected a string that matches "
+              "the pattern '^[a-zA-Z0-9_-]+$'.", where, "invalid_value")
+    if len(name) > NAME_MAX:
+        _fail(f"Invalid '{where}': string too long. Expected a string with maximum length {NAME_MAX}, "
+              f"but got a string with length {len(name)} instead.", where, "string_above_max_length")
+
+
+def check(body: dict[str, Any]) -> None:
+    messages = body.get("messages") or []
+    if not messages:
+        _fail("Invalid 'messages': empty array. Expected an array with minimum length 1, "
+              "but got an empty array instead.", "messages", "empty_array")
+    for i, tool in enumerate(body.get("tools", [])):
+        _check_name(tool["function"]["name"], f"tools[{i}].function.name")
+
+    pending: dict[str, None] = {}  # ids of the last assistant turn still waiting for an answer
+    pending_from = -1
+    open_ids: set[str] = set()  # ids the current block of tool messages may answer
+    answered_at: dict[str, int] = {}
+    for i, m in enumerate(messages):
+        role = m["role"]
+        if role != "tool" and pending:
+            _fail("An assistant message with 'tool_calls' must be followed by tool messages responding "
+                  "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+                  + ", ".join(pending), f"messages.[{pending_from}].role")
+        if role == "assistant":
+            calls = m.get("tool_calls")
+            if calls is not None:
+                if len(calls) == 0:
+                    _fail(f"Invalid 'messages[{i}].tool_calls': empty array. Expected an array with minimum "
+                          "length 1, but got an empty array instead.", f"messages[{i}].tool_calls", "empty_array")
+                for j, c in enumerate(calls):
+                    _check_name(c["function"]["name"], f"messages[{i}].tool_calls[{j}].function.name")
+                pending = {c["id"]: None for c in calls}
+                pending_from = i
+                open_ids = set(pending)
+            else:
+                open_ids = set()
+        elif role == "tool":
+            call_id = m.get("tool_call_id")
+            if not open_ids and call_id not in answered_at:
+                _fail("Invalid parameter: messages with role 'tool' must be a response to a preceeding "
+                      "message with 'tool_calls'.", f"messages.[{i}].role")
+            if call_id in answered_at:
+                _fail(f"Invalid parameter: Duplicate value for 'tool_call_id' of '{call_id}', in "
+                      f"messages[{answered_at[call_id]}] and messages[{i}].", f"messages.[{i}].tool_call_id")
+            if call_id not in open_ids:
+                _fail(f"Invalid parameter: 'tool_call_id' of '{call_id}' not found in 'tool_calls' of "
+                      "previous message.", f"messages.[{i}].tool_call_id")
+            answered_at[call_id] = i
+            pending.pop(call_id, None)
+        else:
+            open_ids = set()
+    if pending:
+        _fail("An assistant message with 'tool_calls' must be followed by tool messages responding "
+              "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+              + ", ".join(pending), f"messages.[{pending_from}].role")
+
+
+def response_from_turn(turn: Turn, *, response_id: str = "chatcmpl-kit", model: str = "scripted",
+                       created: int = 0) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": turn.text, "refusal": None}
+    if turn.tool_calls:
+        message["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in turn.tool_calls
+        ]
+    u = turn.usage
+    return {
+        "id": response_id, "object": "chat.completion", "created": created, "model": model,
+        "choices": [{"index": 0, "finish_reason": turn.finish_reason, "message": message, "logprobs": None}],
+        "usage": {"prompt_tokens": u.input_tokens, "completion_tokens": u.output_tokens,
+                  "total_tokens": u.input_tokens + u.output_tokens},
+    }
+
+
+def turn_from_response(body: dict[str, Any]) -> Turn:
+    choice = body["choices"][0]
+    msg = choice["message"]
+    calls = tuple(ToolCall(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in msg.get("tool_calls") or [])
+    usage = body.get("usage") or {}
+    finish = choice.get("finish_reason") or ("tool_calls" if calls else "stop")
+    if finish not in ("stop", "tool_calls", "length"):
+        finish = "stop"
+    return Turn(_text(msg.get("content")), calls, finish,
+                Usage(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)))

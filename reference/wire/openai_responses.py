@@ -1,0 +1,155 @@
+"""OpenAI Responses API: `function_call` and `function_call_output` items in `input`.
+
+The Responses API matches an output to its call by `call_id` anywhere in the input (or in the state
+of `previous_response_id`), so this check is looser about order than Chat Completions is. Like Chat
+Completions it has no error flag on tool results.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from ..messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage
+from ..model import Turn, Usage
+from ..protocol import ProtocolError
+
+WIRE = "openai-responses"
+NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
+NAME_MAX = 64
+
+
+def item_id(call_id: str) -> str:
+    """Function-call item ids must begin with 'fc'; derive one from the call id."""
+    return "fc_" + call_id.removeprefix("call_")
+
+
+def to_request(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
+    items: list[dict[str, Any]] = []
+    for m in messages:
+        if isinstance(m, (SystemMessage, UserMessage)):
+            items.append({"type": "message", "role": m.role, "content": m.text})
+        elif isinstance(m, AssistantMessage):
+            if m.text is not None:
+                items.append({"type": "message", "role": "assistant", "content": m.text})
+            for c in m.tool_calls:
+                items.append({"type": "function_call", "id": item_id(c.id), "call_id": c.id,
+                              "name": c.name, "arguments": c.arguments})
+        elif isinstance(m, ToolMessage):
+            items.append({"type": "function_call_output", "call_id": m.call_id, "output": m.content})
+        else:
+            raise TypeError(f"not a kit message: {m!r}")
+    body: dict[str, Any] = {"input": items}
+    if tools:
+        body["tools"] = [{"type": "function", "name": t.name, "description": t.description,
+                          "parameters": t.parameters, "strict": False} for t in tools]
+    return body
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(p.get("text", "") for p in content if p.get("type") in ("input_text", "output_text", "text"))
+
+
+def from_request(body: dict[str, Any]) -> tuple[list[Message], list[ToolSpec]]:
+    messages: list[Message] = []
+    for item in body["input"]:
+        kind = item.get("type", "message")
+        if kind == "message":
+            role = item["role"]
+            if role in ("system", "developer"):
+                messages.append(SystemMessage(_text(item["content"])))
+            elif role == "user":
+                messages.append(UserMessage(_text(item["content"])))
+            else:
+                messages.append(AssistantMessage(_text(item["content"])))
+        elif kind == "function_call":
+            call = ToolCall(item["call_id"], item["name"], item["arguments"])
+            last = messages[-1] if messages else None
+            # calls that follow an assistant item without a tool result in between belong to that turn
+            if isinstance(last, AssistantMessage):
+                messages[-1] = AssistantMessage(last.text, last.tool_calls + (call,))
+            else:
+                messages.append(AssistantMessage(None, (call,)))
+        elif kind == "function_call_output":
+            messages.append(ToolMessage(item["call_id"], _text(item["output"])))
+        else:
+            raise ValueError(f"unsupported Responses input item type {kind!r}")
+    tools = [ToolSpec(t["name"], t.get("description", ""), t.get("parameters", {"type": "object", "properties": {}}))
+             for t in body.get("tools", [])]
+    return messages, tools
+
+
+def _fail(message: str, param: str | None, code: str | None = None) -> None:
+    raise ProtocolError(WIRE, message, param, code)
+
+
+def check(body: dict[str, Any]) -> None:
+    items = body.get("input") or []
+    for i, tool in enumerate(body.get("tools", [])):
+        name, where = tool["name"], f"tools[{i}].name"
+        if name == "" or not NAME_PATTERN.match(name):
+            _fail(f"Invalid '{where}': string does not match pattern. Expected a string that matches the "
+                  "pattern '^[a-zA-Z0-9_-]+$'.", where, "invalid_value")
+        if len(name) > NAME_MAX:
+            _fail(f"Invalid '{where}': string too long. Expected a string with maximum length {NAME_MAX}, "
+                  f"but got a string with length {len(name)} instead.", where, "string_above_max_length")
+    seen_item_ids: set[str] = set()
+    calls: set[str] = set()
+    outputs: set[str] = set()
+    for item in items:
+        if item.get("type") == "function_call":
+            if item.get("id") in seen_item_ids:
+                _fail(f"Duplicate item found with id {item['id']}. Remove duplicate items from your input "
+                      "and try again.", "input")
+            seen_item_ids.add(item.get("id"))
+            calls.add(item["call_id"])
+        elif item.get("type") == "function_call_output":
+            if item["call_id"] not in calls:
+                _fail(f"No tool call found for function call output with call_id {item['call_id']}.", "input")
+            outputs.add(item["call_id"])
+    for item in items:
+        if item.get("type") == "function_call" and item["call_id"] not in outputs:
+            _fail(f"No tool output found for function call {item['call_id']}.", "input")
+
+
+def response_from_turn(turn: Turn, *, response_id: str = "resp_kit", model: str = "scripted",
+                       created: int = 0) -> dict[str, Any]:
+    output: list[dict[str, Any]] = []
+    if turn.text is not None:
+        output.append({"type": "message", "id": "msg_" + response_id.removeprefix("resp_"), "role": "assistant",
+                       "status": "completed",
+                       "content": [{"type": "output_text", "text": turn.text, "annotations": []}]})
+    for c in turn.tool_calls:
+        output.append({"type": "function_call", "id": item_id(c.id), "call_id": c.id, "name": c.name,
+                       "arguments": c.arguments, "status": "completed"})
+    u = turn.usage
+    incomplete = turn.finish_reason == "length"
+    return {
+        "id": response_id, "object": "response", "created_at": created, "model": model,
+        "status": "incomplete" if incomplete else "completed",
+        "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
+        "error": None, "instructions": None, "metadata": {}, "output": output,
+        "parallel_tool_calls": True, "temperature": 1.0, "top_p": 1.0, "tool_choice": "auto", "tools": [],
+        "usage": {"input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
+                  "total_tokens": u.input_tokens + u.output_tokens,
+                  "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+                  "output_tokens_details": {"reasoning_tokens": 0}},
+    }
+
+
+def turn_from_response(body: dict[str, Any]) -> Turn:
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    for item in body.get("output", []):
+        if item["type"] == "message":
+            texts.append(_text(item["content"]))
+        elif item["type"] == "function_call":
+            calls.append(ToolCall(item["call_id"], item["name"], item["arguments"]))
+    usage = body.get("usage") or {}
+    if body.get("status") == "incomplete":
+        finish = "length"
+    else:
+        finish = "tool_calls" if calls else "stop"
+    return Turn("".join(texts) if texts else None, tuple(calls), finish,
+                Usage(usage.get("input_tokens", 0), usage.get("output_tokens", 0)))
