@@ -22,9 +22,19 @@ def run(scenario: Scenario, loop: str = "react", *, seed: int | None = None) -> 
     return run_loop(loop, Episode.from_scenario(scenario, seed=seed))
 
 
+def within_budget(scenario: Scenario, result: RunResult) -> bool:
+    """An answer that arrives after the user's budget ran out is not a completion."""
+    limits = scenario.limits
+    return ((limits.max_tokens is None or result.usage.total_tokens <= limits.max_tokens)
+            and (limits.max_seconds is None or result.sim_seconds <= limits.max_seconds)
+            and (limits.max_cost_usd is None or result.cost_usd <= limits.max_cost_usd))
+
+
 def completed(scenario: Scenario, result: RunResult) -> bool:
-    """The user got a real answer: the run ended normally and the answer says what it must."""
+    """The user got a real answer, in budget: the run ended normally and the answer says what it must."""
     if result.stop_reason is not StopReason.COMPLETED or not result.answer:
+        return False
+    if not within_budget(scenario, result):
         return False
     return all(s.lower() in result.answer.lower() for s in scenario.expect.answer_contains)
 
@@ -53,6 +63,8 @@ def evaluate(scenario: Scenario, result: RunResult) -> list[Check]:
         _bound("model_calls", result.model_calls, e.model_calls),
         _bound("tool_calls", result.tool_calls, e.tool_calls),
         _bound("tokens", result.usage.total_tokens, e.tokens),
+        _bound("seconds", result.sim_seconds, e.seconds),
+        _bound("cost_usd", result.cost_usd, e.cost_usd),
     ]
     ran = executed_calls(result)
     for tool in e.must_call:

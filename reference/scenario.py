@@ -202,6 +202,8 @@ class ExpectDef(Strict):
     model_calls: Optional[Bound] = None
     tool_calls: Optional[Bound] = None
     tokens: Optional[Bound] = None
+    seconds: Optional[Bound] = None
+    cost_usd: Optional[Bound] = None
     must_call: list[str] = Field(default_factory=list)
     must_not_repeat: list[str] = Field(default_factory=list)
     answer_contains: list[str] = Field(default_factory=list)
