@@ -148,7 +148,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     collector = Collector()
     target = "solutions" if args.solutions else "exercises"
     pytest.main([str(test_file), f"--target={target}", "-q", "-p", "no:cacheprovider", "--no-header",
-                 "--tb=no", "-rN", "-W", "ignore"], plugins=[collector])
+                 "--tb=no", "-rN", "-W", "ignore", "-p", "no:nbval", "-p", "no:hypothesispytest"], plugins=[collector])
     print()
     failed = [r for r in collector.reports if r.failed]
     for r in collector.reports:
@@ -167,7 +167,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _failure_message(report: Any) -> str:
     crash = getattr(report.longrepr, "reprcrash", None)
     text = crash.message if crash is not None else str(report.longrepr)
-    return text.splitlines()[0][:300] if "\n" not in text[:300] else "\n".join(text.splitlines()[:4])
+    lines = [line for line in text.splitlines() if line.strip()]
+    first = lines[0].removeprefix("Failed: ").removeprefix("AssertionError: ") if lines else "failed"
+    return first[:400]
 
 
 def build_parser() -> argparse.ArgumentParser:

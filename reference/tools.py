@@ -9,6 +9,7 @@ text (lesson 5 replaces it with retries, translation and circuit breakers).
 """
 from __future__ import annotations
 
+import copy
 import json
 import re
 from dataclasses import dataclass, field
@@ -113,7 +114,7 @@ class FakeTool:
             body = {"success": False, "error_code": result.error_code or "REJECTED",
                     "error_message": result.message or "The request was rejected."}
             return ToolOutcome(True, data=body, http_status=200)
-        data = result.data
+        data = copy.deepcopy(result.data)  # scenarios are cached: never hand out their objects
         if result.grow_chars:
             data = {"page": hit + 1, "lines": filler(result.grow_chars * (hit + 1), self.spec.name)}
         elif result.size_chars:
