@@ -29,11 +29,12 @@ class CappedModel:
         self.cap = cap
         self.calls = 0
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> Turn:
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
+                 tool_choice: str = "auto") -> Turn:
         self.calls += 1
         if self.calls > self.cap:
             raise RunawayLoop(f"more than {self.cap} model calls")
-        return self.inner.complete(messages, tools)
+        return self.inner.complete(messages, tools, tool_choice=tool_choice)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

@@ -51,9 +51,10 @@ class MeteredModel:
         self.inner = inner
         self.ledger = ledger
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> Turn:
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
+                 tool_choice: str = "auto") -> Turn:
         started = self.ledger.clock.elapsed
-        turn = self.inner.complete(messages, tools)
+        turn = self.inner.complete(messages, tools, tool_choice=tool_choice)
         self.ledger.record_model(turn, started)
         return turn
 

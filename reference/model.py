@@ -40,7 +40,11 @@ class Turn:
 
 
 class Model(Protocol):
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> Turn: ...
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
+                 tool_choice: str = "auto") -> Turn:
+        """One request. `tool_choice="none"` offers the tools but forbids calling them (a last,
+        tool-less answer); the history may still hold tool calls, which is why tools stay declared."""
+        ...
 
 
 @dataclass(frozen=True)

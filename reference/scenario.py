@@ -172,6 +172,8 @@ class ModelDef(Strict):
     policy: PolicyDef = PolicyDef()
     seed: int = 0
     allow_unknown_tools: bool = False
+    answer_without_tools: Optional[str] = Field(
+        None, description="what the model answers when asked to answer without calling tools")
 
     @model_validator(mode="after")
     def _plan(self) -> "ModelDef":
@@ -181,6 +183,15 @@ class ModelDef(Strict):
 
 
 # ---------------------------------------------------------------- limits and expectations
+
+class ChecklistItem(Strict):
+    """One thing the task needs. With `tool` (and optionally `when`, a subset of its arguments), the
+    item counts as done once such a call has succeeded; without, only a final answer does it."""
+
+    item: str
+    tool: Optional[str] = None
+    when: Optional[dict[str, Any]] = None
+
 
 class LimitsDef(Strict):
     max_steps: int = Field(8, ge=1, le=10_000)
@@ -233,7 +244,8 @@ class Scenario(Strict):
     system: str = DEFAULT_SYSTEM
     user: str
     clock: str = "2026-11-30T09:00:00+08:00"
-    checklist: list[str] = Field(default_factory=list)
+    intent: str = Field("general", description="the task family, for per-intent limits and thresholds")
+    checklist: list[ChecklistItem] = Field(default_factory=list)
     limits: LimitsDef = LimitsDef()
     tools: list[ToolDef] = Field(min_length=1)
     model: ModelDef
@@ -251,6 +263,10 @@ class Scenario(Strict):
                     if call.tool not in names:
                         raise ValueError(f"{where}.calls[{j}].tool: {call.tool!r} is not one of the scenario's "
                                          f"tools ({', '.join(names)}); set model.allow_unknown_tools to script it")
+        for i, entry in enumerate(self.checklist):
+            if entry.tool is not None and entry.tool not in names:
+                raise ValueError(f"checklist[{i}].tool: {entry.tool!r} is not one of the scenario's tools "
+                                 f"({', '.join(names)})")
         for tool in self.expect.must_call + self.expect.must_not_repeat:
             if tool not in names:
                 raise ValueError(f"expect: {tool!r} is not one of the scenario's tools ({', '.join(names)})")
@@ -282,6 +298,8 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
     if not isinstance(data, dict):
         raise ScenarioError(f"{source}: expected a mapping at the top level (name, title, user, tools, model, "
                             f"expect), got {type(data).__name__}")
+    if isinstance(data.get("checklist"), list):  # plain strings are items without a tool
+        data = {**data, "checklist": [{"item": c} if isinstance(c, str) else c for c in data["checklist"]]}
     try:
         return Scenario.model_validate({**data, "source": source})
     except ValidationError as exc:

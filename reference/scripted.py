@@ -41,6 +41,7 @@ class Request:
     messages: list[Message]
     tools: list[ToolSpec]
     wire_body: dict[str, Any]
+    tool_choice: str = "auto"
 
 
 @dataclass
@@ -63,11 +64,17 @@ class ScriptedModel:
         self.last_calls: tuple[ToolCall, ...] = ()
 
     # -- the Model interface ------------------------------------------------------------------
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> Turn:
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
+                 tool_choice: str = "auto") -> Turn:
+        if tool_choice not in ("auto", "none"):
+            raise ValueError(f"tool_choice must be 'auto' or 'none', got {tool_choice!r}")
         body = check_request(messages, tools, self.spec.wire)  # raises ProtocolError as the API would
-        self.requests.append(Request(list(messages), list(tools), body))
+        self.requests.append(Request(list(messages), list(tools), body, tool_choice))
         self._react(messages)
-        calls, text, answer, finish = self._next_step()
+        if tool_choice == "none" or not tools:
+            calls, text, answer, finish = (), None, self._answer_without_tools(messages), "stop"
+        else:
+            calls, text, answer, finish = self._next_step()
         usage = Usage(tokens.request_tokens(body), tokens.output_tokens(answer if calls == () else text, calls))
         lat = self.spec.latency
         self.clock.advance(lat.base_seconds + lat.per_output_token_seconds * usage.output_tokens
@@ -119,6 +126,23 @@ class ScriptedModel:
                 self.cycle_position = 0
                 self.last_calls = ()
                 return
+
+    def _answer_without_tools(self, messages: Sequence[Message]) -> str:
+        """Asked to answer without tools, the model writes from what the tool results say."""
+        if self.spec.answer_without_tools is not None:
+            return self.spec.answer_without_tools
+        facts = []
+        for m in messages:
+            if isinstance(m, ToolMessage) and not m.is_error:
+                try:
+                    body = json.loads(m.content)
+                except ValueError:
+                    continue
+                if isinstance(body, dict) and body.get("ok") and body.get("data") not in (None, [], {}):
+                    facts.append(json.dumps(body["data"], ensure_ascii=False)[:200])
+        if not facts:
+            return "I could not find the information needed to answer."
+        return "From what I found so far: " + "; ".join(dict.fromkeys(facts))
 
     # -- ids and arguments in the provider's style ----------------------------------------------
     def _new_id(self) -> str:

@@ -104,6 +104,9 @@ def check(body: dict[str, Any]) -> None:
             _fail("tools: Tool names must be unique.")
         names.add(tool["name"])
     messages = body.get("messages") or []
+    if not body.get("tools") and any(b["type"] in ("tool_use", "tool_result")
+                                     for m in messages for b in _blocks(m["content"])):
+        _fail("Requests which include tool_use or tool_result blocks must define tools.")
     seen_ids: set[str] = set()
     for i, m in enumerate(messages):
         blocks = _blocks(m["content"])
