@@ -13,7 +13,13 @@ from .scenario import ScenarioError, catalogue, find
 
 ROOT = Path(__file__).resolve().parent.parent
 HINTS = Path(__file__).resolve().parent / "hints"
-EXERCISES = {"ex01": ("ex01_react_loop", "test_ex01_react_loop.py")}
+EXERCISES = {  # exercise -> (module in exercises/ and solutions/, its test file in tests/)
+    "ex01": ("ex01_react_loop", "test_ex01_react_loop.py"),
+    "ex02": ("ex02_budget", "test_ex02_budget.py"),
+    "ex03": ("ex03_fingerprint_guard", "test_ex03_fingerprint_guard.py"),
+    "ex04": ("ex04_degraded_output", "test_ex04_degraded_output.py"),
+    "ex05": ("ex05_tool_errors", "test_ex05_tool_errors.py"),
+}
 
 
 def _table(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -> str:

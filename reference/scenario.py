@@ -69,6 +69,8 @@ class ToolDef(Strict):
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
     latency_seconds: float = Field(0.2, ge=0)
+    volatile: bool = Field(False, description="results change over time (a job status, a queue length): "
+                                             "calling it again with the same arguments can be progress")
     rules: list[RuleDef] = Field(min_length=1)
 
 

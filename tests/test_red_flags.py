@@ -15,19 +15,23 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 RED = Path(__file__).resolve().parent / "red_flags"
 
-# exercise test file -> {red-flag file: (test that must catch it, text its failure must contain)}
-CAUGHT_BY = {
-    "test_ex01_react_loop.py": {
-        "ex01_forgets_assistant_message.py": (
-            "test_appends_the_assistant_tool_call_message_before_the_results",
-            "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."),
-        "ex01_while_true.py": ("test_repeat_scenario_stops_at_the_step_limit", "the step limit was 8"),
-        "ex01_first_call_only.py": ("test_answers_every_parallel_tool_call", "did not have response messages"),
-        "ex01_max_steps_string.py": ("test_repeat_scenario_stops_at_the_step_limit", "not a RunResult"),
-        "ex01_raises_tool_errors.py": ("test_a_failing_tool_does_not_crash_the_loop", "your loop raised"),
-        "ex01_step_per_tool_call.py": ("test_one_model_request_per_step", "one step is one model request"),
-    },
-}
+
+
+def red_flags() -> dict[str, dict[str, tuple[str, str]]]:
+    """exercise test file -> {red-flag file: (test that must catch it, text its failure must contain)}.
+
+    Each exercise keeps its own table in tests/red_flags/exNN_caught.py."""
+    tables = {}
+    for path in sorted(RED.glob("ex*_caught.py")):
+        namespace: dict = {}
+        exec(path.read_text(encoding="utf-8"), namespace)
+        exercise = path.stem.removesuffix("_caught")
+        test_file = next((ROOT / "tests").glob(f"test_{exercise}_*.py")).name
+        tables[test_file] = namespace["CAUGHT_BY"]
+    return tables
+
+
+CAUGHT_BY = red_flags()
 
 
 def run_against(test_file: str, targets: list[str], tmp_path: Path) -> dict[tuple[str, str], tuple[bool, str]]:
@@ -47,9 +51,14 @@ def run_against(test_file: str, targets: list[str], tmp_path: Path) -> dict[tupl
     return {k: (all(ok for ok, _ in v), "\n".join(t for _, t in v)) for k, v in outcomes.items()}
 
 
-@pytest.mark.parametrize("test_file", sorted(CAUGHT_BY))
+EXERCISE_TESTS = sorted(p.name for p in (ROOT / "tests").glob("test_ex[0-9][0-9]_*.py"))
+
+
+@pytest.mark.parametrize("test_file", EXERCISE_TESTS)
 def test_stub_fails_every_test_and_red_flags_are_caught(test_file, tmp_path):
+    assert test_file in CAUGHT_BY, f"tests/{test_file} has no red-flag table tests/red_flags/{test_file[5:9]}_caught.py"
     exercise = test_file.removeprefix("test_").removesuffix(".py")
+    assert (ROOT / "exercises" / f"{exercise}.py").exists(), f"tests/{test_file} has no exercises/{exercise}.py"
     flags = CAUGHT_BY[test_file]
     targets = [str(ROOT / "exercises" / f"{exercise}.py")] + [str(RED / f) for f in flags]
     outcomes = run_against(test_file, targets, tmp_path)

@@ -1,0 +1,128 @@
+"""Lessons 2-5: the guarded loop. The lesson-1 loop, with a small part at each named hook.
+
+    budget    lesson 2  before each model request and each tool run: would this overshoot a limit?
+    guard     lesson 3  before each tool call: a repeat, an alternation? intervene first, stop if it persists
+                        after each result: the same result again? no progress?
+    degrade   lesson 4  on any stop that is not a final answer: what was obtained, what is unfinished,
+                        what to do next (optionally one last tool-less answer)
+    executor  lesson 5  how a call runs: retries in code, actionable errors, circuit breakers
+
+Every part is optional (`Parts()` is the lesson-1 loop with an executor), so a notebook can switch
+them on one at a time. The whole loop stays in this one function.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Protocol, Sequence
+
+from ..episode import Episode
+from ..messages import Message, ToolCall, ToolMessage, ToolSpec
+from ..result import RunResult, StopReason
+
+Trip = tuple[StopReason, str]  # why to stop, and a one-line human explanation
+
+
+class Budget(Protocol):
+    def before_request(self, episode: Episode, messages: Sequence[Message], step: int) -> Optional[Trip]: ...
+    def before_tool(self, episode: Episode, call: ToolCall) -> Optional[Trip]: ...
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The guard's word on one tool call: run it, answer it with feedback instead, or stop the run."""
+
+    action: str = "run"  # "run" | "intervene" | "stop"
+    message: Optional[ToolMessage] = None  # the feedback that answers the call when not run
+    trip: Optional[Trip] = None
+
+
+RUN = Verdict()
+
+
+class Guard(Protocol):
+    def before_call(self, episode: Episode, call: ToolCall, messages: Sequence[Message]) -> Verdict: ...
+    def after_result(self, episode: Episode, call: ToolCall, result: ToolMessage) -> ToolMessage: ...
+    def after_step(self, episode: Episode, messages: Sequence[Message]) -> Optional[Trip]: ...
+
+
+class Degrade(Protocol):
+    def __call__(self, episode: Episode, messages: list[Message], trip: Trip) -> Any: ...
+
+
+class Executor(Protocol):
+    def offered(self, episode: Episode) -> list[ToolSpec]: ...
+    def execute(self, episode: Episode, call: ToolCall) -> ToolMessage: ...
+    def after_step(self, episode: Episode) -> Optional[Trip]: ...
+
+
+class PlainExecutor:
+    """Lesson 1's executor: every tool offered, each call run once through `Toolbox.execute`."""
+
+    def offered(self, episode: Episode) -> list[ToolSpec]:
+        return episode.tools.specs
+
+    def execute(self, episode: Episode, call: ToolCall) -> ToolMessage:
+        return episode.tools.execute(call)
+
+    def after_step(self, episode: Episode) -> Optional[Trip]:
+        return None
+
+
+@dataclass
+class Parts:
+    budget: Optional[Budget] = None
+    guard: Optional[Guard] = None
+    degrade: Optional[Degrade] = None
+    executor: Executor = PlainExecutor()
+
+
+def not_run(call: ToolCall, why: str) -> ToolMessage:
+    """Answers a call the loop decided not to run, so that the history stays protocol-valid."""
+    return ToolMessage(call.id, '{"ok": false, "error_type": "not_run", "retryable": false, "message": '
+                       + _json_text(why) + "}", is_error=True)
+
+
+def _json_text(text: str) -> str:
+    import json
+
+    return json.dumps(text, ensure_ascii=False)
+
+
+def guarded_loop(episode: Episode, max_steps: int = 8, parts: Parts | None = None) -> RunResult:
+    parts = parts or Parts()
+    messages = episode.initial_messages()
+
+    def stop(trip: Trip) -> RunResult:
+        degraded = parts.degrade(episode, messages, trip) if parts.degrade else None
+        answer = getattr(degraded, "answer", None)
+        return episode.finish(trip[0], messages, answer=answer, degraded=degraded, detail=trip[1])
+
+    for step in range(max_steps):
+        trip = parts.budget.before_request(episode, messages, step) if parts.budget else None
+        if trip:
+            return stop(trip)
+        turn = episode.model.complete(messages, parts.executor.offered(episode))
+        messages.append(turn.message)
+        if not turn.tool_calls:
+            return episode.finish(StopReason.COMPLETED, messages, answer=turn.text)
+        halt: Optional[Trip] = None
+        for call in turn.tool_calls:
+            if halt:  # stopping: answer the remaining calls without running them
+                messages.append(not_run(call, "the run is stopping: " + halt[1]))
+                continue
+            verdict = parts.guard.before_call(episode, call, messages) if parts.guard else RUN
+            if verdict.action != "run":
+                halt = verdict.trip if verdict.action == "stop" else None
+                messages.append(verdict.message or not_run(call, halt[1] if halt else "not run"))
+                continue
+            halt = parts.budget.before_tool(episode, call) if parts.budget else None
+            if halt:
+                messages.append(not_run(call, halt[1]))
+                continue
+            result = parts.executor.execute(episode, call)
+            messages.append(parts.guard.after_result(episode, call, result) if parts.guard else result)
+        halt = (halt or (parts.guard.after_step(episode, messages) if parts.guard else None)
+                or parts.executor.after_step(episode))
+        if halt:
+            return stop(halt)
+    return stop((StopReason.MAX_STEPS, f"no answer after {max_steps} steps"))
