@@ -57,6 +57,37 @@ def _with_totals(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows + [total]
 
 
+def _side_by_side(rows: list[dict[str, Any]], loops: list[str]) -> str:
+    """One line per scenario, each figure shown for every loop (naive / guarded)."""
+    by = {(r["scenario"], r["loop"]): r for r in rows}
+    names = list(dict.fromkeys(r["scenario"] for r in rows))
+    metrics = [("stop_reason", "stop reason"), ("model_calls", "model calls"), ("tokens", "tokens"),
+               ("cost_usd", "cost $"), ("completed", "completed"), ("meets_expect", "meets expect")]
+    table = []
+    for name in names:
+        line = {"scenario": name, "oracle_model_calls": by[(name, loops[0])]["oracle_model_calls"]}
+        for key, _ in metrics:
+            line[key] = " / ".join(_fmt(by[(name, loop)][key]) for loop in loops)
+        table.append(line)
+    total = {"scenario": "TOTAL", "oracle_model_calls": ""}
+    for key, _ in metrics:
+        parts = []
+        for loop in loops:
+            mine = [by[(n, loop)] for n in names]
+            if key in ("stop_reason",):
+                parts.append(f"{sum(r['stop_reason'] == 'completed' for r in mine)} completed")
+            elif key in ("completed",):
+                parts.append(f"{sum(r['completed'] for r in mine)}/{sum(r['completable'] for r in mine)}")
+            elif key == "meets_expect":
+                parts.append(f"{sum(r['meets_expect'] for r in mine)}/{len(mine)}")
+            else:
+                parts.append(_fmt(round(sum(r[key] for r in mine), 4)))
+        total[key] = " / ".join(parts)
+    columns = [("scenario", "scenario")] + metrics[:2] + [("oracle_model_calls", "oracle")] + metrics[2:]
+    header = f"figures are {' / '.join(loops)}\n\n"
+    return header + _table(table + [total], [(k, t) for k, t in columns])
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from .runner import run_catalogue
 
@@ -67,10 +98,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
+    for r in rows:
+        r["tokens"] = r["input_tokens"] + r["output_tokens"]
     for loop in loops:
-        mine = [dict(r) for r in rows if r["loop"] == loop]
-        print(f"\nloop '{loop}': {LOOPS[loop][1]}\n")
-        print(_table(_with_totals(mine), DEMO_COLUMNS))
+        print(f"{loop}: {LOOPS[loop][1]}")
+    print()
+    if len(loops) == 1:
+        print(_table(_with_totals([dict(r) for r in rows]), DEMO_COLUMNS))
+    else:
+        print(_side_by_side(rows, loops))
     print(f"\n{len(scenarios)} scenarios x {len(loops)} loop(s) in {time.perf_counter() - started:.2f} s "
           "(simulated clock, scripted model, no network)")
     return 0
