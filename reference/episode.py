@@ -32,7 +32,11 @@ class Episode:
     loop_name: str = "custom"
 
     @classmethod
-    def from_scenario(cls, scenario: Scenario, *, seed: int | None = None, model: Model | None = None) -> "Episode":
+    def from_scenario(cls, scenario: Scenario, *, seed: int | None = None, model: Model | None = None,
+                      wire: str | None = None) -> "Episode":
+        """`wire` replays the scenario in another wire format (openai-chat, openai-responses, anthropic)."""
+        if wire is not None:
+            scenario = scenario.model_copy(update={"model": scenario.model.model_copy(update={"wire": wire})})
         clock = SimClock.at(scenario.clock)
         pricing = Pricing(scenario.model.pricing.input_per_mtok, scenario.model.pricing.output_per_mtok)
         ledger = Ledger(clock, pricing)

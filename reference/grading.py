@@ -73,10 +73,8 @@ def run_candidate(loop: Callable[..., RunResult], scenario: Scenario | str, max_
     """Run `loop(episode, max_steps=...)` on a scenario; never raises for what the loop does."""
     if isinstance(scenario, str):
         scenario = find(scenario)
-    if wire is not None:
-        scenario = scenario.model_copy(update={"model": scenario.model.model_copy(update={"wire": wire})})
     steps = max_steps if max_steps is not None else scenario.limits.max_steps
-    episode = Episode.from_scenario(scenario, seed=seed)
+    episode = Episode.from_scenario(scenario, seed=seed, wire=wire)
     episode.model.inner = CappedModel(episode.model.inner, steps + runaway_margin)
     episode.loop_name = getattr(loop, "__name__", "candidate")
     attempt = Attempt(scenario, steps, episode=episode)

@@ -1,0 +1,550 @@
+# Lesson 1 source. Edit this file, then rebuild and re-run the notebook:
+#     python notebooks/build.py 01
+# Cells: `# %%` starts code, `# %% [markdown]` starts markdown (comment lines). Every figure quoted
+# in prose is computed by a cell (Markdown built from f-strings): never type a measured number.
+
+# %% [markdown]
+# # Lesson 1: the ReAct loop, in 20 lines
+#
+# An agent is a loop around a model. The model **reasons** about what to do next, the code **acts**
+# by running the tool the model chose, and the model **observes** the result on its next turn. The
+# loop goes round until the model answers, or until something makes the code stop it.
+#
+# This lesson builds that loop from the kit's parts, runs it on every scripted failure scenario, and
+# shows the two mistakes that interviewers listen for: a history that loses the assistant's
+# tool-call message, and a loop whose only exit besides the answer is a step limit.
+#
+# Everything here runs offline: a scripted model, fake tools and a simulated clock. Re-running the
+# notebook gives the same output, to the character.
+
+# %% [markdown]
+# ## Setup
+#
+# The notebook runs from `notebooks/`; the kit's code lives one level up, in `reference/`.
+
+# %%
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path.cwd().resolve().parent  # the repository: notebooks/ is the working directory
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # so `reference` imports even without `pip install -e .`
+
+from IPython.display import Markdown, display
+
+from reference import Episode, ProtocolError, StopReason, ToolCall, catalogue, find, to_wire
+
+# %% [markdown]
+# ### Which model?
+#
+# The lesson runs on the scenario's **scripted model** unless you set `LOOPKIT_PROVIDER` before
+# starting Jupyter. With `openai` or `anthropic` (and the provider's API key; `LOOPKIT_MODEL` picks
+# the model, else the adapter's default), the step-by-step walk-through below talks to a real model
+# through the adapters in `reference.sdk`, while the tools stay the scenario's fake tools. The stored
+# notebook never runs that branch, and `pytest --nbval` only passes with the scripted model: a real
+# model writes different text.
+
+# %%
+PROVIDER = os.environ.get("LOOPKIT_PROVIDER", "scripted")
+
+
+def live_model():
+    """The model for the walk-through; None means the scenario's own scripted model."""
+    if PROVIDER == "scripted":
+        return None
+    chosen = {"model": os.environ["LOOPKIT_MODEL"]} if os.environ.get("LOOPKIT_MODEL") else {}
+    if PROVIDER == "openai":
+        import openai
+        from reference.sdk import OpenAIChatModel
+        return OpenAIChatModel(openai.OpenAI(), **chosen)  # reads OPENAI_API_KEY
+    if PROVIDER == "anthropic":
+        import anthropic
+        from reference.sdk import AnthropicModel
+        return AnthropicModel(anthropic.Anthropic(), **chosen)  # reads ANTHROPIC_API_KEY
+    raise ValueError(f"LOOPKIT_PROVIDER must be scripted, openai or anthropic; got {PROVIDER!r}")
+
+
+print(f"provider: {PROVIDER}")
+
+# %% [markdown]
+# ## 1. The concept: reason, act, observe
+#
+# ```
+#            one step = one model request
+#   messages ───► model.complete(messages, tools) ───► Turn(text, tool_calls)
+#      ▲                                                     │
+#      │                        no tool calls? ─── yes ───►  final answer: stop
+#      │                                                     │ no
+#      └──── tool results ◄──── tools.execute(call) ◄────────┘
+#                               (runs in YOUR code)
+# ```
+#
+# Three facts carry the whole lesson:
+#
+# - **One step is one model request**, not one tool execution. A turn may ask for several tools at
+#   once; they all belong to the same step. Cost and latency are counted per request.
+# - **Tools run in code.** The model only *proposes* a call (a name and JSON arguments); your loop
+#   decides whether and how to run it, and what to send back.
+# - **The history is the protocol.** The assistant message that carries the tool calls goes into the
+#   history first, then one result per call, each pointing at its call's id.
+
+# %% [markdown]
+# ## 2. Before native function calling: Thought / Action / Observation as text
+#
+# The original ReAct prompt asked the model to *write* its decision as text, and the loop parsed it:
+#
+# ```
+# Thought: I need tomorrow's weather.
+# Action: get_weather
+# Action Input: {"city": "Shanghai", "date": "2026-12-01"}
+# ```
+#
+# The code ran the tool and appended `Observation: ...` to the prompt. Agent frameworks shipped
+# regular-expression parsers of this kind. Here is a small one, with the format's two exits:
+# `Final Answer:` or an `Action` / `Action Input` pair.
+
+# %%
+ACTION = re.compile(r"Action\s*:\s*(?P<tool>.*?)\s*\n\s*Action\s*Input\s*:\s*(?P<input>.*)", re.DOTALL)
+TEXT_TOOLS = ("get_weather", "search_flights")
+
+
+class ParseError(ValueError):
+    pass
+
+
+def parse_react(text: str) -> str | tuple[str, dict]:
+    """A final answer (str), or (tool, arguments) parsed from the text protocol."""
+    if "Final Answer:" in text:
+        return text.split("Final Answer:")[-1].strip()
+    match = ACTION.search(text)
+    if match is None:
+        raise ParseError("no 'Action:' line followed by an 'Action Input:' line")
+    try:
+        arguments = json.loads(match["input"].strip())
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"Action Input is not JSON ({exc})") from None
+    return match["tool"].strip(), arguments
+
+
+# %% [markdown]
+# Now feed it what models really write. None of these strings is exotic: a comment after the JSON,
+# the word "Action:" inside the reasoning, a call written as Python, and a model that writes the
+# observation itself instead of waiting for it.
+
+# %%
+MODEL_TEXTS = {
+    "clean": 'Thought: I need the forecast.\nAction: get_weather\n'
+             'Action Input: {"city": "Shanghai", "date": "2026-12-01"}',
+    "comment after the JSON": 'Thought: I need the forecast.\nAction: get_weather\n'
+                              'Action Input: {"city": "Shanghai", "date": "2026-12-01"}  // tomorrow',
+    "'Action:' in the thought": 'Thought: flights depend on the weather, so my first Action: check the forecast.\n'
+                                'Action: get_weather\nAction Input: {"city": "Shanghai", "date": "2026-12-01"}',
+    "no Action Input line": 'Thought: now the flights.\n'
+                            'Action: search_flights(origin="BJS", destination="SHA", date="2026-12-01")',
+    "model writes the Observation": 'Thought: I need the forecast.\nAction: get_weather\n'
+                                    'Action Input: {"city": "Shanghai", "date": "2026-12-01"}\n'
+                                    'Observation: sunny, 20 °C\nFinal Answer: Sunny and 20 °C tomorrow.',
+}
+
+
+def parse_outcome(text: str) -> str:
+    try:
+        parsed = parse_react(text)
+    except ParseError as exc:
+        return f"ParseError: {exc}"
+    if isinstance(parsed, str):
+        return f"final answer {parsed!r}"
+    tool, arguments = parsed
+    if tool not in TEXT_TOOLS:
+        return f"unknown tool {tool!r}"
+    return f"call {tool}({json.dumps(arguments)})"
+
+
+for case, text in MODEL_TEXTS.items():
+    print(f"{case:<30} -> {parse_outcome(text)}")
+
+# %% [markdown]
+# Only the clean text parses as intended. The last case is the worst because nothing fails: the
+# parser hands back an answer the model invented, and no tool ever ran.
+#
+# The usual remedy was to send the parse error back as the observation and let the model try again.
+# When the slip is a habit of the model (here, the comment after the JSON), the retry repeats it,
+# and the loop turns until its step limit: a **format mismatch loop**.
+
+# %%
+def text_react_loop(model_replies, max_steps: int = 5) -> None:
+    tools_run = 0
+    for step in range(1, max_steps + 1):
+        text = next(model_replies)  # one model request
+        try:
+            parsed = parse_react(text)
+        except ParseError as exc:
+            print(f"step {step}: Observation: Invalid format, {exc}. Please follow the format.")
+            continue  # the error goes back to the model, which answers with the same habit
+        if isinstance(parsed, str):
+            print(f"step {step}: final answer {parsed!r}")
+            return
+        tools_run += 1
+    print(f"stopped by the step limit after {max_steps} model requests; tools run: {tools_run}")
+
+
+def same_habit():
+    while True:  # a model that writes its comment after the JSON every single time
+        yield MODEL_TEXTS["comment after the JSON"]
+
+
+text_react_loop(same_habit())
+
+# %% [markdown]
+# **Native function calling** removes the parser. The API returns tool calls as structured fields
+# (an id, a tool name, the arguments as a JSON string) separate from the text, so there is no
+# format to negotiate and "Action:" in the reasoning is just words. Text-parsed ReAct survives only
+# for models without native tool calling; knowing why it was replaced is a bonus point in interviews.
+#
+# The arguments can still be malformed JSON. The difference is where that lands: the kit's executor
+# answers the call with an error result the model can read, and the loop carries on.
+
+# %%
+demo = Episode.from_scenario(find("happy-path"))
+bad_call = ToolCall("call_demo", "get_weather", '{"city": "Shanghai", "date": "2026-12-01"}  // tomorrow')
+print(demo.tools.execute(bad_call).content)
+
+# %% [markdown]
+# ## 3. Build the loop, one cell per move
+#
+# The kit gives a run everything as one `Episode`: the model, the tools, the clock and the meters.
+# The scenario is `happy-path`: a trip question that needs the weather and the flights.
+
+# %%
+scenario = find("happy-path")
+episode = Episode.from_scenario(scenario, model=live_model())
+messages = episode.initial_messages()  # [system, user]
+for m in messages:
+    print(f"{m.role:>6}: {m.text}")
+print(f" tools: {', '.join(episode.tools.names)}")
+
+# %% [markdown]
+# **Reason.** One step is one request: the whole history plus the tool schemas go to the model.
+
+# %%
+turn = episode.model.complete(messages, episode.tools.specs)
+print(f"finish_reason: {turn.finish_reason}")
+print(f"text:          {turn.text}")
+for call in turn.tool_calls:
+    print(f"tool call:     {call.id}  {call.name}({call.arguments})")
+
+# %% [markdown]
+# **Record, then act.** The assistant turn goes into the history *first*: it carries the tool-call
+# ids. Then the code runs every call of the turn (these are parallel calls: all of them must be
+# answered before the next request) and appends one result per call.
+
+# %%
+messages.append(turn.message)  # the assistant turn, tool calls included
+for call in turn.tool_calls:
+    observation = episode.tools.execute(call)  # act: runs in our code, never raises
+    messages.append(observation)  # observe: answers call.id
+    print(f"{observation.call_id} -> {observation.content}")
+
+# %% [markdown]
+# **Reason again.** Same request shape, longer history. A turn with no tool calls is the answer.
+
+# %%
+turn = episode.model.complete(messages, episode.tools.specs)
+messages.append(turn.message)
+print(f"finish_reason: {turn.finish_reason}, tool calls: {len(turn.tool_calls)}")
+print(turn.text)
+
+# %%
+result = episode.finish(StopReason.COMPLETED, messages, answer=turn.text)
+for key, value in result.summary().items():
+    print(f"{key:>13}: {value}")
+
+# %% [markdown]
+# ### What went over the wire
+#
+# The kit keeps a provider-neutral history; `to_wire` shows the exact request body each API gets.
+# In the **OpenAI Chat Completions** shape, the assistant message carries `tool_calls`, and each
+# result is a message with role `tool` and the `tool_call_id` it answers:
+
+# %%
+chat = to_wire(result.messages, episode.tools.specs, "openai-chat")
+print(json.dumps(chat["messages"], indent=1, ensure_ascii=False))
+
+# %%
+print(json.dumps(chat["tools"][0], indent=1))  # each tool is offered with its JSON Schema
+
+# %% [markdown]
+# The same conversation in the **Anthropic Messages** shape, from a run whose model speaks that wire
+# (the scenario's `model.wire`, switched with pydantic's `model_copy`). The system prompt travels
+# beside the messages; calls are `tool_use` blocks; results are `tool_result` blocks inside the next
+# *user* message, all of a turn's results in one message, with `is_error` when a call failed.
+
+# %%
+def on_wire(scenario, wire: str):
+    """The same scenario, its model speaking another wire format."""
+    return scenario.model_copy(update={"model": scenario.model.model_copy(update={"wire": wire})})
+
+
+from reference.loops.react import react_loop as reference_loop
+
+claude_episode = Episode.from_scenario(on_wire(scenario, "anthropic"))
+claude_result = reference_loop(claude_episode)
+claude = to_wire(claude_result.messages, claude_episode.tools.specs, "anthropic")
+print("system:", claude["system"])
+print(json.dumps(claude["messages"], indent=1, ensure_ascii=False))
+
+# %% [markdown]
+# ## 4. The 20 lines
+#
+# Put the moves in a `for` loop and you have the whole lesson-1 loop: two exits (an answer, or the
+# step limit) and one body.
+
+# %%
+def react_loop(episode: Episode, max_steps: int = 8):
+    messages = episode.initial_messages()
+    for _ in range(max_steps):
+        turn = episode.model.complete(messages, episode.tools.specs)  # reason: one model request
+        messages.append(turn.message)  # the assistant turn, tool calls included
+        if not turn.tool_calls:  # exit 1: a final answer
+            return episode.finish(StopReason.COMPLETED, messages, answer=turn.text)
+        for call in turn.tool_calls:  # act, in code
+            messages.append(episode.tools.execute(call))  # observe
+    return episode.finish(StopReason.MAX_STEPS, messages,  # exit 2: the fuse
+                          detail=f"stopped after {max_steps} steps without an answer")
+
+
+mine = react_loop(Episode.from_scenario(scenario))
+theirs = reference_loop(Episode.from_scenario(scenario))
+print(mine.stop_reason.value, "|", mine.answer)
+print("same run as reference.loops.react:", mine.summary() | {"loop": ""} == theirs.summary() | {"loop": ""})
+
+# %% [markdown]
+# ## 5. What goes wrong (1): the lost assistant message
+#
+# A classic whiteboard slip: append the tool results but not the assistant message that asked for
+# them. The next request holds results that answer nothing the service can see, and it is refused
+# with HTTP 400. The kit's scripted model runs the same protocol check as the real services and
+# raises `ProtocolError` carrying their error text (typos included: OpenAI's message really says
+# "preceeding"). A real SDK raises its `BadRequestError` with the same body.
+
+# %%
+def forgetful_loop(episode: Episode, max_steps: int = 8):
+    messages = episode.initial_messages()
+    for _ in range(max_steps):
+        turn = episode.model.complete(messages, episode.tools.specs)
+        if not turn.tool_calls:
+            return episode.finish(StopReason.COMPLETED, messages + [turn.message], answer=turn.text)
+        # the bug: messages.append(turn.message) is missing
+        for call in turn.tool_calls:
+            messages.append(episode.tools.execute(call))
+    return episode.finish(StopReason.MAX_STEPS, messages)
+
+
+for wire in ("openai-chat", "anthropic"):
+    broken = Episode.from_scenario(on_wire(scenario, wire))
+    try:
+        forgetful_loop(broken)
+    except ProtocolError as err:
+        print(f"{wire}: request {len(broken.ledger.steps) + 1} refused, HTTP {err.status_code}")
+        print(json.dumps(err.body, indent=1))
+
+# %% [markdown]
+# In production this is not a test failure but an outage of the whole agent: every conversation
+# that reaches a tool call dies on its second request.
+#
+# ## 6. What goes wrong (2): the step limit is the only brake
+#
+# The 20-line loop has one exit besides the answer. Run it on every scenario of the kit's catalogue,
+# each one scripted way an agent loop goes wrong (`loopkit scenarios` lists them), with the step limit
+# each scenario sets:
+
+# %%
+from reference.runner import run_catalogue, within_budget
+
+results = {}
+rows = run_catalogue(catalogue(), "react", on_result=lambda s, r: results.__setitem__(s.name, (s, r)))
+for r in rows:
+    r["tokens"] = r["input_tokens"] + r["output_tokens"]
+
+COLUMNS = [("scenario", "scenario"), ("stop_reason", "stop reason"), ("model_calls", "model calls"),
+           ("oracle_model_calls", "oracle"), ("tool_calls", "tool calls"), ("tokens", "tokens"),
+           ("cost_usd", "cost $"), ("sim_seconds", "sim s"), ("completed", "answered")]
+
+
+def cell(value) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return "" if value is None else str(value)
+
+
+table = [[title for _, title in COLUMNS]] + [[cell(r[key]) for key, _ in COLUMNS] for r in rows]
+widths = [max(len(line[i]) for line in table) for i in range(len(COLUMNS))]
+for n, line in enumerate(table):
+    print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))))
+    if n == 0:
+        print("  ".join("-" * w for w in widths))
+
+# %% [markdown]
+# `oracle` is the number of model calls a well-designed loop needs where the scenario can be
+# completed; `answered` means the user got an answer that counts (right content, within budget).
+# `sim s` is simulated seconds. What the table says, computed from the runs above:
+
+# %%
+n = len(rows)
+answered = [r for r in rows if r["completed"]]
+fused = [r for r in rows if r["stop_reason"] == StopReason.MAX_STEPS.value]
+late = [r["scenario"] for r in rows if r["stop_reason"] == StopReason.COMPLETED.value and not r["completed"]]
+over_budget = [name for name in late if not within_budget(*results[name])]
+total_tokens = sum(r["tokens"] for r in rows)
+total_cost = sum(r["cost_usd"] for r in rows)
+fused_cost = sum(r["cost_usd"] for r in fused)
+priciest = max(rows, key=lambda r: r["cost_usd"])
+step_sizes = [s.input_tokens for _, res in results.values() for s in res.steps]
+wasted_calls = sum(r["model_calls"] - r["oracle_model_calls"] for r in rows
+                   if r["completable"] and r["oracle_model_calls"] and not r["completed"])
+
+display(Markdown(f"""
+- **{len(answered)} of {n}** runs gave the user an answer that counts; {sum(r['completable'] for r in rows)}
+  of the {n} scenarios can be completed at all.
+- **{len(fused)} of {n}** runs ended at the step limit, with no answer. They made
+  {sum(r['model_calls'] for r in fused)} of the {sum(r['model_calls'] for r in rows)} model calls and
+  cost **\\${fused_cost:.2f} of \\${total_cost:.2f}** ({fused_cost / total_cost:.1%}) in simulated spend.
+- Where a scenario could have been completed but was not, the loop made {wasted_calls} model calls more
+  than the oracle needed.
+- The most expensive run, `{priciest['scenario']}`, made {priciest['model_calls']} model calls,
+  read {priciest['tokens']:,} tokens and cost \\${priciest['cost_usd']:.2f}: the step limit bounds the
+  number of requests, not what each request costs.
+- One request read between {min(step_sizes):,} and {max(step_sizes):,} input tokens: a step is not a unit
+  of cost.
+- Answered, but too late to count (over the scenario's budget): {', '.join(f'`{x}`' for x in over_budget) or 'none'}.
+"""))
+
+# %% [markdown]
+# What the user receives when the fuse blows is the other red flag: no answer, just a note.
+
+# %%
+stuck = results["repeat-exact"][1]
+print(f"stop reason: {stuck.stop_reason.value}")
+print(f"answer:      {stuck.answer!r}")
+print(f"detail:      {stuck.detail!r}")
+executed = [(t.name, json.dumps(t.arguments, sort_keys=True)) for s in stuck.steps for t in s.tools]
+print(f"tool calls:  {len(executed)} executed, {len(set(executed))} distinct: {executed[0][0]}({executed[0][1]})")
+
+# %% [markdown]
+# The same runs as a picture: the "before" that the next lessons improve. Bars are model calls,
+# tokens and cost per scenario (log scale for the last two); green runs answered, red did not; the
+# black marks are the oracle's model calls.
+
+# %%
+import logging
+
+logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)  # no font-cache notice on a fresh machine
+import matplotlib.pyplot as plt
+
+names = [r["scenario"] for r in rows]
+colours = ["tab:green" if r["completed"] else "tab:red" for r in rows]
+fig, axes = plt.subplots(1, 3, figsize=(13, 5.5), sharey=True)
+panels = [("model_calls", "model calls", False), ("tokens", "tokens (log)", True), ("cost_usd", "cost $ (log)", True)]
+for ax, (key, label, log) in zip(axes, panels):
+    ax.barh(names, [r[key] for r in rows], color=colours)
+    ax.set_title(label)
+    if log:
+        ax.set_xscale("log")
+    ax.grid(axis="x", alpha=0.3)
+oracle = [(r["oracle_model_calls"], name) for r, name in zip(rows, names) if r["oracle_model_calls"]]
+axes[0].scatter([o for o, _ in oracle], [name for _, name in oracle], marker="|", s=200, color="black", zorder=3)
+axes[0].invert_yaxis()
+from matplotlib.patches import Patch
+
+axes[0].legend(handles=[Patch(color="tab:green", label="answered"), Patch(color="tab:red", label="no answer"),
+                        plt.Line2D([], [], color="black", marker="|", linestyle="", markersize=12, label="oracle")],
+               loc="lower right")
+fig.suptitle("Lesson-1 loop on the scenario catalogue (scripted model, simulated clock)")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ## 7. Exercise
+#
+# Write the loop yourself in `exercises/ex01_react_loop.py` (the docstring there lists the steps),
+# then check it from the repository root:
+#
+# ```
+# loopkit check ex01        # runs tests/test_ex01_react_loop.py against your file
+# loopkit hint ex01         # hints escalate: loopkit hint ex01 2, 3, ...
+# ```
+#
+# The tests run your loop on the scenarios above and on deliberately broken tools. They fail with a
+# story, for example which request the API refused and why. The first hint:
+
+# %%
+from reference.cli import main as loopkit
+
+exit_code = loopkit(["hint", "ex01"])  # what `loopkit hint ex01` prints in a shell
+
+# %% [markdown]
+# ## 8. Answer
+#
+# The reference solution is `solutions/ex01_react_loop.py`. Load it straight from the file and run
+# it through the same grader the tests use, on a scenario it completes and one it cannot. (Point
+# the path at `exercises/` to try yours.)
+
+# %%
+import importlib.util
+
+from reference.grading import run_candidate
+
+spec = importlib.util.spec_from_file_location("ex01_solution", ROOT / "solutions" / "ex01_react_loop.py")
+solution = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(solution)
+
+for name in ("happy-path", "repeat-exact"):
+    attempt = run_candidate(solution.react_loop, name)
+    print(attempt.story())
+    print(f"    answer: {attempt.result.answer!r}")
+
+# %% [markdown]
+# The second run is the lesson's cliffhanger: the loop is correct, and it still burns its whole step
+# budget on a model that repeats itself, then hands the user nothing. The next lessons add the
+# other exits.
+#
+# ## 9. The interview
+#
+# **The opening:** *"No framework. Write me the skeleton of a ReAct loop, about twenty lines."*
+# Interviewers use it to tell people who have *used* an agent framework from people who have
+# *written* the loop. The follow-ups come straight away:
+#
+# - *When does it stop? Is the model saying "I'm done" enough?*
+# - *What if it keeps calling the same tool? How do you notice, and what do you do?*
+# - *How do you pick `max_steps`?* (from the distribution of successful runs, plus budgets)
+#
+# **Red flags the interviewer listens for** (each one shown live above, or caught by the ex01 tests):
+#
+# | red flag | where you saw it |
+# |---|---|
+# | `while True` plus `max_steps`, and no other brake | section 6: the step limit is the only exit besides the answer |
+# | the assistant `tool_call` message never appended; only the results | section 5: HTTP 400, ids do not pair |
+# | returning "max steps reached" as the output | section 6: `answer=None` and a note |
+# | a tool exception thrown out of the loop | the `execute` call in section 2: errors become results |
+# | naming Thought/Action/Observation but no exit condition | section 2 |
+#
+# **What a strong answer contains:**
+#
+# 1. The skeleton right: one step = one model request; tools run in the code.
+# 2. The assistant message with the tool calls appended before the results (ids pair up), and every
+#    parallel call answered.
+# 3. At least three kinds of exit: normal (no tool calls), resource (steps, and also tokens, time,
+#    money, since the cost of one step varies enormously: see the request sizes in section 6), and
+#    abnormal (repeats, failures, no progress).
+# 4. Tool errors swallowed inside the loop and turned into results the model can act on.
+# 5. At the limit, a degraded answer (what was found, what is missing, what to do next), not an error.
+# 6. A bonus: knowing that native function calling replaced text-parsed ReAct, and why (section 2).
+#
+# A weak answer stops at point 1 and a step limit; the rest of the kit is about points 3 to 5.
