@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .loops import LOOPS
+from .protocol import ProtocolError
 from .scenario import ScenarioError, catalogue, find
+from .scripted import ScriptExhausted
 
 ROOT = Path(__file__).resolve().parent.parent
 HINTS = Path(__file__).resolve().parent / "hints"
@@ -247,6 +249,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ScenarioError as exc:
         print(f"loopkit: invalid scenario\n{exc}", file=sys.stderr)
         return 2
+    except (ScriptExhausted, ProtocolError) as exc:
+        # the loop is fine; the scenario's script is too short, or a request broke the protocol
+        print(f"loopkit: the run could not go on: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 3
     except BrokenPipeError:
         return 0
 

@@ -17,7 +17,7 @@ from .ledger import Ledger, MeteredModel
 from .messages import Message, SystemMessage, ToolSpec, UserMessage
 from .model import Model, Pricing
 from .result import RunResult, StopReason
-from .scenario import LimitsDef, Scenario
+from .scenario import LimitsDef, Scenario, ScenarioError
 from .scripted import ScriptedModel
 from .tools import FakeTool, Toolbox
 
@@ -36,6 +36,10 @@ class Episode:
                       wire: str | None = None) -> "Episode":
         """`wire` replays the scenario in another wire format (openai-chat, openai-responses, anthropic)."""
         if wire is not None:
+            if wire not in scenario.wires:
+                raise ScenarioError(f"{scenario.name}: cannot be replayed as {wire}: "
+                                    f"{', '.join(scenario.object_free_arguments())} are not JSON objects, "
+                                    "and that wire format always carries tool input as an object")
             scenario = scenario.model_copy(update={"model": scenario.model.model_copy(update={"wire": wire})})
         clock = SimClock.at(scenario.clock)
         pricing = Pricing(scenario.model.pricing.input_per_mtok, scenario.model.pricing.output_per_mtok)

@@ -48,9 +48,13 @@ def _bound(name: str, value: float, bound: Bound | None) -> Check | None:
 
 
 def executed_calls(result: RunResult) -> list[tuple[str, str]]:
-    """(tool, canonical arguments) of every tool attempt that actually ran."""
-    return [(t.name, json.dumps(t.arguments, sort_keys=True, ensure_ascii=False))
-            for step in result.steps for t in step.tools]
+    """(tool, canonical arguments) of every tool call that actually ran (retries of one call count once)."""
+    seen: dict[tuple[str, str], tuple[str, str]] = {}
+    for step in result.steps:
+        for t in step.tools:
+            key = (t.call_id, t.name) if t.call_id else (f"#{len(seen)}", t.name)
+            seen.setdefault(key, (t.name, json.dumps(t.arguments, sort_keys=True, ensure_ascii=False)))
+    return list(seen.values())
 
 
 def evaluate(scenario: Scenario, result: RunResult) -> list[Check]:

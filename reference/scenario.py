@@ -8,8 +8,10 @@ that names the file, the field and what was expected, e.g.
 """
 from __future__ import annotations
 
+import difflib
 import functools
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal, Optional, Union
 
@@ -71,6 +73,8 @@ class ToolDef(Strict):
     latency_seconds: float = Field(0.2, ge=0)
     volatile: bool = Field(False, description="results change over time (a job status, a queue length): "
                                              "calling it again with the same arguments can be progress")
+    alternatives: list[str] = Field(default_factory=list, description="other tools of the scenario that can do "
+                                    "this job; lesson 5's executor suggests them when this one fails")
     rules: list[RuleDef] = Field(min_length=1)
 
 
@@ -108,7 +112,8 @@ class StepDef(Strict):
     def _shape(self) -> "StepDef":
         kinds = [k for k in ("calls", "call", "answer") if getattr(self, k) is not None]
         if len(kinds) != 1:
-            raise ValueError("a step needs exactly one of 'calls', 'call' or 'answer'")
+            raise ValueError("a step needs exactly one of 'calls', 'call' or 'answer', got "
+                             + (" and ".join(f"'{k}'" for k in kinds) or "none of them"))
         if self.answer is not None and self.text is not None:
             raise ValueError("'text' goes with tool calls; an answer step has only 'answer'")
         return self
@@ -150,6 +155,8 @@ class PolicyDef(Strict):
     """Seeded stochastic behaviour, for fleets of runs."""
 
     repeat_last_call: float = Field(0.0, ge=0.0, le=1.0)
+    stuck: float = Field(0.0, ge=0.0, le=1.0, description="probability (drawn once per run) that the model never "
+                         "concludes: where its plan says answer, it repeats its last tool call instead")
 
 
 class PricingDef(Strict):
@@ -263,8 +270,17 @@ class Scenario(Strict):
             for where, step in self.all_steps():
                 for j, call in enumerate(step.tool_calls):
                     if call.tool not in names:
-                        raise ValueError(f"{where}.calls[{j}].tool: {call.tool!r} is not one of the scenario's "
+                        field = "call" if step.call is not None else f"calls[{j}]"
+                        raise ValueError(f"{where}.{field}.tool: {call.tool!r} is not one of the scenario's "
                                          f"tools ({', '.join(names)}); set model.allow_unknown_tools to script it")
+        for tool in self.tools:
+            for alternative in tool.alternatives:
+                if alternative not in names or alternative == tool.name:
+                    raise ValueError(f"tools.{tool.name}.alternatives: {alternative!r} is not another of the "
+                                     f"scenario's tools ({', '.join(names)})")
+        if self.model.wire == "anthropic" and self.object_free_arguments():
+            raise ValueError(f"{self.object_free_arguments()[0]}: Anthropic always returns tool input as a JSON "
+                             "object, so malformed arguments can only be scripted for the OpenAI wire formats")
         for i, entry in enumerate(self.checklist):
             if entry.tool is not None and entry.tool not in names:
                 raise ValueError(f"checklist[{i}].tool: {entry.tool!r} is not one of the scenario's tools "
@@ -273,6 +289,27 @@ class Scenario(Strict):
             if tool not in names:
                 raise ValueError(f"expect: {tool!r} is not one of the scenario's tools ({', '.join(names)})")
         return self
+
+    def object_free_arguments(self) -> list[str]:
+        """Where the script sends arguments that are not a JSON object (malformed JSON, a list...)."""
+        where = []
+        for place, step in self.all_steps():
+            for j, call in enumerate(step.tool_calls):
+                if call.raw_args is not None:
+                    try:
+                        ok = isinstance(json.loads(call.raw_args), dict)
+                    except ValueError:
+                        ok = False
+                    if not ok:
+                        where.append(f"{place}.{'call' if step.call is not None else f'calls[{j}]'}.raw_args")
+        return where
+
+    @property
+    def wires(self) -> tuple[str, ...]:
+        """The wire formats this scenario can be replayed in."""
+        if self.object_free_arguments():
+            return ("openai-chat", "openai-responses")
+        return ("openai-chat", "openai-responses", "anthropic")
 
     def all_steps(self):
         for part in ("script", "cycle"):
@@ -284,16 +321,67 @@ class Scenario(Strict):
                     yield f"model.reactions[{r}].{part}[{i}]", step
 
 
+# pydantic's names for the branches of a union or a validator, which mean nothing to a scenario author
+_NOISE = ("function-", "union[", "list[", "dict[", "literal[", "tagged-union[", "nullable[")
+_TYPE_NAMES = ("str", "int", "float", "bool", "none")
+
+
 def _where(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in ("function-after[_one_result()]",) or str(part).startswith(("function-", "union[", "str", "list[")):
+        elif str(part) in _TYPE_NAMES or str(part).startswith(_NOISE):
             continue
         else:
             out += ("." if out else "") + str(part)
     return out or "(top level)"
+
+
+def _model_at(loc: tuple[Any, ...]) -> Optional[type[BaseModel]]:
+    """The scenario class that owns the field at `loc` (to list the fields allowed there)."""
+    model: type[BaseModel] = Scenario
+    for part in loc:
+        if isinstance(part, int) or str(part) in _TYPE_NAMES or str(part).startswith(_NOISE):
+            continue
+        field = model.model_fields.get(str(part))
+        inner = _inner_model(field.annotation) if field is not None else None
+        if inner is None:
+            return None
+        model = inner
+    return model
+
+
+def _inner_model(annotation: Any) -> Optional[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _unknown_field(loc: tuple[Any, ...]) -> str:
+    model = _model_at(loc[:-1])
+    if model is None:
+        return "unknown field (check the spelling against docs/scenarios.md)"
+    allowed = [name for name, f in model.model_fields.items() if not f.exclude]
+    guess = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+    hint = f"did you mean '{guess[0]}'? " if guess else ""
+    return f"unknown field; {hint}allowed here: {', '.join(allowed)}"
+
+
+def _message(err: Any) -> str:
+    msg = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "missing":
+        return "this field is required"
+    if err["type"] == "extra_forbidden":
+        return _unknown_field(err["loc"])
+    msg = re.sub(r"a valid dictionary( or instance of \w+)?", "a mapping (key: value pairs)", msg)
+    if "input" in err and err["type"] != "value_error" and not isinstance(err["input"], dict):
+        msg += f" (got {err['input']!r})"
+    return msg
 
 
 def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
@@ -305,20 +393,32 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
     try:
         return Scenario.model_validate({**data, "source": source})
     except ValidationError as exc:
-        problems = []
+        problems: dict[str, list[str]] = {}  # one line per field: a union's branches become "X or Y"
         for err in exc.errors():
-            msg = err["msg"].removeprefix("Value error, ")
-            if err["type"] == "missing":
-                msg = "this field is required"
-            elif err["type"] == "extra_forbidden":
-                msg = "unknown field (check the spelling against docs/scenarios.md)"
-            elif "input" in err and err["type"] not in ("value_error",) and not isinstance(err["input"], dict):
-                msg += f" (got {err['input']!r})"
-            problems.append(f"{source}: {_where(err['loc'])}: {msg}")
-        raise ScenarioError("\n".join(problems)) from None
+            where, msg = _where(err["loc"]), _message(err)
+            if where == "(top level)" and re.match(r"^[\w.\[\]]+: ", msg):
+                where, msg = msg.split(": ", 1)  # a cross-field check names its own field
+            problems.setdefault(where, []).append(msg)
+        lines = []
+        for where, msgs in problems.items():
+            alternatives = [m.removeprefix("Input should be ") for m in msgs if m.startswith("Input should be ")]
+            if len(alternatives) == len(msgs) > 1:
+                got = {m.rpartition(" (got ")[2] for m in alternatives}
+                if len(got) == 1 and all(" (got " in m for m in alternatives):
+                    alternatives = [m.rpartition(" (got ")[0] for m in alternatives]
+                    msgs = ["Input should be " + " or ".join(alternatives) + " (got " + got.pop()]
+                else:
+                    msgs = ["Input should be " + " or ".join(alternatives)]
+            lines += [f"{source}: {where}: {m}" for m in msgs]
+        raise ScenarioError("\n".join(lines)) from None
 
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~10x faster
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]  # libyaml: ~10x faster
+    """Safe YAML, except that dates and times stay text: tool results are JSON, which has no dates, and an
+    unquoted `date: 2026-12-01` must match the string argument a model sends (and `clock:` is a string)."""
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node))
 
 
 def load_scenario(path: str | Path) -> Scenario:

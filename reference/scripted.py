@@ -12,7 +12,8 @@ tell you which steps were never used. On top of that, for the lessons:
   tool result matches a reaction (an intervention, an actionable error); a *stubborn* one has no
   reactions and carries on;
 - a `cycle` is played forever after the script: the model that never stops;
-- a seeded policy can make it repeat its last tool call with probability p, for fleet simulations.
+- a seeded policy can make it repeat its last tool call with probability p, or (with probability
+  `stuck`, drawn once per run) never conclude, for fleet simulations.
 """
 from __future__ import annotations
 
@@ -62,6 +63,8 @@ class ScriptedModel:
         self.reactions: list[ReactionDef] = list(self.spec.reactions)
         self.fired: list[int] = []  # which reactions fired, by index in the scenario
         self.last_calls: tuple[ToolCall, ...] = ()
+        # drawn once, and only when asked for, so that runs without the policy keep their random sequence
+        self.stuck = bool(self.spec.policy.stuck) and self.rng.random() < self.spec.policy.stuck
 
     # -- the Model interface ------------------------------------------------------------------
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
@@ -96,6 +99,9 @@ class ScriptedModel:
 
     def _next_step(self) -> tuple[tuple[ToolCall, ...], str | None, str | None, str]:
         if self.last_calls and self.spec.policy.repeat_last_call and self.rng.random() < self.spec.policy.repeat_last_call:
+            return tuple(self._fresh(c) for c in self.last_calls), None, None, "tool_calls"
+        if (self.stuck and self.last_calls and self.position < len(self.plan)
+                and self.plan[self.position].answer is not None):  # the run that never concludes
             return tuple(self._fresh(c) for c in self.last_calls), None, None, "tool_calls"
         if self.position < len(self.plan):
             step = self.plan[self.position]

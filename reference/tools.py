@@ -47,7 +47,7 @@ class ToolOutcome:
             body = {"ok": False, "error_type": self.error_type, "retryable": self.retryable, "message": self.message}
             if self.retry_after is not None:
                 body["retry_after"] = self.retry_after
-        return json.dumps(body, ensure_ascii=False)
+        return json.dumps(body, ensure_ascii=False, default=str)  # a tool's odd value must not crash the loop
 
 
 # The faults a scenario can give a tool: (HTTP status, error_type, retryable, default message)

@@ -45,5 +45,6 @@ def load_exercise(target: str, name: str):
     if spec is None or spec.loader is None:
         raise FileNotFoundError(f"cannot import {path}")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # dataclasses (and pickling) look their module up there
     spec.loader.exec_module(module)
     return module

@@ -95,9 +95,25 @@ def _fail(message: str) -> None:
     raise ProtocolError(WIRE, message)
 
 
+def _turns(messages: list[dict[str, Any]]) -> list[tuple[int, str, list[dict[str, Any]]]]:
+    """Consecutive messages of one role combined into one turn, as the API documents it does
+    ("Consecutive `user` or `assistant` turns in your request will be combined into a single turn"),
+    each with the index of its first message. Which index a real error names for a combined turn is
+    [assumed]; for a request without consecutive same-role messages it is the message's own index."""
+    turns: list[tuple[int, str, list[dict[str, Any]]]] = []
+    for i, m in enumerate(messages):
+        if turns and turns[-1][1] == m["role"]:
+            turns[-1][2].extend(_blocks(m["content"]))
+        else:
+            turns.append((i, m["role"], _blocks(m["content"])))
+    return turns
+
+
 def check(body: dict[str, Any]) -> None:
     names: set[str] = set()
     for i, tool in enumerate(body.get("tools", [])):
+        if len(tool["name"]) > 128:  # the newest text (2026); earlier builds reported the pattern below
+            _fail(f"tools.{i}.custom.name: String should have at most 128 characters")
         if not NAME_PATTERN.match(tool["name"]):
             _fail(f"tools.{i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'")
         if tool["name"] in names:
@@ -106,11 +122,11 @@ def check(body: dict[str, Any]) -> None:
     messages = body.get("messages") or []
     if not body.get("tools") and any(b["type"] in ("tool_use", "tool_result")
                                      for m in messages for b in _blocks(m["content"])):
-        _fail("Requests which include tool_use or tool_result blocks must define tools.")
+        _fail("Requests which include `tool_use` or `tool_result` blocks must define tools.")
+    turns = _turns(messages)
     seen_ids: set[str] = set()
-    for i, m in enumerate(messages):
-        blocks = _blocks(m["content"])
-        if m["role"] == "assistant":
+    for t, (i, role, blocks) in enumerate(turns):
+        if role == "assistant":
             for j, b in enumerate(blocks):
                 if b["type"] != "tool_use":
                     continue
@@ -122,10 +138,8 @@ def check(body: dict[str, Any]) -> None:
             wanted = [b["id"] for b in blocks if b["type"] == "tool_use"]
             if not wanted:
                 continue
-            # results must open the next message; the API does not look past a leading non-result block
-            following = _blocks(messages[i + 1]["content"]) if i + 1 < len(messages) else []
-            if i + 1 < len(messages) and messages[i + 1]["role"] != "user":
-                following = []
+            # results must open the next turn; the API does not look past a leading non-result block
+            following = turns[t + 1][2] if t + 1 < len(turns) else []
             answered: set[str] = set()
             for b in following:
                 if b["type"] != "tool_result":
@@ -137,9 +151,9 @@ def check(body: dict[str, Any]) -> None:
                       + ", ".join(missing) + ". Each `tool_use` block must have a corresponding `tool_result` "
                       "block in the next message.")
         else:
-            previous = messages[i - 1] if i > 0 else None
-            allowed = {b["id"] for b in _blocks(previous["content"]) if b["type"] == "tool_use"} \
-                if previous and previous["role"] == "assistant" else set()
+            previous = turns[t - 1] if t > 0 else None
+            allowed = {b["id"] for b in previous[2] if b["type"] == "tool_use"} \
+                if previous and previous[1] == "assistant" else set()
             for j, b in enumerate(blocks):
                 if b["type"] == "tool_result" and b["tool_use_id"] not in allowed:
                     _fail(f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "

@@ -88,7 +88,10 @@ def check(body: dict[str, Any]) -> None:
     items = body.get("input") or []
     for i, tool in enumerate(body.get("tools", [])):
         name, where = tool["name"], f"tools[{i}].name"
-        if name == "" or not NAME_PATTERN.match(name):
+        if name == "":  # public reports quote "Invalid 'tools[0].name': empty string." (rest as in Chat)
+            _fail(f"Invalid '{where}': empty string. Expected a string with minimum length 1, "
+                  "but got an empty string instead.", where, "empty_string")
+        if not NAME_PATTERN.match(name):
             _fail(f"Invalid '{where}': string does not match pattern. Expected a string that matches the "
                   "pattern '^[a-zA-Z0-9_-]+$'.", where, "invalid_value")
         if len(name) > NAME_MAX:

@@ -1,0 +1,138 @@
+"""`loopkit` from the shell: demo, scenarios, run (by name or by path), hint, and the error path."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from reference import catalogue
+from reference.cli import main
+from reference.loops import LOOPS
+from reference.result import StopReason
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO_FIELDS = {"scenario", "loop", "stop_reason", "completed", "completable", "model_calls", "oracle_model_calls",
+               "tool_calls", "input_tokens", "output_tokens", "cost_usd", "sim_seconds", "meets_expect"}
+
+# A scenario as an interviewer would write it on the day: two tools, a model that repeats itself once.
+INTERVIEW = """\
+name: interview-stock-check
+title: Stock check, asked twice
+user: "Is the blue kettle (SKU K-204) in stock in Hangzhou?"
+tools:
+  - name: check_stock
+    description: Units in stock for a SKU at a warehouse.
+    parameters:
+      type: object
+      properties: {sku: {type: string}, warehouse: {type: string}}
+      required: [sku, warehouse]
+    rules:
+      - when: {sku: K-204}
+        result: {data: {sku: K-204, warehouse: HGH, units: 3}}
+  - name: list_warehouses
+    rules:
+      - result: {data: [HGH, SHA, PEK]}
+model:
+  wire: anthropic
+  script:
+    - call: {tool: check_stock, args: {sku: K-204, warehouse: HGH}}
+    - call: {tool: check_stock, args: {sku: K-204, warehouse: HGH}}
+    - answer: "Yes: 3 blue kettles (K-204) are in stock in Hangzhou."
+limits: {max_steps: 6}
+expect:
+  completable: true
+  stop_reason: completed
+  oracle_model_calls: 2
+  answer_contains: ["3 blue kettles", Hangzhou]
+"""
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_demo_json_has_exactly_the_documented_fields_per_row(capsys):
+    code, out, _ = run_cli(capsys, "demo", "--json")
+    rows = json.loads(out)
+    assert code == 0 and len(rows) == len(catalogue()) * len(LOOPS), f"one row per scenario and loop, got {len(rows)}"
+    for row in rows:
+        assert set(row) == DEMO_FIELDS, f"{row['scenario']}: fields {sorted(set(row) ^ DEMO_FIELDS)} differ"
+        assert row["loop"] in LOOPS and StopReason(row["stop_reason"]), row
+        assert row["model_calls"] >= 1 and row["input_tokens"] > 0 and row["sim_seconds"] > 0, row
+    happy = next(r for r in rows if r["scenario"] == "happy-path" and r["loop"] == "react")
+    assert (happy["completed"], happy["meets_expect"], happy["model_calls"]) == (True, True, 2), happy
+
+
+def test_demo_table_ends_with_the_measured_wall_time(capsys):
+    code, out, _ = run_cli(capsys, "demo")
+    assert code == 0 and "TOTAL" in out and "happy-path" in out, out[:400]
+    assert f"{len(catalogue())} scenarios x {len(LOOPS)} loop(s) in " in out.splitlines()[-1], out.splitlines()[-1]
+
+
+def test_scenarios_lists_every_catalogue_scenario_once(capsys):
+    code, out, _ = run_cli(capsys, "scenarios")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == len(catalogue()), lines
+    for scenario, line in zip(catalogue(), lines):
+        assert line.startswith(scenario.name + " ") and scenario.title in line, line
+
+
+def test_run_by_name_json_includes_the_answer_and_the_expect_checks(capsys):
+    code, out, _ = run_cli(capsys, "run", "happy-path", "--json")
+    record = json.loads(out)
+    assert code == 0 and "light rain" in record["answer"] and "MU5138" in record["answer"], record["answer"]
+    assert DEMO_FIELDS <= set(record) and record["stop_reason"] == "completed"
+    assert all(check["ok"] for check in record["expect"]), record["expect"]
+
+
+def test_run_prints_a_readable_trace(capsys):
+    code, out, _ = run_cli(capsys, "run", "repeat-exact")
+    assert code == 0 and "stop reason: max_steps" in out and "FAIL" in out and "step  8" in out, out
+
+
+def test_run_a_scenario_file_written_fresh_by_an_interviewer(tmp_path, capsys):
+    path = tmp_path / "interview-stock-check.yaml"
+    path.write_text(INTERVIEW, encoding="utf-8")
+    code, out, err = run_cli(capsys, "run", str(path), "--json")
+    assert code == 0, err
+    record = json.loads(out)
+    assert (record["scenario"], record["stop_reason"], record["model_calls"], record["tool_calls"]) == \
+        ("interview-stock-check", "completed", 3, 2), record
+    assert record["answer"] == "Yes: 3 blue kettles (K-204) are in stock in Hangzhou."
+    assert record["oracle_model_calls"] == 2 and record["completed"] is True
+
+
+def test_a_broken_file_exits_with_code_2_naming_the_file_and_the_field(tmp_path, capsys):
+    path = tmp_path / "broken.yaml"
+    path.write_text(INTERVIEW.replace("call: {tool: check_stock", "call: {tool: check_stok", 1), encoding="utf-8")
+    code, out, err = run_cli(capsys, "run", str(path), "--json")
+    assert code == 2 and out == "", f"exit code {code}, stdout {out!r}"
+    assert err.startswith("loopkit: invalid scenario\n"), err
+    assert f"{path}: model.script[0].call.tool: 'check_stok' is not one of the scenario's tools" in err, err
+
+
+def test_an_unknown_scenario_name_exits_with_code_2_listing_the_catalogue(capsys):
+    code, _, err = run_cli(capsys, "run", "hapy-path")
+    assert code == 2 and "no scenario named 'hapy-path'" in err and "happy-path" in err, err
+
+
+def test_hint_prints_the_requested_hint_and_points_to_the_next(capsys):
+    code, out, _ = run_cli(capsys, "hint", "ex01", "2")
+    hints = (ROOT / "reference" / "hints" / "ex01.md").read_text(encoding="utf-8").split("\n## Hint ")[1:]
+    assert code == 0 and out.startswith(f"ex01, hint 2 of {len(hints)}:\n\n"), out
+    assert hints[1].split("\n", 1)[1].strip() in out, "hint 2's text, as written in reference/hints/ex01.md"
+    assert out.rstrip().endswith("(more: loopkit hint ex01 3)"), out
+
+
+def test_demo_runs_in_under_two_seconds_wall_time_in_a_fresh_process():
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "reference.cli", "demo"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    elapsed = time.perf_counter() - started
+    assert proc.returncode == 0, proc.stderr
+    assert elapsed < 2.0, (f"`python -m reference.cli demo` took {elapsed:.2f} s wall time (budget 2 s); "
+                           "check that the demo path imports no SDK (openai, anthropic, jsonschema)")

@@ -1,0 +1,263 @@
+"""The protocol check: every invariant, on every wire format where it applies, with the exact text.
+
+The texts are the services' own HTTP 400 messages, typos included ("preceeding"), as listed with their
+public sources in docs/protocol.md and /work/shared/notes/provider-facts.md section 4. Where a format
+has no such rule the table says why, and the test asserts the request is accepted.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from reference import AssistantMessage, ProtocolError, SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage
+from reference.protocol import WIRE_FORMATS, check_request, check_wire_body, to_wire
+
+SEARCH = ToolSpec("search_docs", "Search the help centre.",
+                  {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]})
+TOOLS = [SEARCH]
+START = [SystemMessage("You are a support assistant."), UserMessage("What is the refund policy?")]
+
+
+def call(n: int) -> ToolCall:
+    return ToolCall(f"call_{n}", "search_docs", '{"query": "refund policy"}')
+
+
+def result(n: int) -> ToolMessage:
+    return ToolMessage(f"call_{n}", '{"ok": true, "data": {"text": "30 days."}}')
+
+
+def turn(*ns: int, text: str | None = None) -> AssistantMessage:
+    return AssistantMessage(text, tuple(call(n) for n in ns))
+
+
+def refusal(messages: list[Any], wire: str, tools: list[ToolSpec] = TOOLS) -> ProtocolError | None:
+    try:
+        check_request(messages, tools, wire)
+    except ProtocolError as err:
+        return err
+    return None
+
+
+ACCEPTED = None
+O2 = ("An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+      "'tool_call_id'. The following tool_call_ids did not have response messages: {}")
+A1 = ("messages.{}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` "
+      "block must have a corresponding `tool_result` block in the next message.")
+A3 = ("messages.{}: unexpected `tool_use_id` found in `tool_result` blocks: {}. Each `tool_result` block must "
+      "have a corresponding `tool_use` block in the previous message.")
+R2 = "No tool output found for function call {}."
+
+# invariant -> (conversation, {wire: exact text, or ACCEPTED with the reason in a comment})
+# Message indexes: Chat counts the system message; Anthropic does not (it travels in `system`).
+INVARIANTS: dict[str, tuple[list[Any], dict[str, str | None]]] = {
+    "tool_result_without_a_tool_call_turn": (START + [result(1)], {
+        "openai-chat": "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
+                       "with 'tool_calls'.",
+        "openai-responses": "No tool call found for function call output with call_id call_1.",
+        # the user text and the user tool_result are consecutive user turns: combined, the result is block 1
+        "anthropic": A3.format("0.content.1", "call_1"),
+    }),
+    "result_id_not_in_the_previous_turn": (START + [turn(1), result(9)], {
+        "openai-chat": "Invalid parameter: 'tool_call_id' of 'call_9' not found in 'tool_calls' of previous message.",
+        "openai-responses": "No tool call found for function call output with call_id call_9.",
+        # call_1 is left unanswered too; the kit reports the call side first [assumed order]
+        "anthropic": A1.format(1, "call_1"),
+    }),
+    "extra_result_for_an_unknown_id": (START + [turn(1), result(1), result(9)], {
+        "openai-chat": "Invalid parameter: 'tool_call_id' of 'call_9' not found in 'tool_calls' of previous message.",
+        "openai-responses": "No tool call found for function call output with call_id call_9.",
+        "anthropic": A3.format("2.content.1", "call_9"),
+    }),
+    "call_unanswered_before_the_next_user_message": (START + [turn(1), UserMessage("Are you there?")], {
+        "openai-chat": O2.format("call_1"),
+        "openai-responses": R2.format("call_1"),
+        "anthropic": A1.format(1, "call_1"),
+    }),
+    "call_unanswered_at_the_end_of_the_request": (START + [turn(1)], {
+        "openai-chat": O2.format("call_1"),
+        "openai-responses": R2.format("call_1"),
+        "anthropic": A1.format(1, "call_1"),
+    }),
+    "parallel_calls_only_the_first_answered": (START + [turn(1, 2), result(1)], {
+        "openai-chat": O2.format("call_2"),
+        "openai-responses": R2.format("call_2"),
+        "anthropic": A1.format(1, "call_2"),
+    }),
+    "parallel_calls_only_the_first_answered_then_user_text": (START + [turn(1, 2), result(1), UserMessage("?")], {
+        "openai-chat": O2.format("call_2"),
+        "openai-responses": R2.format("call_2"),
+        "anthropic": A1.format(1, "call_2"),
+    }),
+    "parallel_calls_none_answered": (START + [turn(1, 2), UserMessage("Well?")], {
+        "openai-chat": O2.format("call_1, call_2"),
+        "openai-responses": R2.format("call_1"),  # one message per missing output: the first
+        "anthropic": A1.format(1, "call_1, call_2"),
+    }),
+    "duplicate_id_across_turns": (START + [turn(1), result(1), turn(1), result(1)], {
+        "openai-chat": "Invalid parameter: Duplicate value for 'tool_call_id' of 'call_1', in messages[3] and "
+                       "messages[5].",
+        "openai-responses": "Duplicate item found with id fc_1. Remove duplicate items from your input and try again.",
+        "anthropic": "messages.3.content.0: `tool_use` ids must be unique",
+    }),
+    "duplicate_id_within_one_turn": (START + [turn(1, 1), result(1), result(1)], {
+        "openai-chat": "Invalid parameter: Duplicate value for 'tool_call_id' of 'call_1', in messages[3] and "
+                       "messages[4].",
+        "openai-responses": "Duplicate item found with id fc_1. Remove duplicate items from your input and try again.",
+        "anthropic": "messages.1.content.1: `tool_use` ids must be unique",
+    }),
+    "results_for_an_earlier_turn_after_a_second_call_turn": (START + [turn(1), turn(2), result(2), result(1)], {
+        "openai-chat": O2.format("call_1"),
+        # Responses pairs an output with its call by call_id anywhere in `input`: order does not matter
+        "openai-responses": ACCEPTED,
+        # consecutive assistant turns are combined into one turn, whose two calls are then both answered
+        "anthropic": ACCEPTED,
+    }),
+}
+
+
+@pytest.mark.parametrize("wire", WIRE_FORMATS)
+@pytest.mark.parametrize("invariant", sorted(INVARIANTS))
+def test_each_protocol_violation_is_refused_with_the_services_exact_text(invariant, wire):
+    messages, texts = INVARIANTS[invariant]
+    expected = texts[wire]
+    err = refusal(messages, wire)
+    if expected is ACCEPTED:
+        assert err is None, f"{wire}: `{invariant}` is accepted by the real service, but the kit refused: {err}"
+        return
+    assert err is not None, f"{wire}: `{invariant}` went through; the service refuses it with: {expected}"
+    assert err.message == expected, f"{wire}: `{invariant}`:\n got      {err.message}\n expected {expected}"
+    assert err.status_code == 400 and err.wire == wire
+
+
+def test_a_well_formed_conversation_is_accepted_everywhere():
+    messages = START + [turn(1, 2, text="Searching twice."), result(1), result(2), AssistantMessage("30 days."),
+                        UserMessage("And for damaged items?"), turn(3), result(3)]
+    for wire in WIRE_FORMATS:
+        assert refusal(messages, wire) is None, f"{wire}: refused a valid conversation: {refusal(messages, wire)}"
+
+
+# ---------------------------------------------------------------- Chat Completions only
+
+def test_chat_error_envelope_carries_param_and_code_like_the_service():
+    err = refusal(START + [result(1)], "openai-chat")
+    assert err.body == {"error": {"message": err.message, "type": "invalid_request_error",
+                                  "param": "messages.[2].role", "code": None}}, err.body
+    err = refusal(START + [turn(1, 2), result(1), UserMessage("?")], "openai-chat")
+    assert err.param == "messages.[2].role", f"O2 names the assistant message [assumed], got {err.param}"
+
+
+def test_chat_refuses_an_empty_tool_calls_list():
+    # AssistantMessage(None, ()) is how the kit writes the common framework bug `tool_calls: []`
+    messages = [UserMessage("Hi"), AssistantMessage(None, ()), UserMessage("Hello?")]
+    assert to_wire(messages, TOOLS, "openai-chat")["messages"][1]["tool_calls"] == []
+    err = refusal(messages, "openai-chat")
+    assert err is not None and err.message == (
+        "Invalid 'messages[1].tool_calls': empty array. Expected an array with minimum length 1, but got an empty "
+        "array instead."), err
+    assert (err.param, err.code) == ("messages[1].tool_calls", "empty_array")
+
+
+def test_chat_refuses_an_empty_messages_list():
+    err = refusal([], "openai-chat")
+    assert err is not None and err.message == ("Invalid 'messages': empty array. Expected an array with minimum "
+                                               "length 1, but got an empty array instead."), err
+
+
+def test_chat_refuses_an_empty_function_name_in_the_history():
+    messages = START + [AssistantMessage(None, (ToolCall("call_1", "", "{}"),)), result(1)]
+    err = refusal(messages, "openai-chat")
+    assert err is not None and err.message == (
+        "Invalid 'messages[2].tool_calls[0].function.name': empty string. Expected a string with minimum length 1, "
+        "but got an empty string instead."), err
+
+
+# ---------------------------------------------------------------- tool names, every format
+
+NAME_PATTERN = {
+    "openai-chat": "Invalid 'tools[1].function.name': string does not match pattern. Expected a string that "
+                   "matches the pattern '^[a-zA-Z0-9_-]+$'.",
+    "openai-responses": "Invalid 'tools[1].name': string does not match pattern. Expected a string that matches "
+                        "the pattern '^[a-zA-Z0-9_-]+$'.",
+    "anthropic": "tools.1.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'",
+}
+
+
+@pytest.mark.parametrize("wire", WIRE_FORMATS)
+@pytest.mark.parametrize("bad_name", ["search docs", "search.docs", "搜索"])
+def test_tool_names_outside_the_pattern_are_refused(wire, bad_name):
+    err = refusal(START, wire, [SEARCH, ToolSpec(bad_name)])
+    assert err is not None and err.message == NAME_PATTERN[wire], f"{wire}: tool name {bad_name!r}: {err}"
+
+
+@pytest.mark.parametrize("wire,longest,too_long", [
+    ("openai-chat", 64, "Invalid 'tools[0].function.name': string too long. Expected a string with maximum length "
+                        "64, but got a string with length 65 instead."),
+    ("openai-responses", 64, "Invalid 'tools[0].name': string too long. Expected a string with maximum length 64, "
+                             "but got a string with length 65 instead."),
+    ("anthropic", 128, "tools.0.custom.name: String should have at most 128 characters"),
+])
+def test_tool_names_longer_than_the_limit_are_refused(wire, longest, too_long):
+    assert refusal(START, wire, [ToolSpec("a" * longest)]) is None, f"{wire}: {longest} characters is allowed"
+    err = refusal(START, wire, [ToolSpec("a" * (longest + 1))])
+    assert err is not None and err.message == too_long.replace("65", str(longest + 1)), f"{wire}: {err}"
+
+
+def test_openai_formats_refuse_an_empty_tool_name():
+    assert refusal(START, "openai-chat", [ToolSpec("")]).message == (
+        "Invalid 'tools[0].function.name': empty string. Expected a string with minimum length 1, but got an "
+        "empty string instead.")
+    assert refusal(START, "openai-responses", [ToolSpec("")]).message == (
+        "Invalid 'tools[0].name': empty string. Expected a string with minimum length 1, but got an empty "
+        "string instead.")
+
+
+# ---------------------------------------------------------------- Anthropic only
+
+def test_anthropic_results_must_open_the_next_user_message():
+    # the kit's way to write it: a user note appended between the call and its result
+    messages = START + [turn(1), UserMessage("Note: be brief."), result(1)]
+    err = refusal(messages, "anthropic")
+    assert err is not None and err.message == A1.format(1, "call_1"), f"text before the result: {err}"
+    # the same, as one wire message with the text block first (what an SDK user would send)
+    body = to_wire(START + [turn(1)], TOOLS, "anthropic")
+    body["messages"].append({"role": "user", "content": [
+        {"type": "text", "text": "Here are the results:"},
+        {"type": "tool_result", "tool_use_id": "call_1", "content": "30 days."}]})
+    with pytest.raises(ProtocolError) as info:
+        check_wire_body(body, "anthropic")
+    assert info.value.message == A1.format(1, "call_1"), "the API does not look past a leading text block"
+
+
+def test_anthropic_accepts_text_after_the_results():
+    assert refusal(START + [turn(1), result(1), UserMessage("Be brief.")], "anthropic") is None
+    body = to_wire(START + [turn(1)], TOOLS, "anthropic")
+    body["messages"].append({"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "call_1", "content": "30 days."}, {"type": "text", "text": "Brief."}]})
+    check_wire_body(body, "anthropic")
+
+
+def test_anthropic_accepts_parallel_results_split_over_consecutive_user_messages():
+    # "Consecutive `user` or `assistant` turns in your request will be combined into a single turn."
+    body = to_wire(START + [turn(1, 2)], TOOLS, "anthropic")
+    body["messages"] += [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"call_{n}",
+                                                       "content": "30 days."}]} for n in (1, 2)]
+    check_wire_body(body, "anthropic")
+
+
+def test_anthropic_refuses_tool_blocks_when_no_tools_are_defined():
+    for messages in (START + [turn(1), result(1)], START + [result(1)]):
+        err = refusal(messages, "anthropic", tools=[])
+        assert err is not None and err.message == \
+            "Requests which include `tool_use` or `tool_result` blocks must define tools.", err
+        assert err.body == {"type": "error", "error": {"type": "invalid_request_error", "message": err.message}}
+    for wire in ("openai-chat", "openai-responses"):
+        assert refusal(START + [turn(1), result(1)], wire, tools=[]) is None, \
+            f"{wire} accepts a tool-call history without tools"
+
+
+def test_anthropic_refuses_duplicate_tool_names_and_non_object_input():
+    assert refusal(START, "anthropic", [SEARCH, SEARCH]).message == "tools: Tool names must be unique."
+    messages = START + [AssistantMessage(None, (ToolCall("call_1", "search_docs", "[1, 2]"),)), result(1)]
+    assert refusal(messages, "anthropic").message == \
+        "messages.1.content.0.tool_use.input: Input should be a valid dictionary"
