@@ -1,0 +1,451 @@
+# Lesson 4 source. Edit this file, then rebuild and re-run the notebook:
+#     python notebooks/build.py 04
+# Cells: `# %%` starts code, `# %% [markdown]` starts markdown (comment lines). Every figure quoted
+# in prose is computed by a cell (Markdown built from f-strings): never type a measured number.
+
+# %% [markdown]
+# # Lesson 4: degraded outputs
+#
+# Lessons 2 and 3 made the loop stop for the right reason: a budget that would be crossed, a loop
+# that persists after an intervention, steps that bring nothing new. This lesson is about what the
+# user gets when it stops.
+#
+# "Max steps reached" is the classic answer, and a red flag in interviews: the run spent real money,
+# often found something, and hands the user nothing. A **degraded result** hands over what the run
+# did get, honestly:
+#
+# - **why it stopped**, in plain words;
+# - **what was obtained**: facts from tool calls that *succeeded*, each traceable to its result;
+# - **what is unfinished**: the task's checklist items no successful call covered;
+# - **what to do next**: narrow the request, rephrase it, retry later, hand it over to a person.
+#
+# Optionally, one last model request without tools writes the answer in prose, paid from a slice of
+# the budget kept back for it. The lesson measures what that costs and what happens when it does
+# not fit, fails, or makes things up.
+#
+# Break it, observe, fix, test. Everything runs offline on the kit's scripted scenarios.
+
+# %% [markdown]
+# ## Setup
+
+# %%
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path.cwd().resolve().parent  # the repository: notebooks/ is the working directory
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from IPython.display import Markdown, display
+
+from reference import Episode, find
+from reference.budget import RunBudget
+from reference.degrade import NEXT_STEPS, Degrader, gather, outcome_of, records
+from reference.guards.guard import LoopGuard
+from reference.loops.guarded import Parts, guarded_loop
+from reference.loops.react import react_loop
+
+
+def table(rows: list[dict], columns: list[str]) -> None:
+    """A plain-text table: one row per dict, the given keys as columns."""
+    cells = [columns] + [[_cell(r.get(c)) for c in columns] for r in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
+    for n, line in enumerate(cells):
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))))
+        if n == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return "" if value is None else str(value)
+
+
+# %% [markdown]
+# ## 1. Break it: what the user gets at the step limit
+#
+# The interview card's pressure question: a troubleshooting request ran 40-odd steps, cost real
+# money, and the user got nothing. The kit's `incident-40-step` scenario is that request, on an
+# agent deployed with a step cap of 50 and no budget. Run the lesson-1 loop on it.
+
+# %%
+incident = find("incident-40-step")
+naive_episode = Episode.from_scenario(incident)
+naive = react_loop(naive_episode, max_steps=incident.limits.max_steps)
+print(f"stop reason:   {naive.stop_reason.value}")
+print(f"model calls:   {naive.model_calls}")
+print(f"tokens:        {naive.usage.total_tokens:,}")
+print(f"cost:          ${naive.cost_usd:.2f}")
+print(f"answer:        {naive.answer!r}")
+print(f"detail:        {naive.detail!r}")
+
+# %% [markdown]
+# `answer` is `None`: whatever the product shows now ("max steps reached", "something went wrong"),
+# the user learns nothing. Yet the run was not empty. The ledger recorded every tool attempt with
+# its structured outcome; here is what the tools actually returned, one line per distinct result:
+
+# %%
+obtained, tried = gather(naive_episode)
+attempts = len(records(naive_episode))
+deploy = next(o for o in obtained if o.tool == "get_deploys")
+for o in obtained[:6]:
+    print(f"step {o.step:>2}  x{o.times:<2} {o.label()}: {json.dumps(o.data)[:90]}")
+print(f"... {len(obtained)} distinct results from {attempts} tool runs")
+
+# %%
+from datetime import datetime
+
+first = deploy.data["deploys"][0]
+since = "03:00"  # from the user's message
+assert since in incident.user
+gap = (datetime.strptime(since, "%H:%M") - datetime.strptime(first["at"], "%H:%M")).seconds // 60
+display(Markdown(f"""
+The very first step found the deploy of `{first['service']}` **{first['version']}** at **{first['at']}**,
+{gap} minutes before the errors began. {naive.model_calls - deploy.step} more model calls later, the user
+still had not been told. The facts were there; the loop had no way to hand them over.
+"""))
+
+# %% [markdown]
+# ## 2. Observe: which of those results are facts?
+#
+# Not every tool result is something the user can be told. The `business-failure` scenario shows
+# the trap: a refund API answers **HTTP 200** with `{"success": false, "error_code": ...}` in the
+# body, and the naive loop then polls the refund status until its step limit. Classify every tool
+# attempt of that run by its outcome:
+
+# %%
+refund = find("business-failure")
+refund_episode = Episode.from_scenario(refund)
+refund_run = react_loop(refund_episode, max_steps=refund.limits.max_steps)
+by_outcome: dict[tuple[str, str], int] = {}
+for step, record in records(refund_episode):
+    key = (record.name, outcome_of(record))
+    by_outcome[key] = by_outcome.get(key, 0) + 1
+table([{"tool": tool, "outcome": outcome, "runs": n} for (tool, outcome), n in by_outcome.items()],
+      ["tool", "outcome", "runs"])
+
+# %% [markdown]
+# A degrader that lists "every tool call" as obtained would tell this user that a refund was
+# requested, with `ok: true` to prove it. The rules this lesson uses:
+#
+# | the attempt | a fact? | why |
+# |---|---|---|
+# | `ok` with data | yes | the tool answered with information |
+# | `ok`, data says `"success": false` | no | a business failure in an HTTP 200: report it under "tried" |
+# | `ok`, data empty (`[]`, `{"results": []}`) | no | "found nothing" is worth saying, not a fact to build on |
+# | an error result, an exception | no | nothing was returned |
+# | answered by the guard (an intervention) or "not run" | no | the tool never ran: it is not even in the ledger |
+# | the model's own text | no | it may be wrong, and at a stop it often is |
+#
+# The source is the **ledger**, not the history: the history mixes real results with interventions,
+# "not run" answers and the model's claims. The ledger records only what tools really returned.
+
+# %% [markdown]
+# ## 3. Fix: a structured degraded result
+#
+# `reference/degrade.py` turns those rules into the guarded loop's `degrade` part. With only that
+# part switched on (no budget, no guard), the run is the same run, same calls, same cost; only the
+# ending changes.
+
+# %%
+episode = Episode.from_scenario(incident)
+fixed = guarded_loop(episode, incident.limits.max_steps, Parts(degrade=Degrader(final_answer=False)))
+same = fixed.summary() | {"loop": ""} == naive.summary() | {"loop": ""}
+print(f"same run as the lesson-1 loop (calls, tokens, cost): {same}\n")
+print(fixed.answer)
+
+# %% [markdown]
+# The same content as data, for the UI (buttons for the next steps) and for the trace:
+
+# %%
+d = fixed.degraded.to_dict()
+print(json.dumps({k: d[k] for k in ("stop_reason", "kind", "detail", "done", "unfinished")}, indent=1))
+print(json.dumps(d["next_steps"], indent=1))
+print(json.dumps(d["obtained"][0], indent=1))
+
+# %% [markdown]
+# Each obtained item carries its `call_id` and `step`: anyone can find the tool result it came from,
+# in the history and in the ledger. Nothing in it was written by the model.
+#
+# **The unfinished items** come from the scenario's checklist. An item tied to a tool (and optionally
+# to arguments, `when`) is done once such a call *succeeded*; an item without a tool ("recommend a
+# fix") needs the final answer, which a stopped run does not have. The model's opinion of its own
+# progress is not consulted.
+#
+# **The next steps** depend on why the run stopped. Retrying the same request later only makes
+# sense when something outside was slow or failing; after a loop or a budget stop it would end the
+# same way.
+
+# %%
+table([{"stop reason": r.value, "kind": r.kind, "next steps, in order": ", ".join(a)} for r, a in NEXT_STEPS.items()],
+      ["stop reason", "kind", "next steps, in order"])
+
+# %% [markdown]
+# Now with the other parts on: lesson 2's budget (`RunBudget`) and lesson 3's guard (`LoopGuard`)
+# stop each scenario for its own reason, and the degrader reports. The seven scenarios of the
+# exercise:
+
+# %%
+STOPPED = ["token-blowup", "cost-blowup", "slow-tools", "repeat-exact", "alternation", "empty-rephrase",
+           "incident-40-step"]
+
+
+def guarded(name: str, degrader: Degrader | None = None, share: float = 0.0, scenario=None):
+    """The guarded loop with all of lessons 2-4: budget, guard, degrade."""
+    scenario = scenario or find(name)
+    episode = Episode.from_scenario(scenario)
+    budget = RunBudget.for_episode(episode, final_answer_share=share)
+    degrader = degrader or Degrader(final_answer=False)
+    degrader.budget = budget
+    parts = Parts(budget=budget, guard=LoopGuard.for_episode(episode), degrade=degrader)
+    return episode, guarded_loop(episode, scenario.limits.max_steps, parts)
+
+
+rows = []
+for name in STOPPED:
+    _, res = guarded(name)
+    g = res.degraded
+    rows.append({"scenario": name, "stop reason": res.stop_reason.value, "calls": res.model_calls,
+                 "obtained": len(g.obtained), "tried": len(g.tried), "done": len(g.done),
+                 "unfinished": len(g.unfinished), "next": "+".join(s.action for s in g.next_steps)})
+table(rows, list(rows[0]))
+
+# %% [markdown]
+# `empty-rephrase` is the honest case: every search came back empty, so nothing is claimed, and the
+# answer says what was tried:
+
+# %%
+print(guarded("empty-rephrase")[1].answer)
+
+# %% [markdown]
+# ## 4. Fix, part 2: a last answer in prose, and what it costs
+#
+# A list of facts is honest but not friendly. One more model request, with `tool_choice="none"`, can
+# turn what was gathered into a written answer. Four things make it safe:
+#
+# 1. **It cannot loop.** Tools stay declared (the history holds tool calls, and Anthropic refuses
+#    such a history without tools) but calling them is forbidden, and the degrader asks only once.
+# 2. **It is protocol-valid.** The guarded loop answers every tool call before it stops (interventions
+#    and "not run" answers included), so the history can be sent as it is.
+# 3. **It is paid for.** The request is estimated first, with the same token count the provider
+#    bills, and made only if it fits in what is left of the budget.
+# 4. **It is checked.** A prose answer stating a number or an identifier that no tool returned is
+#    dropped for the structured one. The facts never come from the prose.
+#
+# On `repeat-exact`, stopped by the guard after one intervention:
+
+# %%
+episode, res = guarded("repeat-exact", Degrader())
+final = res.degraded.final
+print(res.answer)
+print()
+print(f"final request: {final.status} ({final.reason})")
+print(f"estimated:     {final.estimate}")
+print(f"measured:      { {k: round(v, 6) for k, v in final.actual.items()} }")
+print(f"tool_choice of the last request: {episode.scripted.requests[-1].tool_choice!r}")
+
+# %% [markdown]
+# The scripted model writes plainly (a real model writes better prose); what matters here is the
+# price. The same measurement on every scenario of the exercise, the final request against the rest
+# of the run:
+
+# %%
+rows = []
+for name in STOPPED:
+    ep, res = guarded(name, Degrader())
+    f = res.degraded.final
+    spent = f.actual.get("cost_usd", 0.0)
+    rows.append({"scenario": name, "final": f.status, "why": f.reason[:60],
+                 "final in": f.actual.get("input_tokens"), "final out": f.actual.get("output_tokens"),
+                 "last step in": ep.ledger.steps[-2].input_tokens if f.status == "used" else None,
+                 "final $": spent, "run $": res.cost_usd, "final share": f"{spent / res.cost_usd:.0%}"})
+table(rows, list(rows[0]))
+
+# %%
+used = [r for r in rows if r["final"] == "used"]
+share = [r["final $"] / r["run $"] for r in used]
+ratio = [r["final in"] / r["last step in"] for r in used]
+skipped = [r["scenario"] for r in rows if r["final"] == "skipped"]
+display(Markdown(f"""
+- The final request was made on **{len(used)} of {len(rows)}** scenarios; it was {min(share):.0%} to
+  {max(share):.0%} of the run's whole cost, final request included.
+- It re-reads the whole history plus the last results: its input was {min(ratio):.2f} to {max(ratio):.2f}
+  times the input of the last step before it. **A final answer costs at least one more step.**
+- Skipped: {', '.join(f'`{s}`' for s in skipped)}: nothing to write from, or no room left in the budget.
+"""))
+
+# %% [markdown]
+# ### Paying for it: the reserve
+#
+# If the budget lets the loop spend everything, the final answer never fits: the budget stops the
+# loop precisely because the next request would not fit, and the final request is at least as big.
+# The fix is a **reserve**: the loop may spend only part of each limit, the rest is kept for the
+# final answer. Lesson 2's `RunBudget` does this with `final_answer_share`; the degrader then checks
+# its estimate against what is left of the *full* limits (`RunBudget.headroom`).
+#
+# On `incident-40-step` (troubleshooting tier limits), with no reserve and with a quarter kept back:
+
+# %%
+rows = []
+for share in (0.0, 0.25):
+    ep, res = guarded("incident-40-step", Degrader(reserve_fraction=share or 0.25), share=share)
+    f = res.degraded.final
+    loop_calls = res.model_calls - (f.status == "used")
+    rows.append({"reserve": f"{share:.0%}", "stop": res.stop_reason.value, "loop calls": loop_calls,
+                 "final": f.status, "why": f.reason[:60], "total tokens": res.usage.total_tokens,
+                 "limit": RunBudget.for_episode(ep).max_tokens})
+table(rows, list(rows[0]))
+
+# %%
+no_reserve, reserve = rows
+display(Markdown(f"""
+Without a reserve the loop ran {no_reserve['loop calls']} steps and the answer did not fit
+(*{no_reserve['why']}*). With {reserve['reserve']} kept back it stopped after {reserve['loop calls']}
+steps, and the final answer fit, for {reserve['total tokens']:,} tokens in all against a limit of
+{reserve['limit']:,}. The reserve costs the loop steps: it is a trade, not a free lunch.
+"""))
+
+# %% [markdown]
+# ### When it does not fit: a smaller request
+#
+# `cost-blowup` reads two 40,000-character ticket exports on a premium model. The final request over
+# that history would cost more than what is left. `clip_results` cuts each tool result *in the final
+# request only* to a few hundred characters (call ids untouched, so it stays protocol-valid; the
+# structured result keeps the full data).
+
+# %%
+rows = []
+for clip in (None, 600):
+    ep, res = guarded("cost-blowup", Degrader(clip_results=clip))
+    f = res.degraded.final
+    rows.append({"clip_results": clip, "final": f.status, "why": f.reason[:44],
+                 "est. final $": f.estimate.get("cost_usd"), "run $": res.cost_usd,
+                 "limit $": RunBudget.for_episode(ep).max_cost_usd})
+table(rows, list(rows[0]))
+
+# %% [markdown]
+# ### When it makes things up
+#
+# Asked to "just answer", a model under pressure may invent what it never saw. A variant of
+# `repeat-exact` whose model, asked for a last answer, reports a delivery that no tool mentioned:
+
+# %%
+base = find("repeat-exact")
+liar = base.model_copy(update={"name": "repeat-exact-liar", "model": base.model.model_copy(update={
+    "answer_without_tools": "Good news: order A1234 was delivered on 2026-11-29 at 14:05."})})
+ep, res = guarded("repeat-exact", Degrader(), scenario=liar)
+print(f"final request: {res.degraded.final.status}: {res.degraded.final.reason}\n")
+print(res.answer)
+
+# %% [markdown]
+# The check looks at values (numbers, dates, ids) only: the model's text is dropped because
+# `2026-11-29` and `14:05` appear in no tool result, request or stop detail. It is conservative (a
+# figure written as "1.2 million" instead of 1200000 also loses the prose, never the facts) and it
+# does not read words: an invented "delivered" with no number in it would pass. That is why the
+# structured fields, not the prose, are what the UI and the tests trust.
+#
+# ### When it fails
+#
+# The final request talks to the same provider that may just have failed. If it raises, the
+# structured answer stands; the run does not crash while it is being rescued.
+
+# %%
+class FailsOnLastAnswer:
+    def __init__(self, inner):
+        self.inner = inner
+
+    def complete(self, messages, tools, *, tool_choice="auto"):
+        if tool_choice == "none":
+            raise ConnectionResetError(104, "Connection reset by peer")
+        return self.inner.complete(messages, tools, tool_choice=tool_choice)
+
+
+episode = Episode.from_scenario(find("repeat-exact"))
+episode.model.inner = FailsOnLastAnswer(episode.model.inner)
+res = guarded_loop(episode, 8, Parts(guard=LoopGuard.for_episode(episode), degrade=Degrader()))
+print(f"stop reason: {res.stop_reason.value}; final request: {res.degraded.final.status} "
+      f"({res.degraded.final.reason})")
+print(res.answer.splitlines()[0])
+
+# %% [markdown]
+# ## 5. Test: the exercise
+#
+# Write `degrade(episode, messages, trip)` in `exercises/ex04_degraded_output.py` (the docstring lists
+# the steps), then from the repository root:
+#
+# ```
+# loopkit check ex04        # runs tests/test_ex04_degraded_output.py against your file
+# loopkit hint ex04         # hints escalate: loopkit hint ex04 2, 3, ...
+# ```
+#
+# The tests run your degrade inside the guarded loop on the budget and loop scenarios above (and on
+# a refund where most tools fail), and check that the obtained items are exactly the successful tool
+# results, the unfinished items match the checklist, the next steps fit the stop reason, and the
+# answer neither says only "max steps reached" nor states a value no tool returned. The first hint:
+
+# %%
+from reference.cli import main as loopkit
+
+exit_code = loopkit(["hint", "ex04"])
+
+# %% [markdown]
+# The reference solution, loaded from its file and plugged into the guarded loop (point the path at
+# `exercises/` to try yours):
+
+# %%
+import importlib.util
+
+spec = importlib.util.spec_from_file_location("ex04_solution", ROOT / "solutions" / "ex04_degraded_output.py")
+solution = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(solution)
+
+for name in ("business-failure", "slow-tools"):
+    scenario = find(name)
+    ep = Episode.from_scenario(scenario)
+    parts = Parts(budget=RunBudget.for_episode(ep), guard=LoopGuard.for_episode(ep), degrade=solution.degrade)
+    res = guarded_loop(ep, scenario.limits.max_steps, parts)
+    if res.degraded is None:
+        print(f"{name}: completed, no degraded result needed: {res.answer[:80]!r}\n")
+        continue
+    g = res.degraded
+    print(f"{name}: {res.stop_reason.value}; obtained {[o.label() for o in g.obtained]}; unfinished {g.unfinished}; "
+          f"next {[s.action for s in g.next_steps]}\n")
+
+# %% [markdown]
+# ## 6. The interview
+#
+# **"What do you return when the loop hits its limit?"** A strong answer contains:
+#
+# 1. Never an error or "max steps reached": a **degraded result** in three parts, what was obtained,
+#    what is unfinished, what the user can do next, plus the stop reason.
+# 2. **Where the facts come from**: only tool calls that succeeded, read from the run's own record,
+#    not the model's text; not errors, not interventions, and not an HTTP 200 whose body says
+#    `success: false`. Every fact traceable to a call id.
+# 3. **Unfinished from a checklist** the code keeps (which required calls succeeded), not from asking
+#    the model whether it is done.
+# 4. **Next steps that fit the stop**: narrow the request after a budget stop, rephrase after a loop
+#    or empty results, hand over to a person for a deadlock or a failing system; retry later only
+#    when something outside was slow or down.
+# 5. Structured for the product: the UI can render buttons, the trace records the stop reason (whose
+#    distribution is the cheapest health metric of an agent), and support gets the summary.
+#
+# **"And if the final summary call itself fails, or is over budget?"** A strong answer contains:
+#
+# 1. The final call is **optional**: the structured result is built first, without the model, so a
+#    failure or a skip costs only the prose.
+# 2. It is **estimated before it is sent** (it re-reads the whole history: about one more step) and
+#    paid from a **reserve** kept back from the budget; without a reserve it rarely fits, because the
+#    budget stopped the loop exactly when the next request would not fit.
+# 3. It cannot loop: `tool_choice="none"`, one attempt, no retries inside a stop.
+# 4. Its output is **checked against the facts** (here: every number and id must come from a tool
+#    result) and dropped if it invents; the model's text never becomes a fact.
+# 5. If it does not fit: skip it, or shrink it (trim the tool results in that one request), or write
+#    the answer from a template. Never raise the budget in the middle of a stop.
+#
+# **Red flags**, each caught by a named test in `tests/test_ex04_degraded_output.py`: returning
+# "max steps reached"; listing every tool call as obtained, failures included; forgetting the
+# unfinished checklist; asking the model for "its best answer" and passing it on unchecked.

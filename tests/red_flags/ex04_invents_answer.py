@@ -1,0 +1,31 @@
+"""Red flag: at the limit, ask the model for "its best answer" and hand that to the user unchecked."""
+from reference import StopReason
+from reference.degrade import Degraded, NextStep, Obtained
+
+
+def degrade(episode, messages, trip):
+    reason, detail = StopReason(trip[0]), trip[1]
+    obtained, seen = [], set()
+    for step in episode.ledger.steps:
+        for r in step.tools:
+            data = r.outcome.get("data") if r.ok and r.outcome else None
+            if data in (None, [], {}, "") or (isinstance(data, dict) and (data.get("success") is False
+                                                                         or all(not v for v in data.values()))):
+                continue
+            key = repr((r.name, sorted(r.arguments.items()), data))
+            if key not in seen:
+                seen.add(key)
+                obtained.append(Obtained(r.name, r.arguments, data, r.call_id, step.step))
+    unfinished = [i.item for i in episode.scenario.checklist
+                  if not (i.tool and any(o.tool == i.tool
+                                         and all(o.arguments.get(k) == v for k, v in (i.when or {}).items())
+                                         for o in obtained))]
+    first = {"token_budget": "narrow", "cost_budget": "narrow", "time_budget": "narrow", "max_steps": "narrow",
+             "alternation": "hand_over"}.get(reason.value, "rephrase")
+    steps = [NextStep(first, "Try a narrower or more specific request.")]
+    if first != "hand_over":
+        steps.append(NextStep("hand_over", "Ask a person."))
+    d = Degraded(reason, detail, obtained, unfinished, steps)
+    turn = episode.model.complete(messages, episode.tools.specs, tool_choice="none")  # "just answer now"
+    d.answer = (turn.text or "") + "\n\n" + d.render()
+    return d

@@ -1,0 +1,28 @@
+"""Red flag: the facts and the checklist are worked out, but the user is told only "Max steps reached."."""
+from reference import StopReason
+from reference.degrade import Degraded, NextStep, Obtained
+
+
+def degrade(episode, messages, trip):
+    reason, detail = StopReason(trip[0]), trip[1]
+    obtained, seen = [], set()
+    for step in episode.ledger.steps:
+        for r in step.tools:
+            data = r.outcome.get("data") if r.ok and r.outcome else None
+            if data in (None, [], {}, "") or (isinstance(data, dict) and (data.get("success") is False
+                                                                         or all(not v for v in data.values()))):
+                continue
+            key = repr((r.name, sorted(r.arguments.items()), data))
+            if key not in seen:
+                seen.add(key)
+                obtained.append(Obtained(r.name, r.arguments, data, r.call_id, step.step))
+    unfinished = [i.item for i in episode.scenario.checklist
+                  if not (i.tool and any(o.tool == i.tool
+                                         and all(o.arguments.get(k) == v for k, v in (i.when or {}).items())
+                                         for o in obtained))]
+    first = {"token_budget": "narrow", "cost_budget": "narrow", "time_budget": "narrow", "max_steps": "narrow",
+             "alternation": "hand_over"}.get(reason.value, "rephrase")
+    steps = [NextStep(first, "Try a narrower or more specific request.")]
+    if first != "hand_over":
+        steps.append(NextStep("hand_over", "Ask a person."))
+    return Degraded(reason, detail, obtained, unfinished, steps, answer="Max steps reached.")

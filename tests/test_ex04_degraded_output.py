@@ -1,0 +1,391 @@
+"""Exercise 4: degraded outputs. Run against solutions/ by default; `--target exercises` for yours.
+
+The learner's `degrade` is plugged into the guarded loop. To make the budget and loop stops happen
+before lessons 2 and 3 are wired in, this file carries two small stand-ins (`TinyBudget`,
+`TinyGuard`): just enough to stop each scenario for its own reason.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import pytest
+
+from conftest import load_exercise
+from reference import Episode, ToolMessage, find, parse_scenario
+from reference.degrade import Degraded, ungrounded
+from reference.loops.guarded import RUN, Parts, Verdict, guarded_loop
+from reference.model import Usage
+from reference.protocol import to_wire
+from reference.result import RunResult, StopReason
+from reference.scenario import Scenario
+from reference.tokens import request_tokens
+
+# ---------------------------------------------------------------- stand-ins for lessons 2 and 3
+
+
+@dataclass
+class TinyBudget:
+    """Trips before a request whose input would overshoot the token or cost limit, and before a tool
+    whose last observed duration would overshoot the time limit."""
+
+    def before_request(self, episode: Episode, messages, step: int):
+        limits, ledger = episode.limits, episode.ledger
+        wire = to_wire(messages, episode.tools.specs, episode.scenario.model.wire)
+        nxt = request_tokens(wire)
+        if limits.max_tokens and ledger.usage.total_tokens + nxt > limits.max_tokens:
+            return StopReason.TOKEN_BUDGET, (f"the next request needs ~{nxt} tokens; {ledger.usage.total_tokens} "
+                                             f"of {limits.max_tokens} used")
+        if limits.max_cost_usd and ledger.cost_usd + ledger.pricing.cost(Usage(nxt, 0)) > limits.max_cost_usd:
+            return StopReason.COST_BUDGET, f"${ledger.cost_usd:.3f} of ${limits.max_cost_usd:.2f} spent"
+        return None
+
+    def before_tool(self, episode: Episode, call):
+        limit = episode.limits.max_seconds
+        seen = [r.seconds for s in episode.ledger.steps for r in s.tools if r.name == call.name]
+        if limit and seen and episode.clock.elapsed + seen[-1] > limit:
+            return StopReason.TIME_BUDGET, (f"{call.name} takes ~{seen[-1]:.0f} s; "
+                                            f"{episode.clock.elapsed:.0f} of {limit:.0f} s used")
+        return None
+
+
+@dataclass
+class TinyGuard:
+    """A repeat is answered once with loop feedback, then stops the run; A-B-A-B stops it; three empty
+    results in a row stop it for no progress."""
+
+    seen: list[str] = field(default_factory=list)
+    warned: bool = False
+    empty_streak: int = 0
+
+    def before_call(self, episode: Episode, call, messages) -> Verdict:
+        key = call.name + json.dumps(json.loads(call.arguments), sort_keys=True)
+        s = self.seen
+        if len(s) >= 3 and s[-3] == s[-1] and s[-2] == key != s[-1]:
+            return Verdict("stop", trip=(StopReason.ALTERNATION, f"{call.name} and another tool keep alternating"))
+        self.seen.append(key)
+        if key in s[:-1]:
+            if self.warned:
+                return Verdict("stop", trip=(StopReason.REPEATED_CALL, f"{call.name} repeated after an intervention"))
+            self.warned = True
+            body = {"ok": False, "error_type": "loop_detected", "pattern": "repeated_call",
+                    "evidence": f"{call.name} was already called with these arguments",
+                    "options": ["another tool", "other arguments", "answer with what you have"],
+                    "instruction": "Do not repeat this call."}
+            return Verdict("intervene", ToolMessage(call.id, json.dumps(body), is_error=True))
+        return RUN
+
+    def after_result(self, episode, call, result: ToolMessage) -> ToolMessage:
+        body = json.loads(result.content)
+        data = body.get("data")
+        self.empty_streak = self.empty_streak + 1 if body.get("ok") and data in ({"results": []}, [], None) else 0
+        return result
+
+    def after_step(self, episode, messages):
+        if self.empty_streak >= 3:
+            return StopReason.NO_PROGRESS, f"{self.empty_streak} results in a row brought nothing new"
+        return None
+
+
+# ---------------------------------------------------------------- scenarios and runs
+
+FAILURES = parse_scenario({
+    "name": "refund-mixed-results", "title": "A refund request where most tools fail",
+    "user": "Refund order R42: it arrived broken.",
+    "checklist": [
+        {"item": "look up order R42", "tool": "get_order"},
+        {"item": "issue the refund", "tool": "issue_refund"},
+        {"item": "find the invoice", "tool": "get_invoice"},
+        {"item": "check the shipment", "tool": "get_shipment"},
+        "tell the user what happens next",
+    ],
+    "limits": {"max_steps": 3},
+    "tools": [
+        {"name": "get_order", "rules": [{"result": {"data": {"order_id": "R42", "total_cny": 329, "paid": True}}}]},
+        {"name": "issue_refund", "rules": [{"result": {
+            "fault": "business_failure", "error_code": "REFUND_WINDOW_CLOSED",
+            "message": "Refunds close 30 days after delivery."}}]},
+        {"name": "get_invoice", "rules": [{"result": {"fault": "not_found"}}]},
+        {"name": "get_shipment", "rules": [{"result": {"fault": "timeout", "timeout_seconds": 10}}]},
+    ],
+    "model": {"cycle": [{"calls": [{"tool": "get_order", "args": {"order_id": "R42"}},
+                                   {"tool": "issue_refund", "args": {"order_id": "R42"}},
+                                   {"tool": "get_invoice", "args": {"order_id": "R42"}},
+                                   {"tool": "get_shipment", "args": {"order_id": "R42"}}]}]},
+    "expect": {"completable": False, "stop_reason": "max_steps"},
+}, "tests/test_ex04 (refund-mixed-results)")
+
+
+def _hallucinating() -> Scenario:
+    """repeat-exact, but asked for a last answer the model makes up a delivery it never saw."""
+    s = find("repeat-exact")
+    model = s.model.model_copy(update={
+        "answer_without_tools": "Good news: order A1234 was delivered on 2026-11-29 at 14:05, signed for by J. Chen."})
+    return s.model_copy(update={"name": "repeat-exact-hallucinating", "model": model})
+
+
+HALLUCINATING = _hallucinating()
+
+# scenario -> (the parts that stop it, the stop reason expected)
+STOPS = {
+    "token-blowup": ("budget", StopReason.TOKEN_BUDGET),
+    "cost-blowup": ("budget", StopReason.COST_BUDGET),
+    "slow-tools": ("budget", StopReason.TIME_BUDGET),
+    "repeat-exact": ("guard", StopReason.REPEATED_CALL),
+    "alternation": ("guard", StopReason.ALTERNATION),
+    "empty-rephrase": ("guard", StopReason.NO_PROGRESS),
+    "incident-40-step": ("guard", StopReason.REPEATED_CALL),
+}
+NAIVE = [n for n in STOPS if n != "slow-tools"]  # only the step limit (slow-tools would answer, late)
+
+
+@pytest.fixture
+def degrade(target):
+    return load_exercise(target, "ex04_degraded_output").degrade
+
+
+@dataclass
+class Run:
+    name: str
+    episode: Episode
+    result: RunResult
+    degraded: Degraded
+
+
+RUNS: dict[tuple, Run] = {}  # runs are deterministic: each (degrade, scenario, parts) is run once per session
+
+
+def run(degrade, scenario: Scenario | str, parts: str = "", max_steps: Optional[int] = None) -> Run:
+    """Run the guarded loop with the learner's degrade; a crash becomes a readable failure."""
+    scenario = find(scenario) if isinstance(scenario, str) else scenario
+    code = getattr(degrade, "__code__", None)  # the fixture loads the target afresh for each test
+    who = (code.co_filename, code.co_firstlineno) if code else id(degrade)
+    key = (who, scenario.name, scenario.limits, scenario.model.answer_without_tools, parts, max_steps)
+    if key not in RUNS:
+        RUNS[key] = _run(degrade, scenario, parts, max_steps)
+    return RUNS[key]
+
+
+def _run(degrade, scenario: Scenario, parts: str, max_steps: Optional[int]) -> Run:
+    episode = Episode.from_scenario(scenario)
+    steps = max_steps or scenario.limits.max_steps
+    chosen = Parts(degrade=degrade, budget=TinyBudget() if "budget" in parts else None,
+                   guard=TinyGuard() if "guard" in parts else None)
+    try:
+        result = guarded_loop(episode, steps, chosen)
+    except Exception as exc:
+        pytest.fail(f"scenario `{scenario.name}`: your degrade raised {type(exc).__name__}: {exc}", pytrace=False)
+    where = f"scenario `{scenario.name}` (stopped: {result.stop_reason.value})"
+    assert result.stop_reason is not StopReason.COMPLETED, f"{where}: the run was expected to stop, not complete"
+    if not isinstance(result.degraded, Degraded):
+        pytest.fail(f"{where}: degrade returned {type(result.degraded).__name__} ({result.degraded!r:.80}), "
+                    "not a Degraded", pytrace=False)
+    return Run(scenario.name, episode, result, result.degraded)
+
+
+def stopped(degrade, name: str) -> Run:
+    parts, reason = STOPS[name]
+    r = run(degrade, name, parts)
+    assert r.result.stop_reason is reason, \
+        (f"scenario `{name}`: the test's {parts} stub should stop it for {reason.value}, "
+         f"got {r.result.stop_reason.value}")
+    return r
+
+
+def all_runs(degrade) -> list[Run]:
+    return [stopped(degrade, n) for n in STOPS] + [run(degrade, n) for n in NAIVE] + [run(degrade, FAILURES)]
+
+
+# what the tests expect, computed here from the ledger, independently of the code under test
+
+def _empty(data: Any) -> bool:
+    if data in (None, "", [], {}):
+        return True
+    return isinstance(data, dict) and all(v in (None, "", [], {}) for v in data.values())
+
+
+def facts(episode: Episode) -> dict[str, tuple[str, dict, Any]]:
+    out = {}
+    for step in episode.ledger.steps:
+        for t in step.tools:
+            if not t.ok or t.outcome is None:
+                continue
+            data = t.outcome.get("data")
+            if (isinstance(data, dict) and data.get("success") is False) or _empty(data):
+                continue
+            out.setdefault(key(t.name, t.arguments, data), (t.name, t.arguments, data))
+    return out
+
+
+def key(tool: str, arguments: Any, data: Any) -> str:
+    return json.dumps([tool, arguments, data], sort_keys=True, ensure_ascii=False, default=str)
+
+
+def items(r: Run) -> dict[str, Any]:
+    return {key(o.tool, o.arguments, o.data): o for o in r.degraded.obtained}
+
+
+def expected_unfinished(r: Run) -> list[str]:
+    got = facts(r.episode).values()
+    out = []
+    for item in r.episode.scenario.checklist:
+        when = item.when or {}
+        done = item.tool is not None and any(
+            tool == item.tool and all(args.get(k, object()) == v for k, v in when.items()) for tool, args, _ in got)
+        if not done:
+            out.append(item.item)
+    return out
+
+
+def leaf(data: Any) -> Any:
+    """The first plain value inside a result (a string or a number), to look for in the answer."""
+    if isinstance(data, dict):
+        data = list(data.values())
+    if isinstance(data, list):
+        return next((leaf(v) for v in data if leaf(v) != ""), "")
+    return data
+
+
+def actions(r: Run) -> list[str]:
+    return [s.action for s in r.degraded.next_steps]
+
+
+# ---------------------------------------------------------------- the tests
+
+
+def test_every_stop_returns_a_degraded_result_with_its_reason(degrade):
+    for r in all_runs(degrade):
+        d = r.degraded
+        assert StopReason(d.stop_reason) is r.result.stop_reason, \
+            (f"scenario `{r.name}`: the run stopped for {r.result.stop_reason.value}, "
+             f"the degraded result says {d.stop_reason}")
+        assert d.detail, \
+            f"scenario `{r.name}`: the degraded result has no detail (pass on the trip's one-line explanation)"
+        json.dumps(d.to_dict(), default=str)
+
+
+def test_obtained_items_are_exactly_the_successful_tool_results(degrade):
+    for r in all_runs(degrade):
+        want, got = facts(r.episode), items(r)
+        missing = [f"{t}({json.dumps(a)})" for k, (t, a, _) in want.items() if k not in got]
+        extra = [f"{o.tool}({json.dumps(o.arguments)}) -> {json.dumps(o.data, default=str)[:80]}"
+                 for k, o in got.items() if k not in want]
+        assert not missing, (f"scenario `{r.name}`: successful tool results missing from `obtained`: {missing} "
+                             "(read them from episode.ledger: every step's `tools` records)")
+        assert not extra, (f"scenario `{r.name}`: these obtained items are not a successful tool result with that "
+                           f"tool, those arguments and that data: {extra}")
+
+
+def test_failed_calls_are_not_obtained(degrade):
+    r = run(degrade, FAILURES)
+    wrong = [f"{o.tool}: {json.dumps(o.data, default=str)[:100]}" for o in r.degraded.obtained if o.tool != "get_order"]
+    assert not wrong, ("scenario `refund-mixed-results`: issue_refund answered HTTP 200 with \"success\": false, "
+                       "get_invoice answered not_found and get_shipment timed out; each of these is not a successful "
+                       f"result, yet `obtained` lists: {wrong}")
+    assert [o.tool for o in r.degraded.obtained] == ["get_order"], \
+        f"scenario `refund-mixed-results`: only get_order succeeded; obtained = {[o.tool for o in r.degraded.obtained]}"
+    r = stopped(degrade, "repeat-exact")  # the 2nd call was answered by an intervention, the 3rd never ran
+    interventions = [o for o in r.degraded.obtained if not isinstance(o.data, dict) or "status" not in o.data]
+    assert not interventions, ("scenario `repeat-exact`: an intervention or a \"not run\" answer is not a successful "
+                               f"result, yet `obtained` lists: {[json.dumps(o.data)[:100] for o in interventions]}")
+
+
+def test_identical_results_are_one_obtained_item(degrade):
+    r = run(degrade, "repeat-exact")  # 8 identical calls, 8 identical results
+    assert len(r.degraded.obtained) == 1, \
+        (f"scenario `repeat-exact`: the same call returned the same data 8 times; that is one fact, "
+         f"got {len(r.degraded.obtained)} obtained items")
+    assert r.degraded.obtained[0].data["status"] == "in transit", \
+        f"scenario `repeat-exact`: the obtained data should be the tool's data, got {r.degraded.obtained[0].data!r}"
+
+
+def test_empty_results_are_not_facts(degrade):
+    for r in (stopped(degrade, "empty-rephrase"), run(degrade, "empty-rephrase")):
+        assert not r.degraded.obtained, \
+            (f"scenario `empty-rephrase`: every search returned {{\"results\": []}}: nothing was found, "
+             f"yet `obtained` lists {len(r.degraded.obtained)} item(s)")
+        assert r.degraded.unfinished[:1] == ["find the SAML setup guide for on-premise"], \
+            f"scenario `empty-rephrase`: an empty search does not find the guide; unfinished = {r.degraded.unfinished}"
+
+
+def test_unfinished_items_match_the_checklist(degrade):
+    for r in all_runs(degrade):
+        want = expected_unfinished(r)
+        assert list(r.degraded.unfinished) == want, \
+            (f"scenario `{r.name}` ({r.result.stop_reason.value}): unfinished should be {want} (the checklist items no "
+             f"successful call covered, and those that need the final answer), got {list(r.degraded.unfinished)}")
+
+
+def test_checklist_items_with_arguments_need_matching_calls(degrade):
+    r = stopped(degrade, "slow-tools")
+    assert [o.arguments["region"] for o in r.degraded.obtained] == ["north", "south"], \
+        f"scenario `slow-tools`: only the north and south reports ran, got {[o.arguments for o in r.degraded.obtained]}"
+    assert r.degraded.unfinished == ["east report", "west report", "central report", "overseas report",
+                                     "compare the regions"], \
+        (f"scenario `slow-tools`: a report item is done only by a call with its region (`when`); "
+         f"unfinished = {r.degraded.unfinished}")
+
+
+@pytest.mark.parametrize("name", list(STOPS))
+def test_next_steps_fit_the_stop_reason(degrade, name):
+    r = stopped(degrade, name)
+    got, reason = actions(r), r.result.stop_reason
+    assert got and all(a in ("narrow", "rephrase", "retry_later", "hand_over") for a in got), \
+        (f"scenario `{name}` ({reason.value}): next step actions must be narrow/rephrase/retry_later/hand_over, "
+         f"got {got}")
+    assert all(s.text.strip() for s in r.degraded.next_steps), f"scenario `{name}`: a next step without text"
+    assert "hand_over" in got, \
+        f"scenario `{name}` ({reason.value}): handing over to a person is always an option; got {got}"
+    first = {StopReason.TOKEN_BUDGET: "narrow", StopReason.COST_BUDGET: "narrow", StopReason.TIME_BUDGET: "narrow",
+             StopReason.REPEATED_CALL: "rephrase", StopReason.NO_PROGRESS: "rephrase",
+             StopReason.ALTERNATION: "hand_over"}[reason]
+    assert got[0] == first, \
+        f"scenario `{name}` ({reason.value}): the first next step should be {first!r}, got {got}"
+    if reason in (StopReason.TOKEN_BUDGET, StopReason.COST_BUDGET, StopReason.REPEATED_CALL,
+                  StopReason.NO_PROGRESS, StopReason.ALTERNATION):
+        assert "retry_later" not in got, \
+            f"scenario `{name}` ({reason.value}): retrying the same request later would stop the same way; got {got}"
+
+
+def test_answer_is_never_just_max_steps_reached(degrade):
+    for r in [run(degrade, "incident-40-step"), run(degrade, "repeat-exact"), stopped(degrade, "token-blowup")]:
+        answer = r.result.answer or ""
+        where = f"scenario `{r.name}` ({r.result.stop_reason.value})"
+        assert answer == r.degraded.answer, f"{where}: the loop hands the user degraded.answer; it was not set"
+        words = answer.lower().replace("_", " ").strip(" .!")
+        assert words not in ("max steps reached", "maximum steps reached", "max steps", "step limit reached", ""), \
+            f"{where}: the user would read only {answer!r}: say what was found, what is missing, and what to do next"
+        assert len(answer) > 80, f"{where}: the user would read only {answer!r}: that is not a useful result"
+        for o in r.degraded.obtained[:1]:
+            value = str(leaf(o.data))[:40]
+            assert value in answer, \
+                f"{where}: the answer does not show what was obtained (e.g. {value!r} from {o.tool}):\n{answer}"
+        for item in r.degraded.unfinished:
+            assert item in answer, f"{where}: the answer does not say that {item!r} is unfinished:\n{answer}"
+        for step in r.degraded.next_steps:
+            assert step.text in answer, f"{where}: the answer leaves out the next step {step.text!r}:\n{answer}"
+
+
+def test_answer_states_no_value_that_no_tool_returned(degrade):
+    for r in (stopped(degrade, "repeat-exact"), run(degrade, HALLUCINATING), run(degrade, FAILURES)):
+        sources = [r.episode.scenario.user, r.result.detail or ""] + [i.item for i in r.episode.scenario.checklist]
+        sources += [json.dumps([a, d], ensure_ascii=False) for _, a, d in facts(r.episode).values()]
+        sources += [m.content for m in r.result.messages if isinstance(m, ToolMessage)]  # errors may be quoted
+        invented = ungrounded(r.result.answer or "", sources)
+        assert not invented, (f"scenario `{r.name}`: the answer states {invented}, which no tool result, the request "
+                              f"or the stop detail contains: invented.\n{r.result.answer}")
+
+
+def test_a_stop_before_any_tool_result_is_honest(degrade):
+    r = run(degrade, "cost-blowup", "budget", max_steps=1)  # one request, one export, then the step limit
+    assert len(r.degraded.obtained) == 1 and r.degraded.obtained[0].arguments == {"month": "2026-10"}, \
+        (f"scenario `cost-blowup` with max_steps=1: one export ran; "
+         f"obtained = {[o.arguments for o in r.degraded.obtained]}")
+    scenario = find("happy-path")
+    tight = scenario.model_copy(update={"limits": scenario.limits.model_copy(update={"max_tokens": 50})})
+    r = run(degrade, tight, "budget")  # the very first request does not fit
+    assert r.result.model_calls == 0 and not r.degraded.obtained, \
+        f"scenario `happy-path` with 50 tokens: nothing ran, yet obtained = {r.degraded.obtained}"
+    assert r.degraded.unfinished == [i.item for i in scenario.checklist], \
+        f"scenario `happy-path` with 50 tokens: every checklist item is unfinished; got {r.degraded.unfinished}"
