@@ -1,0 +1,239 @@
+"""Lesson 2: exits and budgets. Stop for the right reason, before the step that would overshoot.
+
+A run can end in four kinds of way (`StopReason.kind` in reference/result.py):
+
+    kind         stop reasons                                  who decides
+    normal       completed                                     the model: an answer without tool calls
+    resource     max_steps, token_budget, cost_budget,         this module: a limit would be crossed
+                 time_budget
+    guard        repeated_call, alternation, same_result,      lesson 3's guard (lesson 5's circuit
+                 circuit_open                                  breaker): the model is going round in circles
+    no progress  no_progress                                   lesson 3: steps go by without new information
+
+(`error` is the fifth value of the enum: the run could not continue at all, e.g. the provider kept
+failing. It is not an exit a loop chooses.)
+
+`max_steps` is only one resource. One step can cost a few hundred tokens or tens of thousands, so
+a step limit alone lets a run burn the budget in a handful of steps (token-blowup, cost-blowup), or
+sit for minutes on slow tools (slow-tools). `RunBudget` watches four meters at once, steps, tokens,
+simulated seconds and dollars, and the first limit to trip stops the run. It checks *before* spending:
+
+- before each model request, with that request in mind: its input tokens are counted exactly as the
+  provider will count them (the kit's estimator over the request in its wire format, the same count
+  the scripted model bills), plus a reserve for the output; its seconds are the slowest earlier
+  request's. If what is spent plus what the request would spend crosses a limit, the request is
+  not sent;
+- before each tool run, with that tool's expected latency (the slowest of its earlier calls in this
+  run, from the ledger): a 20-second report is not started with 15 seconds left.
+
+Checking after the request instead lets the run overshoot by a whole step, and the last step is the
+most expensive one: the context only grows.
+
+Per-intent policy. A lookup and a troubleshooting session do not need the same limits. `policy_for
+(intent)` gives the tier of a task family (`IntentPolicy`), measured with reference/fleet.py: the
+P95 of the steps and spend of successful runs plus a margin. `RunBudget.for_episode(episode)`
+combines the scenario's `limits` (the deployment's or the user's) with the tier of its `intent`:
+for each limit the tighter of the two wins, and a limit set by neither side is not enforced.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+from .episode import Episode
+from .messages import Message, ToolCall
+from .model import Usage
+from .protocol import to_wire
+from .result import StopReason
+from .scenario import LimitsDef
+from .tokens import request_tokens
+
+Trip = tuple[StopReason, str]  # the same shape as reference.loops.guarded.Trip
+
+# the four kinds of exit (and `error`), each with its stop reasons, read from reference/result.py
+KINDS: dict[str, tuple[StopReason, ...]] = {
+    kind: tuple(r for r in StopReason if r.kind == kind) for kind in ("normal", "resource", "guard", "no_progress", "error")}
+
+
+# ---------------------------------------------------------------- per-intent tiers
+
+@dataclass(frozen=True)
+class IntentPolicy:
+    """The limits of one task family. None means the tier sets no such limit."""
+
+    max_steps: int
+    max_tokens: Optional[int] = None
+    max_seconds: Optional[float] = None
+    max_cost_usd: Optional[float] = None
+    note: str = ""
+
+
+# Measured, not guessed: each fitted tier is `run_fleet(FAMILIES[intent]).recommend().policy()` (reference/
+# fleet.py), the P95 of the successful runs of its task family plus a margin, rounded up; tests/test_fleet.py
+# checks that they still agree. `general` is the deployment-wide safety net for requests of no known family: loose on purpose,
+# so that it never cuts a task the kit ships, and still far below "50 steps and no budget".
+TIERS: dict[str, IntentPolicy] = {
+    "lookup": IntentPolicy(max_steps=5, max_tokens=2_000, max_seconds=6.1, max_cost_usd=0.0076,
+                           note="fitted on the fleet of fleet-lookup"),
+    "troubleshoot": IntentPolicy(max_steps=11, max_tokens=11_000, max_seconds=19, max_cost_usd=0.062,
+                                 note="fitted on the fleet of fleet-troubleshoot"),
+    "general": IntentPolicy(max_steps=12, max_tokens=100_000, max_seconds=300, max_cost_usd=0.50,
+                            note="safety net for requests of no known family (not fitted)"),
+}
+
+
+def policy_for(intent: str) -> IntentPolicy:
+    """The tier of an intent; an intent the kit has no tier for gets the `general` safety net."""
+    return TIERS.get(intent, TIERS["general"])
+
+
+# ---------------------------------------------------------------- the budget
+
+@dataclass(frozen=True)
+class Spend:
+    """What was spent, or what one request or tool run is expected to spend."""
+
+    steps: int = 0
+    tokens: int = 0
+    seconds: float = 0.0
+    cost_usd: float = 0.0
+
+
+def _tighter(a: Any, b: Any) -> Any:
+    return b if a is None else a if b is None else min(a, b)
+
+
+@dataclass
+class RunBudget:
+    """Steps, tokens, simulated seconds and dollars; the first limit that would be crossed stops the run.
+
+    Implements the `Budget` protocol of reference/loops/guarded.py. Spending is read from the episode's
+    ledger and clock (the harness keeps the books, so nothing can be counted twice or forgotten).
+    """
+
+    max_steps: Optional[int] = None
+    max_tokens: Optional[int] = None
+    max_seconds: Optional[float] = None
+    max_cost_usd: Optional[float] = None
+    output_reserve: int = 256  # tokens kept for the answer of the next request (a real request sends it
+    #                            as max_tokens/max_output_tokens, so the output can never be larger)
+    final_answer_share: float = 0.0  # share of the token, cost and time limits kept back for a last
+    #                                  tool-less answer (lesson 4); tool-calling steps may use the rest
+    sources: dict[str, str] = field(default_factory=dict)  # which side set each limit, for the detail
+
+    # -- construction -------------------------------------------------------------------------
+    @classmethod
+    def from_limits(cls, limits: LimitsDef, source: str = "scenario limits", **options: Any) -> "RunBudget":
+        budget = cls(limits.max_steps, limits.max_tokens, limits.max_seconds, limits.max_cost_usd, **options)
+        budget.sources = {k: source for k in ("max_steps", "max_tokens", "max_seconds", "max_cost_usd")
+                          if getattr(budget, k) is not None}
+        return budget
+
+    @classmethod
+    def from_policy(cls, policy: IntentPolicy, source: str = "intent tier", **options: Any) -> "RunBudget":
+        limits = LimitsDef(max_steps=policy.max_steps, max_tokens=policy.max_tokens,
+                           max_seconds=policy.max_seconds, max_cost_usd=policy.max_cost_usd)
+        return cls.from_limits(limits, source, **options)
+
+    @classmethod
+    def for_episode(cls, episode: Episode, **options: Any) -> "RunBudget":
+        """The scenario's limits and its intent's tier, combined: for each limit the tighter one wins."""
+        intent = episode.scenario.intent
+        tier = cls.from_policy(policy_for(intent), f"{intent} tier" if intent in TIERS else "general tier")
+        mine = cls.from_limits(episode.limits)
+        budget = cls(**options)
+        for name in ("max_steps", "max_tokens", "max_seconds", "max_cost_usd"):
+            a, b = getattr(mine, name), getattr(tier, name)
+            value = _tighter(a, b)
+            setattr(budget, name, value)
+            if value is not None:
+                budget.sources[name] = mine.sources[name] if value == a else tier.sources[name]
+        return budget
+
+    # -- what was spent, what the next step would spend ----------------------------------------
+    def spent(self, episode: Episode) -> Spend:
+        usage = episode.ledger.usage
+        return Spend(len(episode.ledger.steps), usage.total_tokens, episode.clock.elapsed, episode.ledger.cost_usd)
+
+    def next_request(self, episode: Episode, messages: Sequence[Message]) -> Spend:
+        """The next model request, estimated before it is sent: the same token count the provider bills."""
+        body = to_wire(messages, episode.tools.specs, episode.scenario.model.wire)
+        input_tokens = request_tokens(body)
+        earlier = episode.ledger.steps
+        output = max([self.output_reserve] + [s.output_tokens for s in earlier])
+        seconds = max([s.model_seconds for s in earlier], default=0.0)  # nothing to go by before the first
+        return Spend(1, input_tokens + output, seconds, episode.ledger.pricing.cost(Usage(input_tokens, output)))
+
+    def tool_seconds(self, episode: Episode, name: str) -> float:
+        """How long a tool is expected to take: its slowest earlier call in this run (0 if never called)."""
+        return max((t.seconds for s in episode.ledger.steps for t in s.tools if t.name == name), default=0.0)
+
+    def headroom(self, episode: Episode) -> dict[str, float]:
+        """What is left of each limit (for a last answer, for a progress display)."""
+        used = self.spent(episode)
+        left = {"steps": (self.max_steps, used.steps), "tokens": (self.max_tokens, used.tokens),
+                "seconds": (self.max_seconds, used.seconds), "cost_usd": (self.max_cost_usd, used.cost_usd)}
+        return {k: limit - spent for k, (limit, spent) in left.items() if limit is not None}
+
+    # -- the Budget protocol ---------------------------------------------------------------------
+    def before_request(self, episode: Episode, messages: Sequence[Message], step: int) -> Optional[Trip]:
+        """Would the next request cross a limit? Steps first, then tokens, cost and time (when two would
+        trip at once, the first of these is reported). `step` is the loop's own count; the ledger's is used,
+        so that a loop that miscounts cannot slip past the limit."""
+        used = self.spent(episode)
+        if self.max_steps is not None and used.steps >= self.max_steps:
+            return (StopReason.MAX_STEPS, f"step limit: {used.steps} model requests made, the limit is "
+                    f"{self.max_steps}{self._by('max_steps')}")
+        nxt = self.next_request(episode, messages)
+        checks = (
+            (StopReason.TOKEN_BUDGET, "token budget", "max_tokens", used.tokens, nxt.tokens, _int),
+            (StopReason.COST_BUDGET, "cost budget", "max_cost_usd", used.cost_usd, nxt.cost_usd, _usd),
+            (StopReason.TIME_BUDGET, "time budget", "max_seconds", used.seconds, nxt.seconds, _sec),
+        )
+        for reason, label, name, spent, more, fmt in checks:
+            trip = self._over(reason, label, name, spent, more, fmt, "the next request")
+            if trip:
+                return trip
+        return None
+
+    def before_tool(self, episode: Episode, call: ToolCall) -> Optional[Trip]:
+        """Would this tool run cross the time budget, if it takes as long as it took before?"""
+        more = self.tool_seconds(episode, call.name)
+        return self._over(StopReason.TIME_BUDGET, "time budget", "max_seconds", episode.clock.elapsed, more, _sec,
+                          call.name)
+
+    # -- helpers ---------------------------------------------------------------------------------------
+    def _over(self, reason: StopReason, label: str, name: str, spent: float, more: float, fmt: Any,
+              what: str) -> Optional[Trip]:
+        limit = getattr(self, name)
+        if limit is None:
+            return None
+        usable = limit * (1 - self.final_answer_share)
+        if spent + more <= usable:
+            return None
+        kept = f" (less {self.final_answer_share:.0%} kept for the final answer)" if self.final_answer_share else ""
+        return (reason, f"{label}: {fmt(spent)} used + ~{fmt(more)} for {what} > {fmt(limit)}{kept}{self._by(name)}")
+
+    def _by(self, name: str) -> str:
+        source = self.sources.get(name)
+        return f" ({source})" if source else ""
+
+    def describe(self) -> str:
+        parts = [f"max_steps {self.max_steps}" if self.max_steps is not None else None,
+                 f"max_tokens {_int(self.max_tokens)}" if self.max_tokens is not None else None,
+                 f"max_seconds {_sec(self.max_seconds)}" if self.max_seconds is not None else None,
+                 f"max_cost_usd {_usd(self.max_cost_usd)}" if self.max_cost_usd is not None else None]
+        return ", ".join(p for p in parts if p) or "no limits"
+
+
+def _int(n: float) -> str:
+    return f"{int(round(n)):,}"
+
+
+def _usd(x: float) -> str:
+    text = f"{x:,.4f}".rstrip("0")  # $0.25, $0.1554, $1.50
+    return "$" + (text + "00" if text.endswith(".") else text + "0" if len(text.split(".")[1]) == 1 else text)
+
+
+def _sec(s: float) -> str:
+    return f"{s:,.1f} s"

@@ -1,0 +1,232 @@
+"""Exercise 2: the budget. Run against solutions/ by default; `--target exercises` for yours.
+
+Every run here is the guarded loop with only your budget switched on
+(`guarded_loop(episode, max_steps, Parts(budget=your_budget))`), on the budget scenarios of the
+catalogue: token-blowup, cost-blowup, slow-tools and the 40-step incident.
+"""
+from __future__ import annotations
+
+import pytest
+
+from conftest import load_exercise
+from reference import Episode, StopReason, find, to_wire
+from reference.budget import policy_for
+from reference.grading import run_candidate
+from reference.loops.guarded import Parts, guarded_loop
+from reference.loops.react import react_loop
+from reference.tokens import request_tokens
+
+WIRES = ["openai-chat", "openai-responses", "anthropic"]
+MAX_RESERVE = 4096  # the most a sensible budget keeps for one answer (a typical max_tokens)
+
+
+@pytest.fixture
+def ex(target):
+    return load_exercise(target, "ex02_budget")
+
+
+def troubleshoot_tier(ex):
+    """The learner's Budget with the limits of reference/budget.py's troubleshoot tier."""
+    tier = policy_for("troubleshoot")
+    return lambda episode: ex.Budget(tier.max_steps, tier.max_tokens, tier.max_seconds, tier.max_cost_usd)
+
+
+def limits_of(scenario_name: str) -> dict:
+    """The limits each scenario runs under in these tests."""
+    if scenario_name == "incident-40-step":
+        tier = policy_for("troubleshoot")
+        return {"max_steps": tier.max_steps, "max_tokens": tier.max_tokens, "max_seconds": tier.max_seconds,
+                "max_cost_usd": tier.max_cost_usd}
+    return find(scenario_name).limits.model_dump(exclude_none=True)
+
+
+def run_with(ex, scenario: str, make=None, max_steps: int | None = None, wire: str | None = None):
+    """Run the scenario with the guarded loop and the learner's budget (by default from the scenario's limits)."""
+    if make is None and scenario == "incident-40-step":
+        make = troubleshoot_tier(ex)
+
+    def budgeted_loop(episode, max_steps):
+        budget = make(episode) if make else ex.Budget.from_limits(episode.limits)
+        return guarded_loop(episode, max_steps, Parts(budget=budget))
+
+    attempt = run_candidate(budgeted_loop, scenario, max_steps, wire=wire)
+    if attempt.error is not None:
+        pytest.fail(attempt.story(), pytrace=False)
+    return attempt.result
+
+
+def spent(result) -> str:
+    return (f"{result.model_calls} model calls, {result.usage.total_tokens:,} tokens, ${result.cost_usd:.4f}, "
+            f"{result.sim_seconds:.1f} simulated seconds")
+
+
+def names(detail: str | None, word: str, value: float) -> bool:
+    """Does the detail name the limit: its kind (a word) and its value (in any usual spelling)?"""
+    if not detail or word not in detail.lower():
+        return False
+    forms = {f"{value:g}", repr(value), f"{value:.4f}"}
+    if float(value).is_integer():
+        forms |= {f"{int(value):,}", str(int(value)), f"{int(value):_}", f"{int(value):,}".replace(",", " ")}
+    return any(f in detail for f in forms)
+
+
+def cumulative(result, meter: str) -> list[float]:
+    """The meter after each model request, tool time included for seconds."""
+    pricing = find(result.scenario).model.pricing
+    out, total = [], 0.0
+    for i, s in enumerate(result.steps):
+        if meter == "tokens":
+            total += s.input_tokens + s.output_tokens
+        elif meter == "cost_usd":
+            total += (s.input_tokens * pricing.input_per_mtok + s.output_tokens * pricing.output_per_mtok) / 1e6
+        out.append(total)
+    return out
+
+
+# ---------------------------------------------------------------- the right limit trips
+
+def test_token_blowup_stops_on_the_token_budget(ex):
+    result = run_with(ex, "token-blowup")
+    assert result.stop_reason is StopReason.TOKEN_BUDGET, (
+        f"scenario `token-blowup`: stop reason {result.stop_reason.value} after {spent(result)}; the limits were "
+        "max_steps 12 and max_tokens 60,000. Every request sends the growing logs again, so the tokens (input and "
+        "output) must trip the budget long before the step limit.")
+
+
+def test_cost_blowup_stops_on_the_cost_budget(ex):
+    result = run_with(ex, "cost-blowup")
+    assert result.stop_reason is StopReason.COST_BUDGET, (
+        f"scenario `cost-blowup`: stop reason {result.stop_reason.value} after {spent(result)}; the limits were "
+        "max_steps 10 and max_cost_usd 0.25. A premium model reading huge exports crosses the cost budget in a few "
+        "steps: the bill, not the step count, is the exit that matters here.")
+
+
+def test_slow_tools_stops_before_the_slow_tool_runs(ex):
+    result = run_with(ex, "slow-tools")
+    reports = [t for s in result.steps for t in s.tools]
+    assert result.stop_reason is StopReason.TIME_BUDGET, (
+        f"scenario `slow-tools`: stop reason {result.stop_reason.value} after {spent(result)}; the limit was "
+        f"max_seconds 60 and each regional report takes 20 s of tool time. The clock counts tool time as well as "
+        "model time; the budget must watch both.")
+    assert result.sim_seconds <= 60, (
+        f"scenario `slow-tools`: the run took {result.sim_seconds:.1f} simulated seconds, over max_seconds 60: report "
+        f"{len(reports)} was started at {reports[-1].started:.1f} s although each earlier report took "
+        f"{reports[0].seconds:.1f} s of tool time. Check before each tool run, with that tool's earlier runs in mind.")
+    assert len(reports) == 2, (
+        f"scenario `slow-tools`: {len(reports)} reports ran; with 20 s each and a 60 s budget, the third cannot fit "
+        "and must not be started")
+
+
+def test_incident_stops_on_a_budget_within_ten_model_calls(ex):
+    result = run_with(ex, "incident-40-step")
+    tier = limits_of("incident-40-step")
+    assert result.stop_reason in (StopReason.TOKEN_BUDGET, StopReason.COST_BUDGET), (
+        f"scenario `incident-40-step` under the troubleshoot tier {tier}: stop reason {result.stop_reason.value} "
+        f"after {spent(result)}. The deployment allowed 50 steps and no budget; the tier's token and cost budgets "
+        "should stop the run before its step limit.")
+    assert result.model_calls <= 10, (
+        f"scenario `incident-40-step` under the troubleshoot tier {tier}: {result.model_calls} model calls (at most "
+        "10 expected)")
+
+
+def test_step_limit_trips_as_max_steps_and_says_so(ex):
+    result = run_with(ex, "repeat-exact", make=lambda episode: ex.Budget(max_steps=3), max_steps=8)
+    assert (result.stop_reason, result.model_calls) == (StopReason.MAX_STEPS, 3), (
+        f"scenario `repeat-exact` with Budget(max_steps=3) and the loop's own fuse at 8: stop reason "
+        f"{result.stop_reason.value} after {result.model_calls} model calls; the budget's step limit should stop it "
+        "after 3")
+    assert names(result.detail, "step", 3), (
+        f"scenario `repeat-exact`: the detail {result.detail!r} should name the step limit and its value (3)")
+
+
+# ---------------------------------------------------------------- it never overshoots, and does not stop early
+
+@pytest.mark.parametrize("name", ["token-blowup", "cost-blowup", "incident-40-step"])
+def test_never_overshoots_when_the_next_request_would(ex, name):
+    result = run_with(ex, name)
+    limits = limits_of(name)
+    for meter, key, value in (("tokens", "max_tokens", result.usage.total_tokens),
+                              ("cost_usd", "max_cost_usd", result.cost_usd)):
+        limit = limits.get(key)
+        if limit is None or value <= limit:
+            continue
+        fmt = (lambda v: f"{v:,.0f}") if meter == "tokens" else (lambda v: f"${v:.4f}")  # noqa: E731
+        after = cumulative(result, meter)
+        k = next(i for i, v in enumerate(after) if v > limit)
+        before = after[k - 1] if k else 0
+        pytest.fail(
+            f"scenario `{name}`: {meter} {fmt(value)} > {key} {fmt(limit)}: an overshoot. Request {k + 1} was sent "
+            f"with {fmt(before)} already used and added {fmt(after[k] - before)} on its own; its estimate, made before "
+            "it was sent, would have shown that it crossed the limit. Check before the request, with that request in "
+            "mind, not after it.", pytrace=False)
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_does_not_stop_while_the_next_request_still_fits(ex, wire):
+    result = run_with(ex, "token-blowup", wire=wire)
+    if result.stop_reason is not StopReason.TOKEN_BUDGET:
+        pytest.fail(f"scenario `token-blowup` ({wire}): stop reason {result.stop_reason.value}, expected token_budget",
+                    pytrace=False)
+    episode = Episode.from_scenario(find("token-blowup"))
+    next_input = request_tokens(to_wire(result.messages, episode.tools.specs, wire))
+    used = result.usage.total_tokens
+    assert used + next_input + MAX_RESERVE > 60_000, (
+        f"scenario `token-blowup` ({wire}): stopped early, with {used:,} tokens used when the next request needed "
+        f"{next_input:,} input tokens (+ at most {MAX_RESERVE:,} for its answer) and the budget was 60,000: a budget "
+        "that stops while the next step still fits cuts good runs short")
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_next_request_estimate_covers_what_the_provider_bills(ex, wire):
+    scenario = find("token-blowup")
+    scenario = scenario.model_copy(update={"model": scenario.model.model_copy(update={"wire": wire})})
+    episode = Episode.from_scenario(scenario)
+    budget = ex.Budget(max_tokens=60_000)
+    messages = episode.initial_messages()
+    for k in range(1, 6):
+        estimate = budget.next_request(episode, messages)
+        turn = episode.model.complete(messages, episode.tools.specs)
+        billed = turn.usage
+        assert billed.total_tokens <= estimate.tokens <= billed.total_tokens + MAX_RESERVE, (
+            f"scenario `token-blowup` ({wire}): the estimate for request {k} was {estimate.tokens:,} tokens; the "
+            f"provider billed {billed.total_tokens:,} ({billed.input_tokens:,} input, {billed.output_tokens} output). "
+            "Count the whole request as it is sent (every message and the tool schemas, in its wire format), plus a "
+            "reserve for the answer.")
+        assert estimate.cost_usd >= episode.ledger.pricing.cost(billed) - 1e-12, (
+            f"scenario `token-blowup` ({wire}): the cost estimate for request {k} was ${estimate.cost_usd:.6f}; the "
+            f"provider billed ${episode.ledger.pricing.cost(billed):.6f}")
+        messages.append(turn.message)
+        messages.extend(episode.tools.execute(call) for call in turn.tool_calls)
+
+
+# ---------------------------------------------------------------- it says which limit tripped
+
+@pytest.mark.parametrize("name", ["token-blowup", "cost-blowup", "slow-tools", "incident-40-step"])
+def test_detail_names_the_limit_that_tripped(ex, name):
+    result = run_with(ex, name)
+    limits = limits_of(name)
+    which = {StopReason.TOKEN_BUDGET: ("token", "max_tokens"), StopReason.COST_BUDGET: ("cost", "max_cost_usd"),
+             StopReason.TIME_BUDGET: ("time", "max_seconds"), StopReason.MAX_STEPS: ("step", "max_steps")}
+    if result.stop_reason not in which or limits.get(which[result.stop_reason][1]) is None:
+        pytest.fail(f"scenario `{name}`: stop reason {result.stop_reason.value} after {spent(result)}, not one of its "
+                    f"limits ({limits})", pytrace=False)
+    word, key = which[result.stop_reason]
+    assert names(result.detail, word, limits[key]), (
+        f"scenario `{name}`: stopped on {result.stop_reason.value} with detail {result.detail!r}; the detail should "
+        f"name the limit ('{word}') and its value ({limits[key]:,}), so that whoever reads the trace knows which gate "
+        "closed")
+
+
+# ---------------------------------------------------------------- the happy path is unaffected
+
+def test_happy_path_is_unaffected(ex):
+    plain = react_loop(Episode.from_scenario(find("happy-path")), max_steps=8)
+    generous = lambda episode: ex.Budget(max_steps=8, max_tokens=60_000, max_seconds=60, max_cost_usd=0.25)  # noqa: E731
+    for label, make in (("the scenario's limits", None), ("generous budgets", generous)):
+        result = run_with(ex, "happy-path", make=make)
+        assert result.stop_reason is StopReason.COMPLETED, (
+            f"scenario `happy-path` with {label}: stop reason {result.stop_reason.value} ({result.detail}) after "
+            f"{spent(result)}; a two-call task far inside every limit must complete")
+        assert (result.answer, result.model_calls, result.usage) == (plain.answer, plain.model_calls, plain.usage), (
+            f"scenario `happy-path` with {label}: the budget changed the run ({spent(result)}; without a budget: "
+            f"{spent(plain)})")
