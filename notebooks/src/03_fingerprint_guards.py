@@ -1,0 +1,409 @@
+# Lesson 3 source. Edit this file, then rebuild and re-run the notebook:
+#     python notebooks/build.py 03
+# Cells: `# %%` starts code, `# %% [markdown]` starts markdown (comment lines). Every figure quoted
+# in prose is computed by a cell (Markdown built from f-strings): never type a measured number.
+
+# %% [markdown]
+# # Lesson 3: fingerprint guards that intervene before they interrupt
+#
+# A model that loops rarely repeats itself byte for byte. It reorders the keys, pads a code with a
+# space, writes it in lower case, says "tomorrow" instead of the date, or switches from PEK to PKX.
+# It goes back and forth between two tools, rephrases a search that keeps returning the same page,
+# or keeps getting empty results. And a model that is *told* it is going round in circles often
+# stops and answers; killing the run at the first sign of a loop throws that answer away.
+#
+# This lesson:
+#
+# 1. **breaks** the lesson-1 loop, and a guard that counts raw identical calls, on repeats in disguise;
+# 2. **observes** the trace: what changed between the calls, and what did not;
+# 3. **fixes** it: normalised fingerprints (with a real airport canonicaliser), result fingerprints,
+#    detectors for repeats, A-B-A-B, the same result and no progress, and a guard that intervenes first
+#    and interrupts only if the model persists;
+# 4. **tests** it on the scenario catalogue, against the naive loop, with the numbers measured here.
+#
+# Offline and deterministic: a scripted model, fake tools, a simulated clock.
+
+# %% [markdown]
+# ## Setup
+
+# %%
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path.cwd().resolve().parent  # the repository: notebooks/ is the working directory
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from IPython.display import Markdown, display
+
+from reference import AssistantMessage, Episode, StopReason, ToolMessage, find
+from reference.guards import THRESHOLDS, LoopGuard, fingerprint, result_fingerprint, show
+from reference.guards import airports, detectors
+from reference.guards.fingerprint import leaf_values
+from reference.loops.guarded import RUN, Parts, guarded_loop
+from reference.loops.react import react_loop
+from reference.runner import completed, evaluate
+
+
+def table(rows: list[dict], columns: list[str]) -> None:
+    """Print rows as an aligned text table."""
+    cells = [columns] + [[_cell(r.get(c)) for c in columns] for r in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
+    for n, line in enumerate(cells):
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))))
+        if n == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+def _cell(value) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return "" if value is None else str(value)
+
+
+def naive(name: str):
+    """The lesson-1 loop on a scenario, with the scenario's step limit."""
+    episode = Episode.from_scenario(find(name))
+    return react_loop(episode, max_steps=episode.limits.max_steps)
+
+
+def guarded(name: str, make_guard=LoopGuard.for_episode):
+    """The guarded loop with a guard and nothing else (no budget, no degraded answer yet)."""
+    episode = Episode.from_scenario(find(name))
+    guard = make_guard(episode)
+    result = guarded_loop(episode, episode.limits.max_steps, Parts(guard=guard))
+    return result, guard
+
+# %% [markdown]
+# ## 1. Break it: repeats in disguise
+#
+# Two scenarios from the catalogue. In `repeat-noisy` the model searches flights from PEK to SHA
+# for tomorrow, then searches again, and again, never with the same bytes: the keys move, a code is
+# padded or lower-cased, the date is "tomorrow" or 2026-12-01 (the run's clock says today is
+# 2026-11-30). In `airport-drift` it asks for Beijing to Shanghai as PEK, then PKX, then BJS, then
+# PVG for Shanghai. Both models answer the moment they are told they are repeating themselves; the
+# lesson-1 loop never tells them.
+
+# %%
+BREAK = ["repeat-noisy", "airport-drift"]
+for name in BREAK:
+    r = naive(name)
+    print(f"{name:<14} stop={r.stop_reason.value:<10} model calls={r.model_calls}  tool calls={r.tool_calls}  "
+          f"tokens={r.usage.total_tokens}")
+
+# %% [markdown]
+# The step limit is the only exit, so the user gets no answer at all. The obvious fix is the one most
+# people reach for first: count identical calls, and stop when one comes back. Here it is, as a
+# guard for the guarded loop (reference/loops/guarded.py), with the simplest key there is: the tool
+# name, the raw argument text and the raw result. CrewAI's own check is of this kind: it compares a
+# call's tool name and arguments, exactly, with the previous call's.
+
+# %%
+class RawKeyGuard:
+    """Stops the run when the same raw (tool, arguments, result) key has been seen `limit` times."""
+
+    def __init__(self, limit: int = 2):
+        self.limit, self.counts, self.pending = limit, {}, None
+
+    def before_call(self, episode, call, messages):
+        return RUN
+
+    def after_result(self, episode, call, result):
+        key = (call.name, call.arguments, result.content)
+        self.counts[key] = self.counts.get(key, 0) + 1
+        if self.counts[key] >= self.limit:
+            self.pending = (StopReason.REPEATED_CALL, f"{call.name} called {self.counts[key]} times")
+        return result
+
+    def after_step(self, episode, messages):
+        return self.pending
+
+
+raw_runs = {}
+for name in ["repeat-exact-cooperative", *BREAK]:
+    raw_runs[name], _ = guarded(name, lambda episode: RawKeyGuard())
+    r = raw_runs[name]
+    print(f"{name:<26} stop={r.stop_reason.value:<14} model calls={r.model_calls}  answered={completed(find(name), r)}")
+
+# %%
+exact, noisy, drift = raw_runs.values()
+display(Markdown(f"""
+It catches the exact repeat after {exact.model_calls} model calls, and kills a run that one sentence would
+have saved: the model in `repeat-exact-cooperative` answers as soon as it is told. The disguised repeats it
+sees only when the model happens to send the very same bytes again (here after {noisy.model_calls} and
+{drift.model_calls} calls, when the model's cycle of disguises comes round), and then it kills those runs
+too. None of the three users gets an answer.
+"""))
+
+# %% [markdown]
+# ## 2. Observe: what changed between the calls, and what did not
+#
+# The trace of the naive run of `repeat-noisy`: the argument text the model sent, `json.dumps` of
+# the parsed arguments (sorted keys, the usual "normalisation"), and a fingerprint of the result.
+
+# %%
+r = naive("repeat-noisy")
+calls = [c for m in r.messages if isinstance(m, AssistantMessage) for c in m.tool_calls]
+results = {m.call_id: m for m in r.messages if isinstance(m, ToolMessage)}
+for step, call in enumerate(calls[:4], start=1):
+    args = json.loads(call.arguments)
+    print(f"step {step}: raw {call.arguments}")
+    print(f"        json.dumps(sort_keys) {json.dumps(args, sort_keys=True)}")
+    print(f"        result {result_fingerprint(results[call.id].content)}")
+
+# %%
+raw = {c.arguments for c in calls}
+dumped = {json.dumps(json.loads(c.arguments), sort_keys=True) for c in calls}
+same = {result_fingerprint(results[c.id].content) for c in calls}
+display(Markdown(f"""
+Over the {len(calls)} calls there are **{len(raw)}** different argument texts and still
+**{len(dumped)}** different `json.dumps(..., sort_keys=True)` strings (sorting the keys fixes only the
+key order), but **{len(same)}** result: the tool saw one question the whole time. Two signals are in
+this trace: the actions are the same once normalised, and the results are the same whatever the
+arguments.
+"""))
+
+# %% [markdown]
+# ## 3. Fix it, part 1: a normalised action fingerprint
+#
+# The fingerprint is the tool name plus the **canonical arguments**: keys sorted, strings NFKC-
+# normalised (full-width "ＰＥＫ" is "PEK"), trimmed and with their inner whitespace collapsed, and
+# then, property by property, what the tool's JSON schema says about the value:
+#
+# | the property says                                 | the fingerprint                                     |
+# |---------------------------------------------------|-----------------------------------------------------|
+# | `"format": "iata"`                                | the code's IATA metropolitan area (PEK, PKX -> BJS) |
+# | description contains "case-insensitive"           | case-folded (nothing else is)                       |
+# | `"format": "date"`, or description has YYYY-MM-DD | today / tomorrow / yesterday resolved on the run's clock |
+# | `"type": "integer"` or `"number"`                 | "2", 2.0 and 2 are one number                       |
+# | `"default": ...`                                  | an absent argument counts as its default            |
+#
+# Case-folding only where the schema allows it matters: an order id `A1234` and `a1234` may be two
+# different orders, and a guard that merges them blocks a legitimate call. The schema of
+# `repeat-noisy`'s tool:
+
+# %%
+tool = find("repeat-noisy").tools[0]
+print(json.dumps(tool.parameters["properties"], indent=1))
+today = Episode.from_scenario(find("repeat-noisy")).clock.today()
+print("the run's clock: today is", today)
+for call in calls[:4]:
+    print(f"{call.arguments:<72} -> {show(fingerprint(tool.name, json.loads(call.arguments), tool.parameters, today))}")
+
+# %% [markdown]
+# ### The airport canonicaliser, from real data
+#
+# IATA groups the airports of a city into a metropolitan area with its own code: BJS is all of
+# Beijing (Capital, PEK, and Daxing, PKX); SHA is Shanghai, and is also the code of Hongqiao airport
+# (Pudong is PVG). The `airportsdata` package ships both tables, so the canonicaliser looks codes up
+# instead of keeping a hand-written list:
+
+# %%
+t = airports.tables()
+print(f"airportsdata: {len(t.airports)} airports with an IATA code, {len(t.macs)} metropolitan areas")
+for code in ["PEK", "PKX", "BJS", "SHA", "PVG", "pvg ", "CAN", "BJX"]:
+    metro = airports.metro(code)
+    print(f"{code!r:>7} {airports.airport_name(code):<42} -> {metro}  {airports.describe(metro)}")
+
+# %% [markdown]
+# The last line is why a canonicaliser must never guess. BJX is a real code, but for Del Bajio
+# airport (Silao, near Leon, Mexico); a widely shared write-up of an agent stuck on airport codes
+# lists it among Beijing's airports. A code that exists but does not fit the user's request, a code
+# that does not exist, or a city name where a code belongs are all turned into errors the model can
+# act on, with what to use instead:
+
+# %%
+request = find("airport-unknown-code").user
+print("request:", request)
+print(airports.request_problem("BJX", request, other_codes=["SHA"])[0])
+for value in ["Beijing", "QQQ", "Portland"]:
+    try:
+        airports.metro(value)
+    except airports.AirportCodeError as error:
+        print(error.message)
+
+# %% [markdown]
+# ## 4. Fix it, part 2: result fingerprints, and what counts as progress
+#
+# The same normalisation applies to a tool's result: its fingerprint is a short hash of the canonical
+# data, so two results that say the same thing match whatever their key order or spacing. Its
+# **values** (every leaf: ids, names, numbers, statuses) tell whether a step brought anything new. An
+# empty result brings nothing: `{"results": []}` has no values at all.
+
+# %%
+for content in ['{"ok": true, "data": {"results": []}}',
+                '{"ok": true, "data": {"job_id": "exp-42", "status": "running", "progress": 0.4}}',
+                '{"data": {"progress": 0.4, "status": "running", "job_id": "exp-42"}, "ok": true}']:
+    data = json.loads(content)["data"]
+    print(f"{result_fingerprint(content)}  values={sorted(leaf_values(data))}")
+
+# %% [markdown]
+# ## 5. Fix it, part 3: the detectors
+#
+# Five small functions in `reference/guards/detectors.py`, fed fingerprints and per-step counts of new
+# values:
+#
+# - **repeated call**: the same action again, anywhere in the run, not only right after itself;
+# - **alternation**: A-B-A-B, two actions taking turns (two services each waiting for the other);
+# - **same result**: different calls of one tool returning the same non-empty result;
+# - **no progress**: N steps in a row whose successful results brought no new value (empty results
+#   count as nothing new; a step in which every call failed counts neither way: errors are lesson 5's);
+# - **echo**: the model's own text barely changing between steps (supporting evidence only).
+#
+# Legitimate repetition passes without special cases: paging asks for a new page (a new fingerprint),
+# polling a tool marked `volatile: true` repeats the action but gets a new result each time (progress).
+
+# %%
+print("repeat anywhere:     ", detectors.repeated_call(["A", "B"], "A"))
+print("consecutive only:    ", "A" == ["A", "B"][-1], "(what a last-call check sees)")
+print("alternation A-B-A-B: ", detectors.alternation(["A", "B", "A"], "B"))
+print("same result:         ", detectors.same_result({"r1": ["q1", "q2"]}, "r1", threshold=2))
+print("no progress (new values per step 3, 0, 0):", detectors.no_progress([3, 0, 0], steps=2), "steps")
+print("echo:                ", detectors.echo(["Let me double-check the status.", "Let me double-check the status."]))
+
+# %% [markdown]
+# ## 6. Fix it, part 4: intervene first, then interrupt
+#
+# `LoopGuard` (reference/guards/guard.py) plugs into the guarded loop's three guard hooks:
+#
+# - `before_call`: a repeat or an alternation is not executed. The call is answered by a feedback
+#   message as its tool result, so the history stays protocol-valid (every call id gets its answer);
+# - `after_result`: the same result again, or a step with nothing new, can only be seen after the call
+#   ran; the result is wrapped in the feedback (the data stays inside it, under `result`);
+# - `after_step`: if the model went on after its warning, the run stops with the pattern's stop reason.
+#
+# Here is the message the model receives on its second search in `repeat-noisy`:
+
+# %%
+r, guard = guarded("repeat-noisy")
+message = next(m for m in r.messages if isinstance(m, ToolMessage) and '"loop_detected"' in m.content)
+print(json.dumps(json.loads(message.content), indent=1, ensure_ascii=False))
+
+# %% [markdown]
+# Evidence (what repeated, how many times, and in which disguises), options (answer with what you
+# have, another tool, an argument that really changes the question) and an instruction, with the
+# consequence. The scripted model is cooperative: it answers on the next turn. A stubborn model in
+# the same situation (`repeat-noisy-stubborn`) gets the same message, ignores it, and is stopped on
+# the next detection, with the search already done:
+
+# %%
+for name in ["repeat-noisy", "repeat-noisy-stubborn", "airport-unknown-code", "airport-unknown-code-stubborn"]:
+    r, guard = guarded(name)
+    print(f"{name:<30} stop={r.stop_reason.value:<14} model calls={r.model_calls}")
+    for event in guard.events:
+        print(f"    step {event['step']}: {event['pattern']:<16} {event['did']}")
+
+# %% [markdown]
+# ### Thresholds per intent
+#
+# How much repetition is normal depends on the task. A lookup has one right call, so a second
+# identical one is already waste; troubleshooting re-checks a metric after something changed, so one
+# identical re-run is allowed there, and it waits a step longer before calling it no progress. The
+# alternation detector does not wait for the repeat count, which is what makes it worth having
+# (`alternation-cooperative` is a troubleshooting session):
+
+# %%
+for intent, th in THRESHOLDS.items():
+    print(f"{intent:<13} allowed runs={th.allowed_runs}  same result after={th.same_result_actions} calls  "
+          f"no progress after={th.no_progress_steps} steps  warnings before stopping={th.interventions}")
+r, guard = guarded("alternation-cooperative")
+print(f"\nalternation-cooperative: {r.stop_reason.value} in {r.model_calls} calls; events: "
+      + "; ".join(f"step {e['step']} {e['pattern']}" for e in guard.events))
+
+# %% [markdown]
+# ## 7. Test: naive loop against the guard, on the lesson's scenarios
+#
+# Every scenario below runs twice: the lesson-1 loop, and the guarded loop with the loop guard and
+# nothing else (no budget, no degraded answer: those are lessons 2 and 4). "meets expect" checks the
+# scenario's `expect` block (stop reason, bounds, answer); the completable ones must also finish within
+# 1.25 times the oracle's model calls.
+
+# %%
+LESSON = ["repeat-exact", "repeat-exact-cooperative", "repeat-noisy", "repeat-noisy-stubborn", "airport-drift",
+          "airport-drift-stubborn", "airport-unknown-code", "airport-unknown-code-stubborn", "alternation",
+          "alternation-cooperative", "same-result", "same-result-stubborn", "empty-rephrase",
+          "empty-rephrase-cooperative", "metric-trend", "polling-stuck", "paging-legit", "polling-legit",
+          "new-arguments-legit", "happy-path"]
+
+
+def measure(name: str) -> dict:
+    scenario = find(name)
+    before = naive(name)
+    after, _ = guarded(name)
+    oracle = scenario.expect.oracle_model_calls
+    return {"scenario": name, "completable": scenario.expect.completable, "oracle": oracle,
+            "naive calls": before.model_calls, "naive stop": before.stop_reason.value,
+            "naive ok": all(c.ok for c in evaluate(scenario, before)),
+            "guard calls": after.model_calls, "guard stop": after.stop_reason.value,
+            "guard ok": all(c.ok for c in evaluate(scenario, after))
+            and (not oracle or after.model_calls <= 1.25 * oracle),
+            "naive tokens": before.usage.total_tokens, "guard tokens": after.usage.total_tokens,
+            "naive done": completed(scenario, before), "guard done": completed(scenario, after)}
+
+
+rows = [measure(name) for name in LESSON]
+table(rows, ["scenario", "oracle", "naive calls", "naive stop", "naive ok", "guard calls", "guard stop", "guard ok"])
+
+# %%
+total = {k: sum(r[k] for r in rows) for k in ("naive calls", "guard calls", "naive tokens", "guard tokens",
+                                              "naive ok", "guard ok", "naive done", "guard done", "completable")}
+legit = [r for r in rows if r["scenario"] in ("paging-legit", "polling-legit", "new-arguments-legit", "happy-path")]
+display(Markdown(f"""
+On these {len(rows)} scenarios the guard meets **{total['guard ok']} of {len(rows)}** `expect` blocks, the
+naive loop {total['naive ok']}. It completes **{total['guard done']} of {total['completable']}** completable
+scenarios (the naive loop {total['naive done']}), with **{total['guard calls']} model calls** in total against
+{total['naive calls']} ({total['guard tokens']:,} tokens against {total['naive tokens']:,}). On the four
+legitimate-repetition scenarios both loops make the same calls
+({sum(r['guard calls'] for r in legit)} and {sum(r['naive calls'] for r in legit)}): the guard costs nothing
+when there is no loop.
+"""))
+
+# %% [markdown]
+# The stubborn runs end without an answer: the guard stops them for the right reason, early, but the
+# user still gets nothing. Lesson 4 turns such a stop into a degraded result (what was found, what is
+# missing, what to do next).
+#
+# ## 8. Test it yourself
+#
+# Exercise 3 (`exercises/ex03_fingerprint_guard.py`) asks for the fingerprint, the detectors and the
+# intervene-then-interrupt guard in one file; `loopkit check ex03` runs its tests, `loopkit hint ex03`
+# gives hints. The wrong answers the tests are built to catch: a fingerprint that is `json.dumps` of
+# the raw arguments, a guard that stops at the first detection, one that flags paging or polling, a
+# repeat check that looks only at the previous call (A-B-A-B walks past it), a guard that counts an
+# empty result as progress, and one that case-folds every string.
+#
+# ## 9. The interview
+#
+# **Questions this lesson prepares for:**
+#
+# 1. *How do you detect a loop, beyond counting identical calls?*
+#    A strong answer lists several signals: normalised action fingerprints (the same call in disguise);
+#    result fingerprints (different arguments, the same answer); A-B-A-B alternation (two tools waiting
+#    on each other, which a last-call check never sees); no progress (N steps without a new entity or
+#    value, empty results counting as nothing); and, as supporting evidence, the model's own text
+#    repeating. It also names what must *not* be flagged (paging, polling a job whose status changes,
+#    the same tool with genuinely new arguments) and sets thresholds per intent, not one global N.
+# 2. *Why normalise the fingerprint? Isn't hashing the arguments enough?*
+#    A strong answer: the model's output is sampled text, so the same intent comes back with keys
+#    reordered, spaces, another case, "tomorrow" for a date, another code for the same airport; a raw
+#    hash sees a new call every time. Normalise by the tool's schema: sort keys, NFKC, collapse
+#    whitespace, compare numbers as numbers, resolve relative dates on the run's clock, case-fold only
+#    where the schema says the value is case-insensitive, and canonicalise domain values from real
+#    data (IATA metropolitan areas), turning unknown or mismatched values into actionable errors rather
+#    than silent guesses (BJX is in Mexico, not Beijing).
+# 3. *Why intervene before interrupting?*
+#    A strong answer: often the model loops because it cannot see that it is done or that a path is
+#    dead; one structured message as the tool result (evidence, options, instruction) lets it change
+#    course, and killing it outright always fails the user. The intervention keeps the protocol valid
+#    (the blocked call still gets an answer by its id). But it is bounded: if the model persists, stop
+#    with the pattern's stop reason, and hand over what was obtained (lesson 4).
+#
+# **Weak answers the interviewer hears:** "count calls and stop at N" (no normalisation, kills
+# cooperative models, flags paging); "the model will notice it is repeating"; comparing each call only
+# with the previous one; hashing `json.dumps(arguments)`; lower-casing everything; "map the code to the
+# nearest airport" (a silent guess).

@@ -1,0 +1,252 @@
+"""Exercise 3: a loop guard that intervenes before it interrupts (solution).
+
+See exercises/ex03_fingerprint_guard.py for the task. The kit's full version, with more evidence
+in its messages, is reference/guards/.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import unicodedata
+from typing import Any, Optional, Sequence
+
+from reference import AssistantMessage, Episode, Message, StopReason, ToolCall, ToolMessage, UserMessage  # noqa: F401
+from reference.guards.airports import AirportCodeError, metro  # noqa: F401  (IATA code -> metro area, raises)
+from reference.guards.fingerprint import airport_problems
+from reference.loops.guarded import RUN, Verdict  # noqa: F401
+
+RELATIVE_DAYS = {"today": 0, "tomorrow": 1, "yesterday": -1}
+
+# Thresholds per intent (the scenario's `intent`); an unknown intent gets "general".
+THRESHOLDS = {
+    "general": {"allowed_runs": 1, "same_result_actions": 2, "no_progress_steps": 2, "interventions": 1},
+    "lookup": {"allowed_runs": 1, "same_result_actions": 2, "no_progress_steps": 2, "interventions": 1},
+    "troubleshoot": {"allowed_runs": 2, "same_result_actions": 2, "no_progress_steps": 3, "interventions": 1},
+}
+
+STOP_REASONS = {"repeated_call": StopReason.REPEATED_CALL, "alternation": StopReason.ALTERNATION,
+                "same_result": StopReason.SAME_RESULT, "no_progress": StopReason.NO_PROGRESS}
+
+
+# ---------------------------------------------------------------- given: helpers you can use
+
+def feedback(call: ToolCall, pattern: str, evidence: str, options: list[str], instruction: str,
+             result: Any = None, not_run: bool = True) -> ToolMessage:
+    """The intervention: answers `call` with evidence, options and an instruction (error_type loop_detected)."""
+    body = {"ok": False, "error_type": "loop_detected", "pattern": pattern, "evidence": evidence,
+            "options": options, "instruction": instruction, "retryable": False, "not_run": not_run}
+    if result is not None:
+        body["result"] = result
+    return ToolMessage(call.id, json.dumps(body, ensure_ascii=False), is_error=True)
+
+
+def airport_error(call: ToolCall, arguments: dict, schema: Optional[dict],
+                  messages: Sequence[Message]) -> Optional[ToolMessage]:
+    """An actionable invalid_argument error when an airport code is unknown or not where the user asked."""
+    request = "\n".join(m.text for m in messages if isinstance(m, UserMessage))
+    problems = airport_problems(arguments, schema, request)
+    if not problems:
+        return None
+    body = {"ok": False, "error_type": "invalid_argument", "retryable": False, "argument": problems[0].argument,
+            "message": " ".join(p.message for p in problems), "instruction": "Correct the code and call again."}
+    return ToolMessage(call.id, json.dumps(body, ensure_ascii=False), is_error=True)
+
+
+def parse_result(content: str) -> tuple[bool, Any]:
+    """(ok, data) of a tool result in the kit's format; plain text counts as ok data."""
+    try:
+        body = json.loads(content)
+    except ValueError:
+        return True, content
+    if isinstance(body, dict) and "ok" in body:
+        return (True, body.get("data")) if body["ok"] else (False, body)
+    return True, body
+
+
+def leaf_values(payload: Any) -> set[str]:
+    """Every entity or value in a result ({"results": []} has none)."""
+    if isinstance(payload, dict):
+        return set().union(set(), *(leaf_values(v) for v in payload.values()))
+    if isinstance(payload, list):
+        return set().union(set(), *(leaf_values(v) for v in payload))
+    return set() if payload in (None, "") else {json.dumps(payload, ensure_ascii=False)}
+
+
+# ---------------------------------------------------------------- step 1: canonical values
+
+def canonical(value: Any, schema: Optional[dict], today: Optional[dt.date]) -> Any:
+    """The value as the tool understands it, by its JSON schema (None: generic rules only)."""
+    schema = schema or {}
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        out = {key: canonical(v, props.get(key), today) for key, v in value.items()}
+        for key, sub in props.items():  # an absent argument is its default
+            if key not in out and isinstance(sub, dict) and "default" in sub:
+                out[key] = canonical(sub["default"], sub, today)
+        return out
+    if isinstance(value, list):
+        return [canonical(v, schema.get("items"), today) for v in value]
+    numeric = schema.get("type") in ("integer", "number")
+    if isinstance(value, str) and numeric:
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)  # 2, 2.0 and "2" are one page
+    if not isinstance(value, str):
+        return value
+    text = " ".join(unicodedata.normalize("NFKC", value).split())
+    description = str(schema.get("description", "")).lower()
+    if schema.get("format") == "iata":
+        try:
+            return metro(text)  # PEK, PKX, BJS -> BJS
+        except AirportCodeError:
+            return text.upper()  # never a guess: the airport check reports it
+    if (schema.get("format") == "date" or "yyyy-mm-dd" in description) and today and text.lower() in RELATIVE_DAYS:
+        return (today + dt.timedelta(days=RELATIVE_DAYS[text.lower()])).isoformat()
+    if "case-insensitive" in description and "not case-insensitive" not in description:
+        return text.casefold()
+    return text
+
+
+# ---------------------------------------------------------------- step 2: fingerprints
+
+def fingerprint(tool: str, arguments: dict, schema: Optional[dict], today: Optional[dt.date]) -> str:
+    """'search_flights {"date":"2026-12-01","destination":"SHA","origin":"BJS"}' for PEK/SHA/tomorrow."""
+    body = json.dumps(canonical(arguments, schema, today), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return f"{tool} {body}"
+
+
+def result_fingerprint(content: str) -> str:
+    """A short hash of the canonical result: equal when two results say the same thing."""
+    ok, payload = parse_result(content)
+    body = json.dumps([ok, canonical(payload, None, None)], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha1(body.encode("utf-8")).hexdigest()[:12]
+
+
+# ---------------------------------------------------------------- step 3: detectors
+
+def repeated(history: Sequence[str], action: str, allowed_runs: int = 1) -> Optional[int]:
+    """How often `action` was already attempted anywhere in the run, when that reaches `allowed_runs`."""
+    earlier = sum(1 for past in history if past == action)
+    return earlier if earlier >= allowed_runs else None
+
+
+def alternation(history: Sequence[str], action: str) -> Optional[tuple[str, str]]:
+    """(A, B) when the last four actions, this one included, go A-B-A-B."""
+    window = [*history[-3:], action]
+    if len(window) == 4 and window[0] != window[1] and window == [window[0], window[1]] * 2:
+        return window[0], window[1]
+    return None
+
+
+# ---------------------------------------------------------------- step 4: the guard
+
+class LoopGuard:
+    def __init__(self, episode: Episode, allowed_runs: int = 1, same_result_actions: int = 2,
+                 no_progress_steps: int = 2, interventions: int = 1):
+        self.schemas = {t.name: t.parameters for t in episode.scenario.tools}
+        self.volatile = {t.name for t in episode.scenario.tools if t.volatile}
+        self.tool_names = [t.name for t in episode.scenario.tools]
+        self.allowed_runs, self.same_result_actions = allowed_runs, same_result_actions
+        self.no_progress_steps, self.interventions = no_progress_steps, interventions
+        self.history: list[str] = []  # every action attempted, in order
+        self.actions: dict[str, str] = {}  # call id -> action
+        self.by_result: dict[tuple[str, str], list[str]] = {}  # (tool, result) -> actions that returned it
+        self.seen: set[str] = set()  # every value any successful result has shown
+        self.quiet_steps = 0  # steps in a row whose successful results brought nothing new
+        self.strikes = 0
+        self.pending: Optional[tuple[StopReason, str]] = None
+        self._last_call_id = ""
+        self._step_ok = self._step_flagged = False
+        self._step_new = 0
+
+    def before_call(self, episode: Episode, call: ToolCall, messages: Sequence[Message]) -> Verdict:
+        turn = next(m for m in reversed(messages) if isinstance(m, AssistantMessage))
+        self._last_call_id = turn.tool_calls[-1].id
+        schema = self.schemas.get(call.name)
+        try:
+            arguments: Optional[dict] = call.parsed_arguments()
+        except ValueError:
+            arguments = None  # malformed: the executor answers it; we still count it
+        action = (fingerprint(call.name, arguments, schema, episode.clock.today()) if arguments is not None
+                  else f"{call.name} {' '.join(call.arguments.split())}")
+        history, self.history = self.history, [*self.history, action]
+        self.actions[call.id] = action
+        if call.name not in self.volatile:  # polling a volatile tool: repeats are fine, no-progress watches it
+            pair = alternation(history, action)
+            if pair:
+                return self.flag(call, "alternation",
+                                 f"four calls in a row alternate between {pair[0]} and {pair[1]}",
+                                 "Stop alternating: answer with what both results say, or use another tool.")
+            earlier = repeated(history, action, self.allowed_runs)
+            if earlier:
+                return self.flag(call, "repeated_call",
+                                 f"{action} was already attempted {earlier} time(s); this is attempt {earlier + 1}, "
+                                 "and its result is already in the conversation",
+                                 "Do not repeat this call: answer with what you have, or change course.")
+        problem = airport_error(call, arguments, schema, messages) if arguments is not None else None
+        return Verdict("intervene", message=problem) if problem else RUN
+
+    def after_result(self, episode: Episode, call: ToolCall, result: ToolMessage) -> ToolMessage:
+        action = self.actions.get(call.id)
+        ok, payload = parse_result(result.content)
+        if ok and not result.is_error and action is not None:
+            self._step_ok = True
+            values = leaf_values(payload)
+            self._step_new += len(values - self.seen)
+            self.seen |= values
+            if values:  # an empty result is no-progress's business
+                same = self.by_result.setdefault((call.name, result_fingerprint(result.content)), [])
+                if action not in same:
+                    same.append(action)
+                    if len(same) >= self.same_result_actions:
+                        return self._wrap(self.flag(
+                            call, "same_result", f"{len(same)} different calls returned the same result: "
+                            + "; ".join(same), "Do not rephrase again: answer from this result.",
+                            result=payload, not_run=False), result)
+        if (call.id == self._last_call_id and self._step_ok and not self._step_flagged and not self._step_new
+                and self.quiet_steps + 1 >= self.no_progress_steps):
+            return self._wrap(self.flag(
+                call, "no_progress", f"the last {self.quiet_steps + 1} steps brought no new entity or value",
+                "Stop: tell the user what you tried and found, and what they can do next.",
+                result=payload if ok else None, not_run=False), result)
+        return result
+
+    def after_step(self, episode: Episode, messages: Sequence[Message]) -> Optional[tuple[StopReason, str]]:
+        if self._step_ok:
+            self.quiet_steps = 0 if self._step_new else self.quiet_steps + 1
+        self._step_ok = self._step_flagged = False
+        self._step_new = 0
+        trip, self.pending = self.pending, None
+        return trip
+
+    def flag(self, call: ToolCall, pattern: str, evidence: str, instruction: str, result: Any = None,
+             not_run: bool = True) -> Verdict:
+        """Intervene first; stop once the model has had its `interventions` warnings."""
+        self.strikes += 1
+        self._step_flagged = True
+        others = [name for name in self.tool_names if name != call.name]
+        options = ["answer the user now with what you have"]
+        options += [f"use another tool: {', '.join(others)}"] if others else []
+        options += ["change an argument that changes the question (not just its spelling)"]
+        if self.strikes > self.interventions:
+            message = feedback(call, pattern, evidence, options, "The run is stopping: the loop went on after "
+                               "the warning.", result, not_run)
+            return Verdict("stop", message=message, trip=(STOP_REASONS[pattern], f"{pattern}: {evidence}"))
+        return Verdict("intervene", message=feedback(call, pattern, evidence, options,
+                                                     instruction + " If this goes on, the run stops.", result, not_run))
+
+    def _wrap(self, verdict: Verdict, result: ToolMessage) -> ToolMessage:
+        """After a call ran: the feedback replaces its result, or (stopping) the real result stays."""
+        if verdict.action == "stop":
+            self.pending = verdict.trip
+            return result
+        assert verdict.message is not None
+        return verdict.message
+
+
+def make_guard(episode: Episode) -> LoopGuard:
+    return LoopGuard(episode, **THRESHOLDS.get(episode.scenario.intent, THRESHOLDS["general"]))

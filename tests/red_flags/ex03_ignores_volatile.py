@@ -1,0 +1,16 @@
+"""Red flag: every identical call is a loop, even polling.
+
+"Same tool, same arguments: loop." Polling a job status repeats the call by design; the result
+changes (running 40%, 80%, done), which is progress.
+"""
+from pathlib import Path
+
+# The solution, with one piece replaced below: what the interviewer hears most often is rarely all wrong.
+exec(compile((Path(__file__).resolve().parents[2] / "solutions" / "ex03_fingerprint_guard.py").read_text(encoding="utf-8"),
+             "solutions/ex03_fingerprint_guard.py", "exec"))
+
+
+def make_guard(episode):
+    guard = LoopGuard(episode, **THRESHOLDS.get(episode.scenario.intent, THRESHOLDS["general"]))
+    guard.volatile = set()
+    return guard

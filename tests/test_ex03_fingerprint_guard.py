@@ -1,0 +1,246 @@
+"""Exercise 3: fingerprint guards. Run against solutions/ by default; `--target exercises` for yours.
+
+Every scenario test runs the guarded loop with your guard and nothing else:
+`guarded_loop(episode, max_steps, Parts(guard=make_guard(episode)))`.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+
+from conftest import load_exercise
+from reference import ProtocolError, StopReason, ToolMessage, find
+from reference.grading import run_candidate
+from reference.loops.guarded import Parts, guarded_loop
+
+TODAY = dt.date(2026, 11, 30)  # the scenarios' clock
+FLIGHTS = find("repeat-noisy").tools[0].parameters  # origin/destination: format iata; date: YYYY-MM-DD or tomorrow
+
+
+@pytest.fixture
+def ex(target):
+    return load_exercise(target, "ex03_fingerprint_guard")
+
+
+def run(ex, name: str, wire: str | None = None):
+    """The scenario under the guarded loop with the candidate's guard; a crash is a failure with its story."""
+    def loop(episode, max_steps):
+        return guarded_loop(episode, max_steps, Parts(guard=ex.make_guard(episode)))
+
+    attempt = run_candidate(loop, name, wire=wire)
+    if attempt.error is not None:
+        pytest.fail(attempt.story(), pytrace=False)
+    return attempt.result
+
+
+def feedback(result) -> list[dict]:
+    """The loop_detected messages the model received, parsed."""
+    out = []
+    for m in result.messages:
+        if isinstance(m, ToolMessage):
+            try:
+                body = json.loads(m.content)
+            except ValueError:
+                continue
+            if isinstance(body, dict) and body.get("error_type") == "loop_detected":
+                out.append(body)
+    return out
+
+
+def executed(result, tool: str) -> int:
+    return sum(1 for s in result.steps for t in s.tools if t.name == tool)
+
+
+# ---------------------------------------------------------------- fingerprints
+
+def test_noisy_repeats_share_one_fingerprint(ex):
+    spellings = [
+        {"origin": "PEK", "destination": "SHA", "date": "tomorrow"},
+        {"destination": "SHA", "origin": "PEK", "date": "2026-12-01"},
+        {"origin": " pek ", "destination": "sha", "date": "tomorrow"},
+        {"date": "2026-12-01", "origin": "ＰＥＫ", "destination": "SHA "},  # full-width letters (NFKC)
+    ]
+    prints = {ex.fingerprint("search_flights", args, FLIGHTS, TODAY) for args in spellings}
+    assert len(prints) == 1, ("one flight search written four ways (key order, spaces, case, full-width "
+                              f"letters, 'tomorrow' on 2026-11-30) must give one fingerprint, got {len(prints)}: "
+                              f"{sorted(prints)}")
+
+
+def test_airport_codes_map_to_their_metropolitan_area(ex):
+    def fp(origin, destination):
+        return ex.fingerprint("search_flights", {"origin": origin, "destination": destination, "date": "2026-12-01"},
+                              FLIGHTS, TODAY)
+
+    beijing = {fp(code, "SHA") for code in ("PEK", "PKX", "BJS")}
+    assert len(beijing) == 1, f"PEK, PKX and BJS are all Beijing (IATA metro BJS), got {len(beijing)} fingerprints"
+    shanghai = {fp("PEK", code) for code in ("SHA", "PVG")}
+    assert len(shanghai) == 1, f"SHA and PVG are both Shanghai (IATA metro SHA), got {len(shanghai)} fingerprints"
+    assert fp("PEK", "SHA") != fp("PEK", "CAN"), "Beijing-Shanghai and Beijing-Guangzhou are different searches"
+    assert fp("BJX", "SHA") != fp("PEK", "SHA"), "BJX is Del Bajio (Silao, Mexico), not Beijing: never a guess"
+
+
+def test_genuinely_different_arguments_keep_different_fingerprints(ex):
+    orders = find("paging-legit").tools[0].parameters  # year, page: integers
+    pages = {ex.fingerprint("list_orders", {"year": 2026, "page": p}, orders, TODAY) for p in (1, 2, 3)}
+    assert len(pages) == 3, "pages 1, 2 and 3 are three different calls"
+    same_page = {ex.fingerprint("list_orders", {"year": y, "page": p}, orders, TODAY)
+                 for y, p in ((2026, 2), ("2026", "2"), (2026.0, 2.0))}
+    assert len(same_page) == 1, "the schema says integer: 2, 2.0 and \"2\" are the same page"
+    status = find("repeat-exact").tools[0].parameters  # order_id: a plain string, nothing says case-insensitive
+    ids = {ex.fingerprint("get_order_status", {"order_id": oid}, status, TODAY) for oid in ("A1234", "a1234")}
+    assert len(ids) == 2, ("order_id is not marked case-insensitive: A1234 and a1234 may be different orders, "
+                           "so case-folding it merges calls that are really different")
+    query = {"type": "object", "properties": {"query": {"type": "string"}}}
+    today = {ex.fingerprint("search_kb", {"query": q}, query, TODAY) for q in ("today", "2026-11-30")}
+    assert len(today) == 2, "'today' in a search query is a word, not a date: only date properties are resolved"
+
+
+def test_result_fingerprint_ignores_formatting_only(ex):
+    a = '{"ok": true, "data": {"results": [{"doc_id": "policy-7", "title": "General returns policy"}]}}'
+    b = '{"data": {"results": [{"title": "General  returns policy", "doc_id": "policy-7"}]}, "ok": true}'
+    c = '{"ok": true, "data": {"results": [{"doc_id": "policy-8", "title": "Damaged items"}]}}'
+    assert ex.result_fingerprint(a) == ex.result_fingerprint(b), "key order and spacing do not change a result"
+    assert ex.result_fingerprint(a) != ex.result_fingerprint(c), "a different document is a different result"
+
+
+# ---------------------------------------------------------------- detectors on the scenarios
+
+def test_exact_repeat_is_stopped_after_one_intervention(ex):
+    result = run(ex, "repeat-exact")
+    assert result.stop_reason is StopReason.REPEATED_CALL, \
+        (f"scenario `repeat-exact`: stop reason {result.stop_reason.value} after {result.model_calls} model calls; "
+         "a model that repeats the same call after being told must be stopped for repeated_call")
+    assert result.model_calls <= 4, \
+        f"scenario `repeat-exact`: {result.model_calls} model calls; the bound is 4 (one intervention, then stop)"
+    assert feedback(result), "scenario `repeat-exact`: the run stopped without ever telling the model (intervene first)"
+    assert executed(result, "get_order_status") == 1, \
+        f"scenario `repeat-exact`: get_order_status ran {executed(result, 'get_order_status')} times; repeats must not run"
+
+
+@pytest.mark.parametrize("name", ["repeat-exact-cooperative", "repeat-noisy", "airport-drift", "same-result",
+                                  "metric-trend", "alternation-cooperative", "empty-rephrase-cooperative"])
+def test_cooperative_model_completes_after_one_intervention(ex, name):
+    result = run(ex, name)
+    oracle = find(name).expect.oracle_model_calls
+    notes = feedback(result)
+    assert result.stop_reason is StopReason.COMPLETED, \
+        (f"scenario `{name}`: stop reason {result.stop_reason.value} after {len(notes)} intervention(s); this "
+         "model answers once it is told it is looping, so the guard must intervene first and stop only if it "
+         "persists (a guard that stops at the first detection without intervening fails this)")
+    assert len(notes) == 1, f"scenario `{name}`: {len(notes)} interventions; one is enough for this model"
+    assert result.model_calls <= oracle * 1.25, \
+        f"scenario `{name}`: {result.model_calls} model calls; the oracle needs {oracle} (bound {oracle * 1.25:g})"
+    assert find(name).expect.answer_contains[0].lower() in (result.answer or "").lower(), \
+        f"scenario `{name}`: the answer should be the model's final text, got {result.answer!r}"
+
+
+def test_interventions_carry_evidence_options_and_an_instruction(ex):
+    result = run(ex, "repeat-exact-cooperative")
+    notes = feedback(result)
+    assert notes, "scenario `repeat-exact-cooperative`: no loop_detected message reached the model"
+    note = notes[0]
+    missing = [k for k in ("ok", "error_type", "pattern", "evidence", "options", "instruction") if k not in note]
+    assert not missing, f"scenario `repeat-exact-cooperative`: the intervention lacks {missing}: {note}"
+    assert note["ok"] is False and note["pattern"] == "repeated_call", f"wrong pattern or ok flag: {note}"
+    assert isinstance(note["options"], list) and len(note["options"]) >= 2, \
+        f"give the model options (another tool, another argument, answer with what you have): {note['options']}"
+    assert "2" in note["evidence"] or "twice" in note["evidence"], \
+        f"the evidence should say how many times the call came: {note['evidence']!r}"
+
+
+def test_noisy_repeats_are_caught(ex):
+    result = run(ex, "repeat-noisy-stubborn")
+    assert result.stop_reason is StopReason.REPEATED_CALL and result.model_calls <= 4, \
+        (f"scenario `repeat-noisy-stubborn`: stop reason {result.stop_reason.value} after {result.model_calls} "
+         "model calls; the same search written differently (key order, spaces, case, 'tomorrow') is still the "
+         "same search, and must be stopped as a repeat within 4 calls")
+    assert executed(result, "search_flights") == 1, \
+        f"scenario `repeat-noisy-stubborn`: the search ran {executed(result, 'search_flights')} times; repeats must not run"
+
+
+def test_airport_drift_is_caught(ex):
+    result = run(ex, "airport-drift-stubborn")
+    assert result.stop_reason is StopReason.REPEATED_CALL and result.model_calls <= 4, \
+        (f"scenario `airport-drift-stubborn`: stop reason {result.stop_reason.value} after {result.model_calls} "
+         "model calls; PEK, PKX and BJS are one Beijing, SHA and PVG one Shanghai: the drifting codes are one "
+         "search repeated")
+
+
+def test_wrong_airport_code_gets_an_actionable_error(ex):
+    result = run(ex, "airport-unknown-code")
+    assert result.stop_reason is StopReason.COMPLETED and result.model_calls <= 3, \
+        (f"scenario `airport-unknown-code`: stop reason {result.stop_reason.value} after {result.model_calls} model "
+         "calls; BJX is in Mexico: answer the call with an invalid_argument error naming BJS, and do not run it")
+    ran = [t.arguments.get("origin") for s in result.steps for t in s.tools]
+    assert "BJX" not in ran, f"scenario `airport-unknown-code`: the search ran with BJX ({ran}); never a silent guess"
+
+
+def test_alternation_is_stopped(ex):
+    result = run(ex, "alternation")
+    assert result.stop_reason in (StopReason.ALTERNATION, StopReason.REPEATED_CALL) and result.model_calls <= 6, \
+        (f"scenario `alternation`: stop reason {result.stop_reason.value} after {result.model_calls} model calls; "
+         "A-B-A-B never repeats a call back to back, so a detector that only compares with the previous call "
+         "misses it. Stop it within 6 calls")
+
+
+def test_same_result_is_stopped(ex):
+    result = run(ex, "same-result-stubborn")
+    assert result.stop_reason is StopReason.SAME_RESULT and result.model_calls <= 4, \
+        (f"scenario `same-result-stubborn`: stop reason {result.stop_reason.value} after {result.model_calls} model "
+         "calls; different queries that keep returning the same result are a loop the action fingerprint cannot "
+         "see: fingerprint the results too")
+
+
+def test_empty_results_with_rephrasing_stop_for_no_progress(ex):
+    result = run(ex, "empty-rephrase")
+    assert result.stop_reason is StopReason.NO_PROGRESS and result.model_calls <= 5, \
+        (f"scenario `empty-rephrase`: stop reason {result.stop_reason.value} after {result.model_calls} model calls; "
+         "every search is new but every result is empty: empty results count as nothing new, so this is no "
+         "progress, to be stopped within 5 calls")
+
+
+def test_stuck_polling_stops_for_no_progress(ex):
+    result = run(ex, "polling-stuck")
+    assert result.stop_reason is StopReason.NO_PROGRESS and result.model_calls <= 6, \
+        (f"scenario `polling-stuck`: stop reason {result.stop_reason.value} after {result.model_calls} model calls; "
+         "polling a volatile tool is allowed, but a status that never changes brings nothing new")
+
+
+# ---------------------------------------------------------------- legitimate repetition
+
+def _not_flagged(ex, name: str, what: str) -> None:
+    result = run(ex, name)
+    notes = feedback(result)
+    oracle = find(name).expect.oracle_model_calls
+    assert not notes, f"scenario `{name}`: {what} was flagged as a loop: {notes[0]['evidence']!r}"
+    assert result.stop_reason is StopReason.COMPLETED and result.model_calls == oracle, \
+        (f"scenario `{name}`: stop reason {result.stop_reason.value} after {result.model_calls} model calls; "
+         f"{what} should complete in {oracle}")
+
+
+def test_paging_is_not_flagged(ex):
+    _not_flagged(ex, "paging-legit", "paging (the same tool, a new page each time, new orders on every page)")
+
+
+def test_polling_is_not_flagged(ex):
+    _not_flagged(ex, "polling-legit", "polling a volatile tool whose result changes (running 40%, 80%, done)")
+
+
+def test_new_arguments_are_not_flagged(ex):
+    _not_flagged(ex, "new-arguments-legit", "the same tool with genuinely new arguments (three cities)")
+    _not_flagged(ex, "happy-path", "two different tools in one turn")
+
+
+@pytest.mark.parametrize("wire", ["openai-chat", "openai-responses", "anthropic"])
+def test_interventions_keep_every_request_protocol_valid(ex, wire):
+    for name in ("repeat-exact", "same-result", "alternation", "airport-unknown-code", "empty-rephrase"):
+        def loop(episode, max_steps):
+            return guarded_loop(episode, max_steps, Parts(guard=ex.make_guard(episode)))
+
+        attempt = run_candidate(loop, name, wire=wire)
+        assert not isinstance(attempt.error, ProtocolError), \
+            attempt.story() + "\n(every call the guard does not run must still be answered, by its call id)"
+        if attempt.error is not None:
+            pytest.fail(attempt.story(), pytrace=False)
