@@ -1,0 +1,499 @@
+# Lesson 5 source. Edit this file, then rebuild and re-run the notebook:
+#     python notebooks/build.py 05
+# Cells: `# %%` starts code, `# %% [markdown]` starts markdown (comment lines). Every figure quoted
+# in prose is computed by a cell (Markdown built from f-strings): never type a measured number.
+
+# %% [markdown]
+# # Lesson 5: tool errors that do not turn into loops
+#
+# A failing tool is the second great source of agent loops. The model calls the same broken tool
+# again, reads an error as if it were data, or gets a stack trace it cannot act on and guesses. The
+# interview card asks for three things here:
+#
+# - an exception **never escapes** the loop: one timeout must not kill the agent;
+# - **retryable** errors (a timeout, a dropped connection, a rate limit, a 5xx) are retried **in
+#   code**, with backoff, so that a retry that works is invisible to the model;
+# - everything else is **translated** into something the model can act on ("parameter `date` needs
+#   YYYY-MM-DD, for example 2026-12-01"), never the raw stack trace: it costs tokens, the model
+#   cannot act on it, and it leaks internals.
+#
+# Plus two things that follow: a tool that keeps failing is **withdrawn** (a circuit breaker), and an
+# HTTP 200 whose body says `success: false` is a **failure**, not data.
+#
+# Break it, observe it in the run record, fix it, test it.
+
+# %% [markdown]
+# ## Setup
+
+# %%
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from pathlib import Path
+
+ROOT = Path.cwd().resolve().parent  # the repository: notebooks/ is the working directory
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from IPython.display import Markdown, display
+
+from reference import Episode, ToolMessage, find, tokens
+from reference import errors
+from reference.executor import ResilientExecutor
+from reference.loops.guarded import Parts, PlainExecutor, guarded_loop
+from reference.runner import evaluate
+
+LESSON5 = ["flaky-timeout", "rate-limited", "bad-date-format", "business-failure", "exception-secret",
+           "tool-down", "schema-mismatch", "malformed-calls"]
+
+
+def play(name: str, make_executor) -> tuple[Episode, object, object]:
+    """Run a scenario through the guarded loop with the given executor; (episode, executor, result)."""
+    scenario = find(name)
+    episode = Episode.from_scenario(scenario)
+    executor = make_executor(episode)
+    result = guarded_loop(episode, scenario.limits.max_steps, Parts(executor=executor))
+    return episode, executor, result
+
+
+def attempts(result) -> int:
+    """Tool attempts, retries included: the ledger records every one."""
+    return sum(len(step.tools) for step in result.steps)
+
+
+def row(name: str, result) -> dict:
+    return {"scenario": name, "stop": result.stop_reason.value, "model calls": result.model_calls,
+            "tool attempts": attempts(result), "sim s": round(result.sim_seconds, 2),
+            "meets expect": all(c.ok for c in evaluate(find(name), result))}
+
+
+def table(rows: list[dict]) -> None:
+    columns = list(rows[0])
+    cells = [columns] + [[str(r[c]) for c in columns] for r in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
+    for n, line in enumerate(cells):
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))))
+        if n == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+# %% [markdown]
+# ## 1. Break it: the executor everybody writes first
+#
+# One executor, four classic mistakes, each of which looks reasonable on its own:
+#
+# 1. **the exception goes back to the model** as it is ("it can read the error and fix its call");
+# 2. **every failure is retried**, invalid arguments included;
+# 3. **HTTP 200 means success**, whatever the body says;
+# 4. **a retry decorator** around a function that catches its own exceptions and returns them: the
+#    decorator retries when the function raises, and the function never raises. This one appears in
+#    public reference code; both halves pass a code review on their own.
+
+# %%
+def retry(times: int = 3, wait: float = 1.0):
+    """Retry the call when it raises (mistake 4, first half)."""
+    def decorate(fn):
+        def wrapper(self, episode, call):
+            for attempt in range(times):
+                try:
+                    return fn(self, episode, call)
+                except Exception:
+                    if attempt == times - 1:
+                        raise
+                    episode.clock.sleep(wait * 2 ** attempt)
+        return wrapper
+    return decorate
+
+
+class NaiveExecutor:
+    def offered(self, episode):
+        return episode.tools.specs
+
+    def after_step(self, episode):
+        return None
+
+    @retry(times=3)
+    def execute(self, episode, call):
+        for attempt in range(3):  # mistake 2: any failure is retried
+            try:
+                outcome = episode.tools.invoke(call.name, json.loads(call.arguments), call.id)
+            except Exception as exc:  # mistake 4, second half: nothing is left for @retry to see
+                text = "".join(traceback.format_exception_only(type(exc), exc))
+                return ToolMessage(call.id, text, is_error=True)  # mistake 1
+            if outcome.ok:  # mistake 3: HTTP 200 is success
+                return ToolMessage(call.id, outcome.to_content())
+            episode.clock.sleep(1.0)
+        return ToolMessage(call.id, outcome.to_content(), is_error=True)
+
+
+naive_runs = {name: play(name, lambda ep: NaiveExecutor()) for name in LESSON5}
+table([row(name, result) for name, (_, _, result) in naive_runs.items()])
+
+# %% [markdown]
+# ## 2. Observe it in the run record
+#
+# The ledger records every tool attempt (name, arguments, outcome or exception class, start time on
+# the simulated clock, duration), and the scripted model keeps every request it received: what the
+# model saw. Four readings.
+#
+# **The stack trace.** `exception-secret`: the order database raises, and the exception's text is
+# itself a stack trace from the database layer. Here is what the model got:
+
+# %%
+episode, _, result = naive_runs["exception-secret"]
+shown = next(m.content for m in result.messages if isinstance(m, ToolMessage))
+print(shown[:900])
+
+# %%
+NEEDLES = ["FAKE-PASSWORD-not-real", "sk-FAKE0000notarealkey0000", "orders-db-prod-7", "10.20.3.7",
+           "/srv/orders-api", "SELECT", "Traceback", "psycopg2"]
+seen_by_model = [json.dumps(r.wire_body) for r in episode.scripted.requests]
+leaked = [n for n in NEEDLES if any(n in body for body in seen_by_model)]
+trace_tokens = tokens.count(shown)
+requests_with_it = sum(1 for body in seen_by_model if "psycopg2" in body)
+display(Markdown(f"""
+Everything internal went out: **{len(leaked)} of {len(NEEDLES)}** planted secrets and internals reached
+the model's requests ({', '.join(f'`{n}`' for n in leaked[:4])}, ...). The trace is about **{trace_tokens}
+tokens**, and since the history is re-sent on every step, it was paid for in **{requests_with_it}**
+requests. And the model cannot act on any of it: it does not know that another tool can answer, so
+it calls the broken one again until the step limit ({result.model_calls} model calls).
+"""))
+
+# %% [markdown]
+# **The retry that never fires.** `flaky-timeout`: the weather API times out twice, then answers.
+# The decorator should have covered that. The first step's attempts, from the ledger:
+
+# %%
+episode, _, result = naive_runs["flaky-timeout"]
+for record in result.steps[0].tools:
+    print(f"t={record.started:6.2f}s  {record.name}  {record.exception or 'ok'}  ({record.seconds:.1f}s)")
+first_result = next(m for m in result.messages if isinstance(m, ToolMessage))
+display(Markdown(f"""
+**{len(result.steps[0].tools)}** attempt: the inner `except` turned the timeout into a return value, so
+`@retry` saw a normal return and had nothing to retry. The model got
+`{first_result.content.strip()[:70]}`. This scripted model then follows its plan and
+"answers", stop reason `{result.stop_reason.value}`, yet no tool result in the history supports its
+answer: the only result is an exception. A run that "completed" is not a run that worked.
+"""))
+
+# %% [markdown]
+# **Retrying what cannot succeed.** `bad-date-format`: the model writes the date as 01/12/2026; the
+# weather API answers HTTP 400. The naive executor retries the 400, the model gets the API's terse
+# "Invalid value for 'date'." and, not knowing what to change, sends the same call again:
+
+# %%
+episode, _, result = naive_runs["bad-date-format"]
+per_step = [len(step.tools) for step in result.steps if step.tools]
+statuses = sorted({(t.outcome or {}).get("http_status") for s in result.steps for t in s.tools})
+display(Markdown(f"""
+{len(per_step)} calls, **{sum(per_step)} attempts** ({per_step[0]} per call), every one answered
+HTTP {', '.join(map(str, statuses))}. The retries added **{sum(per_step) - len(per_step)} s** of waiting
+(1 s each) and nothing else: a 400 fails the same way every time. The run ended at
+`{result.stop_reason.value}` after {result.model_calls} model calls.
+"""))
+
+# %% [markdown]
+# **HTTP 200 read as data.** `business-failure`: the refund API says HTTP 200,
+# `{"success": false, "error_code": "REFUND_WINDOW_CLOSED", ...}`. Passed on as `ok: true`:
+
+# %%
+episode, _, result = naive_runs["business-failure"]
+calls = [c["name"] for s in result.steps for c in s.tool_calls]
+down = naive_runs["tool-down"][2]
+print(next(m.content for m in result.messages if isinstance(m, ToolMessage))[:200])
+display(Markdown(f"""
+The model took the refund as accepted and went on to check its status: {calls.count('get_refund_status')}
+calls to `get_refund_status` (which never shows a refund), until the step limit, {result.model_calls}
+model calls in all. And `tool-down`, a service answering 503 to everything: the model kept calling it,
+**{attempts(down)} attempts** over {down.model_calls} model calls, no end but the step limit.
+"""))
+
+# %% [markdown]
+# ## 3. Fix it
+#
+# ### One table decides
+#
+# `reference/errors.py` holds the taxonomy in one place. The decision comes from the HTTP status
+# and the exception's class, never from the tool's own `retryable` flag, and never from reading the
+# exception's text:
+
+# %%
+table([{"error_type": name, "retryable": "yes" if k.retryable else "no",
+        "opens the circuit": "yes" if k.tool_fault else "no", "the model is told": k.summary.split(".")[0]}
+       for name, k in errors.KINDS.items()])
+
+# %% [markdown]
+# `reference/executor.py` builds the `executor` part of the guarded loop on it. For one call:
+#
+# 1. a malformed call never reaches a tool: unknown name, tool not offered (or withdrawn), arguments
+#    that are not a JSON object, arguments that break the tool's JSON Schema (checked with the
+#    `jsonschema` package);
+# 2. the call runs; a retryable failure is retried **in code**: exponential backoff with seeded
+#    jitter, Retry-After honoured, at most 3 attempts, and never a wait that would overrun the run's
+#    time budget. All waiting is on the simulated clock;
+# 3. what still fails becomes a structured result: `error_type`, `retryable: false` (the code already
+#    retried), a message, and where it applies the argument, what was expected, an example, an
+#    alternative tool and an instruction. A tool's own words pass only if they hold nothing internal
+#    (`errors.safe_text` fails closed);
+# 4. two failed calls in a row that were the tool's fault withdraw it for the rest of the run; when
+#    every tool the task still needs is withdrawn, the run stops with `circuit_open`;
+# 5. the same rejected call three times stops the run (`repeated_call`).
+#
+# Same scenarios, same model, new executor:
+
+# %%
+fixed_runs = {name: play(name, ResilientExecutor.for_episode) for name in LESSON5}
+rows = []
+for name in LESSON5:
+    before, (_, executor, after) = naive_runs[name][2], fixed_runs[name]
+    rows.append({"scenario": name, "stop before": before.stop_reason.value, "stop after": after.stop_reason.value,
+                 "model calls": f"{before.model_calls} -> {after.model_calls}",
+                 "attempts": f"{attempts(before)} -> {attempts(after)}", "retries in code": executor.retries,
+                 "sim s": f"{before.sim_seconds:.1f} -> {after.sim_seconds:.1f}",
+                 "meets expect": all(c.ok for c in evaluate(find(name), after))})
+table(rows)
+
+# %% [markdown]
+# ### Retries the model never sees
+#
+# `flaky-timeout` again. The attempts, the waits between them, and what the model received:
+
+# %%
+episode, executor, result = fixed_runs["flaky-timeout"]
+for a, record in zip(executor.attempts, result.steps[0].tools):
+    print(f"attempt {a.number}  t={record.started:6.2f}s  {record.exception or 'ok':11}  took {record.seconds:4.1f}s"
+          f"  then waited {a.waited_after:.2f}s")
+errors_seen = [m for r in episode.scripted.requests for m in r.messages if isinstance(m, ToolMessage) and m.is_error]
+react = play("flaky-timeout", lambda ep: PlainExecutor())[2]
+waits = " and ".join(f"{a.waited_after:.2f} s" for a in executor.attempts[:2])
+display(Markdown(f"""
+Three attempts, {executor.retries} of them retries, with waits of {waits} (each drawn from a range twice
+as wide as the one before). The model was shown **{len(errors_seen)}** errors and answered on call
+**{result.model_calls}**. The lesson-1 executor shows it both timeouts; this model then retries by
+hand: {react.model_calls} model calls, each re-sending the growing history
+({react.usage.input_tokens:,} input tokens against {result.usage.input_tokens:,}).
+"""))
+
+# %% [markdown]
+# `rate-limited` answers the first attempt with HTTP 429 and `Retry-After: 5`; the server said when,
+# so that is the wait (not the backoff):
+
+# %%
+episode, executor, result = fixed_runs["rate-limited"]
+first, second = result.steps[0].tools
+print(f"429 at t={first.started:.2f}s, retried at t={second.started:.2f}s: waited "
+      f"{second.started - first.started - first.seconds:.2f}s; the model saw "
+      f"{sum(1 for m in result.messages if isinstance(m, ToolMessage) and m.is_error)} errors")
+
+# %% [markdown]
+# A caveat that the run record makes visible: this run took **longer** in simulated time than the
+# lesson-1 loop's (see the table), because the lesson-1 model simply called again at once and the fake
+# tool, which does not look at the clock, let it through. A real rate limiter would have answered that
+# immediate retry with another 429. Honouring Retry-After costs the wait; ignoring it costs more calls.
+#
+# ### Errors the model can act on
+
+# %%
+for name in ("bad-date-format", "business-failure", "exception-secret", "malformed-calls"):
+    _, _, result = fixed_runs[name]
+    first_error = next(m for m in result.messages if isinstance(m, ToolMessage) and m.is_error)
+    print(f"{name}:\n{json.dumps(json.loads(first_error.content), indent=1, ensure_ascii=False)}\n")
+
+# %%
+shown = next(m.content for m in fixed_runs["exception-secret"][2].messages if isinstance(m, ToolMessage))
+calls = {name: fixed_runs[name][2].model_calls for name in LESSON5}
+display(Markdown(f"""
+The translated internal error is about **{tokens.count(shown)} tokens** against **{trace_tokens}** for the
+raw exception; it holds none of the internals, and it names the tool that can answer instead. That is
+what the cooperative model in `exception-secret` needs: it switches to `get_order_status` and
+answers on call {calls['exception-secret']}. In `bad-date-format` the error names the argument, the format and
+an example; the model fixes the date at once ({calls['bad-date-format']} calls). In `business-failure` the
+HTTP 200 went down the error branch with its code and reason; the model explains the refusal
+({calls['business-failure']} calls).
+"""))
+
+# %% [markdown]
+# ### The circuit breaker
+#
+# `tool-down`: every attempt gets a 503. Each call is retried, fails, and after the second failed
+# call in a row the tool is withdrawn. It is the only tool this task needs, so the run stops. With
+# lesson 4's degrader in the loop, the user gets a degraded answer instead of silence:
+
+# %%
+from reference.degrade import Degrader
+
+scenario = find("tool-down")
+episode = Episode.from_scenario(scenario)
+executor = ResilientExecutor.for_episode(episode)
+result = guarded_loop(episode, scenario.limits.max_steps, Parts(executor=executor, degrade=Degrader()))
+print(f"stop: {result.stop_reason.value} ({result.detail})")
+print(f"offered after the run: {[s.name for s in executor.offered(episode)]}")
+print(f"the model was told: {json.loads(result.messages[-1].content)['message'][-95:]}\n")
+print(result.answer)
+
+# %% [markdown]
+# Only failures that are the **tool's** fault count: retryable ones that ran out of attempts, and
+# internal errors. A 400, a 404 or a business rule says the *call* was wrong and the tool is fine, so
+# they reset the count. (In production a breaker shared by all runs, with a half-open probe after a
+# cool-down, protects the service; this per-run one protects the run's steps.)
+
+# %% [markdown]
+# ## 4. Text-parsed ReAct versus native function calling
+#
+# Early ReAct was a text protocol: the model wrote `Thought: ... Action: ... Action Input: ...` and
+# the loop parsed it with string code. One of the loops in the source articles is exactly this: the
+# parser expects one format, the model writes another, parsing fails, the loop answers "could not
+# parse, try again", and the model, given the same context, writes the same thing again until a
+# timeout or the step limit. A toy version: the parser wants JSON after `Action Input:`, the model
+# writes `key=value` pairs.
+
+# %%
+import re
+
+MODEL_TEXT = ("Thought: I need tomorrow's forecast for Shanghai.\nAction: get_weather\n"
+              "Action Input: city=Shanghai, date=2026-12-01")
+
+
+def text_model(transcript: str) -> str:
+    """A model that writes its action the same way every time (given the same context, it would)."""
+    return MODEL_TEXT
+
+
+def parse(text: str) -> tuple[str, dict]:
+    action = re.search(r"^Action: (\w+)$", text, re.M)
+    given = re.search(r"^Action Input: (.*)$", text, re.M)
+    if not action or not given:
+        raise ValueError("no Action / Action Input")
+    return action.group(1), json.loads(given.group(1))  # the parser expects JSON
+
+
+transcript, steps, prompt_tokens = "Question: What will the weather be in Shanghai tomorrow?\n", 0, 0
+for steps in range(1, 9):
+    prompt_tokens += tokens.count(transcript)
+    reply = text_model(transcript)
+    try:
+        parse(reply)
+        break
+    except ValueError:
+        transcript += reply + "\nObservation: Invalid format. Please try again.\n"
+display(Markdown(f"""
+The text loop ran its **{steps}** steps without one tool call: the same reply every time, the same
+"try again", about **{prompt_tokens:,}** prompt tokens spent (the kit's 4-characters-per-token estimate)
+re-reading a transcript of failures. Nothing in "Invalid format" says what format.
+"""))
+
+# %% [markdown]
+# Native function calling removes the parsing layer: the tool name and the arguments come in their own
+# fields of the API response, and the arguments are JSON text meant for a JSON Schema (the tool's
+# `parameters`). What can still go wrong is the *content*: a wrong name, broken JSON, arguments that
+# do not fit the schema. With a real validator those become precise messages, and the executor
+# counts them:
+
+# %%
+for name in ("schema-mismatch", "malformed-calls"):
+    _, executor, result = fixed_runs[name]
+    first_error = json.loads(next(m.content for m in result.messages if isinstance(m, ToolMessage) and m.is_error))
+    print(f"{name}: {result.stop_reason.value} after {result.model_calls} model calls; tool attempts "
+          f"{attempts(result)}; first error: {first_error['message'][:110]}")
+plain = {name: play(name, lambda ep: PlainExecutor())[2] for name in ("schema-mismatch", "malformed-calls")}
+stubborn, listening = fixed_runs["schema-mismatch"][2], fixed_runs["malformed-calls"][2]
+display(Markdown(f"""
+`schema-mismatch` is the parser-mismatch loop in native form: a model that keeps sending `location` and `day`
+for `city` and `date`. Without validation, the call reaches the tool, which answers "No result", and the
+model retries until the step limit ({plain['schema-mismatch'].model_calls} model calls with the lesson-1 executor). With it,
+the model is told which arguments are missing and unknown, and when it sends the same rejected call a
+third time the run stops (`{stubborn.stop_reason.value}`, {stubborn.model_calls} calls). A model that listens, as in
+`malformed-calls`, fixes the name, the JSON and the date in turn and answers ({listening.model_calls} calls;
+`{plain['malformed-calls'].stop_reason.value}` after {plain['malformed-calls'].model_calls} without schema validation, because the numeric date reaches
+the tool and comes back as "No result").
+"""))
+
+# %% [markdown]
+# ## 5. Test it
+#
+# The property that matters most is checked over every lesson-5 scenario: nothing internal reaches
+# anything the model sees, whether tool results in the history or whole request bodies. It fails for the
+# naive executor and holds for the fixed one:
+
+# %%
+def leaks_in(runs: dict) -> dict:
+    found = {}
+    for name, (episode, _, result) in runs.items():
+        texts = [json.dumps(r.wire_body) for r in episode.scripted.requests]
+        texts += [m.content for m in result.messages if isinstance(m, ToolMessage)]
+        hits = sorted({n for n in NEEDLES for t in texts if n in t})
+        if hits:
+            found[name] = hits
+    return found
+
+
+naive_leaks, fixed_leaks = leaks_in(naive_runs), leaks_in(fixed_runs)
+assert naive_leaks and not fixed_leaks
+print(f"naive executor leaks in: {sorted(naive_leaks)}; fixed executor leaks in: {sorted(fixed_leaks) or 'none'}")
+assert all(all(c.ok for c in evaluate(find(n), fixed_runs[n][2])) for n in LESSON5)
+print(f"all {len(LESSON5)} lesson-5 scenarios meet their expect blocks with the resilient executor")
+
+# %% [markdown]
+# Your turn: `exercises/ex05_tool_errors.py` asks for the same executor in about 150 lines. Its tests
+# replay these scenarios, feed secrets through every error path, and catch the classic wrong answers,
+# each a file in `tests/red_flags/`: the stack trace to the model, an exception that escapes, retrying
+# invalid arguments, the retry decorator that cannot fire, HTTP 200 read as data, and "please try
+# again".
+#
+#     loopkit check ex05      # your code
+#     loopkit hint ex05       # hints, from a nudge to nearly the answer
+
+# %% [markdown]
+# ## 6. The interview
+#
+# **"A tool throws. Can you feed the stack trace back to the model?"** A strong answer contains:
+#
+# 1. **No, for three reasons**: it costs tokens (and is re-sent on every later step), the model cannot
+#    act on it, and it leaks internals (paths, SQL, hosts, credentials) to the model, the provider's
+#    logs and possibly the user.
+# 2. The exception is caught in the executor and **never escapes the loop**; the full trace goes to
+#    your logs and trace (with the call id), redacted, not into the prompt.
+# 3. The model gets a **structured, actionable** result: `ok: false`, an `error_type`, whether to
+#    retry, which argument was wrong, what was expected, an example, another tool if there is one.
+# 4. Text a tool wrote for its caller passes only through a filter that **fails closed**.
+#
+# **"Which errors do you retry, and how?"** A strong answer contains:
+#
+# 1. One table decides, by HTTP status and exception class: timeouts, connection errors, 429 and 5xx
+#    are retryable; 400/422, 401/403, 404, business rules and bugs are not (retrying them wastes time
+#    and, on writes, can do harm).
+# 2. Retry **in code**, not by the model: exponential backoff with **jitter**, **Retry-After**
+#    honoured, capped by attempts and by the run's **time budget**. A retry that succeeds is invisible
+#    to the model; the trace still records every attempt.
+# 3. Retry only what is safe to repeat: reads, or writes with an idempotency key.
+# 4. HTTP 200 is not success: a body with `success: false` goes down the error branch.
+# 5. Knows the classic bug: a retry decorator around a function that catches its own exceptions.
+#
+# **"A tool is down. What does your agent do?"** A strong answer contains:
+#
+# 1. A **circuit breaker per tool**: after N failed calls in a row (each already retried), the tool
+#    is withdrawn from the tool list for the rest of the run and the model is told why.
+# 2. Only the tool's faults count (timeouts, 5xx, crashes); a bad argument does not open the circuit.
+# 3. When every tool the task needs is gone, the run **stops** with its own stop reason and a
+#    degraded answer (what was done, what is missing, what to do next); it does not spend the
+#    remaining steps on a dead tool.
+# 4. In production, a shared breaker with a half-open probe protects the service across runs.
+#
+# **"How would you know that your error messages are actionable?"** A strong answer contains:
+#
+# 1. Treat messages as a product and **evaluate** them: a fixed set of failure cases (like this kit's
+#    scenarios), replayed against the real model, for each message template.
+# 2. Measure **self-healing**: after an error, is the model's next call valid, does the run complete,
+#    how many extra model calls and tokens did the error cost, how often is the *same* rejected call
+#    sent again.
+# 3. Compare templates on those numbers (here, with scripted models, "Invalid value for 'date'."
+#    versus an actionable message is the difference between `max_steps` and an answer on call 3; with
+#    a real model it is a rate you measure, not a figure you quote).
+# 4. Keep the failing cases as regression tests per `error_type`.
+#
+# **Bonus: "ReAct with text parsing or native function calling?"** Native function calling: no
+# parsing layer, arguments as JSON for a schema, validation with a real validator; text protocols
+# only for models that cannot call tools. A format mismatch is still a loop risk, so malformed calls
+# get precise errors and are counted like any other repeat.

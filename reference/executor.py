@@ -1,0 +1,312 @@
+"""Lesson 5: the resilient executor, the `executor` part of the guarded loop.
+
+    parts = Parts(executor=ResilientExecutor.for_episode(episode))
+
+How one tool call runs:
+  1. Malformed calls never reach a tool: an unknown name, a tool not offered in this run (or
+     withdrawn), arguments that are not a JSON object, arguments that break the tool's JSON Schema
+     (checked with the `jsonschema` package). Each is answered with an actionable error.
+  2. The call runs; a failure is classified by `reference.errors` (the one place that decides).
+     Retryable failures are retried *in code*, with exponential backoff and seeded jitter on the
+     simulated clock, honouring Retry-After, capped by attempts and by the run's time budget.
+     A retry that succeeds is invisible to the model; the ledger records every attempt.
+  3. What still fails is translated into a result the model can act on, never an exception's text.
+     HTTP 200 with `success: false` goes down this branch too.
+  4. Circuit breaker per tool: after `failure_threshold` failed calls in a row that were the tool's
+     fault, the tool is withdrawn from `offered()` for the rest of the run and the model is told.
+     When every tool the task still needs is withdrawn, `after_step` stops the run (circuit_open).
+  5. A model that sends the same rejected call again and again is stopped (repeated_call) after
+     `max_same_rejections`, so a malformed call cannot loop forever even without the loop guard.
+
+Nothing here raises on anything a tool or the model does.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from . import errors
+from .episode import Episode
+from .errors import Failure
+from .messages import ToolCall, ToolMessage, ToolSpec
+from .result import StopReason
+
+Trip = tuple[StopReason, str]
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_attempts: int = 3  # attempts per call, the first included
+    base_seconds: float = 0.5  # the first backoff, before jitter
+    multiplier: float = 2.0
+    max_backoff_seconds: float = 8.0
+    # The longest single wait we accept (Retry-After included). For comparison, provider-facts notes
+    # that the openai SDK (3.57) does not retry when Retry-After is over 120 s, while the anthropic
+    # SDK (2.14) waits whatever it is told. Inside one agent run, a minute is already a lot.
+    max_wait_seconds: float = 60.0
+
+    def backoff(self, attempt: int, rng: random.Random) -> float:
+        """Wait after failed attempt number `attempt` (1-based): exponential, capped, "equal jitter"
+        (half fixed, half random) so that many clients retrying at once do not stay in step."""
+        ceiling = min(self.max_backoff_seconds, self.base_seconds * self.multiplier ** (attempt - 1))
+        return ceiling / 2 + rng.uniform(0, ceiling / 2)
+
+
+@dataclass
+class Attempt:
+    """One attempt, as the executor saw it (the ledger has the tool's side of it)."""
+
+    call_id: str
+    tool: str
+    number: int
+    error_type: Optional[str]  # None: success
+    started: float
+    waited_after: float = 0.0
+
+
+@dataclass
+class ResilientExecutor:
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    failure_threshold: int = 2  # failed calls in a row (each already retried) before the circuit opens
+    max_same_rejections: int = 3  # the same rejected call this many times stops the run
+    max_seconds: Optional[float] = None  # the run's time budget
+    allowed_tools: Optional[set[str]] = None  # offer only these (intent-based tool loading); None: all
+    seed: str = "0"
+    validate: bool = True  # check arguments against the tool's JSON Schema
+
+    # the run's state
+    attempts: list[Attempt] = field(default_factory=list, init=False)
+    withdrawn: dict[str, str] = field(default_factory=dict, init=False)  # tool -> why
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(f"executor:{self.seed}")  # seeded: the same run waits the same
+        self._consecutive: dict[str, int] = {}  # tool -> failed calls in a row that were its fault
+        self._rejections: dict[str, int] = {}  # rejected call -> how many times
+        self._succeeded: list[tuple[str, dict[str, Any]]] = []
+        self._offered: Optional[set[str]] = None  # names offered in the latest request
+        self._trip: Optional[Trip] = None
+        self._validators: dict[str, Any] = {}
+
+    @classmethod
+    def for_episode(cls, episode: Episode, **overrides: Any) -> "ResilientExecutor":
+        scenario = episode.scenario
+        settings: dict[str, Any] = {"max_seconds": episode.limits.max_seconds,
+                                    "seed": f"{scenario.name}:{scenario.model.seed}"}
+        settings.update(overrides)
+        return cls(**settings)
+
+    # -- figures for the run record --------------------------------------------------------------
+    @property
+    def retries(self) -> int:
+        """Attempts beyond the first of each call."""
+        return sum(1 for a in self.attempts if a.number > 1)
+
+    @property
+    def waited_seconds(self) -> float:
+        return sum(a.waited_after for a in self.attempts)
+
+    # -- the Executor protocol ------------------------------------------------------------------
+    def offered(self, episode: Episode) -> list[ToolSpec]:
+        specs = [s for s in episode.tools.specs if s.name not in self.withdrawn
+                 and (self.allowed_tools is None or s.name in self.allowed_tools)]
+        self._offered = {s.name for s in specs}
+        return specs
+
+    def execute(self, episode: Episode, call: ToolCall) -> ToolMessage:
+        try:
+            return self._execute(episode, call)
+        except Exception as exc:  # a bug here (or in a tool wrapper) must not end the run
+            failure = Failure("internal_error", exception=type(exc).__name__)
+            return errors.translate(call, failure, alternatives=self._alternatives(episode, call.name))
+
+    def after_step(self, episode: Episode) -> Optional[Trip]:
+        if self._trip:
+            return self._trip
+        if not self.withdrawn:
+            return None
+        names = set(episode.tools.names)
+        needed = self.needed_tools(episode)
+        if set(self.withdrawn) >= names or (needed and needed <= set(self.withdrawn)):
+            which = "; ".join(f"{t} {why}" for t, why in self.withdrawn.items())
+            return (StopReason.CIRCUIT_OPEN, f"{which}; no tool the task still needs is left")
+        return None
+
+    # -- one call -------------------------------------------------------------------------------
+    def _execute(self, episode: Episode, call: ToolCall) -> ToolMessage:
+        rejected = self._check_call(episode, call)
+        if rejected is not None:
+            return self._reject(call, rejected)
+        args = call.parsed_arguments()  # checked above
+        outcome, failure, attempts, gave_up = self._run_with_retries(episode, call, args)
+        if failure is None:
+            self._consecutive[call.name] = 0
+            self._succeeded.append((call.name, args))
+            return ToolMessage(call.id, outcome.to_content())
+        message = errors.translate(call, failure, schema=self._schema(episode, call.name), attempts=attempts,
+                                   alternatives=self._alternatives(episode, call.name), gave_up=gave_up,
+                                   clock_today=episode.clock.today())
+        if failure.tool_fault:
+            self._consecutive[call.name] = self._consecutive.get(call.name, 0) + 1
+            if self._consecutive[call.name] >= self.failure_threshold:
+                return self._open_circuit(episode, call, failure, message)
+        else:  # the tool answered: it is up, the call was wrong
+            self._consecutive[call.name] = 0
+            if not self._volatile(episode, call.name):  # polling until a job exists can be progress
+                self._count_rejection(call, failure.error_type)
+        return message
+
+    def _run_with_retries(self, episode: Episode, call: ToolCall, args: dict[str, Any]):
+        """(outcome, failure or None, attempts made, why the retries stopped early or None)."""
+        for number in range(1, self.policy.max_attempts + 1):
+            started = episode.clock.elapsed
+            record = Attempt(call.id, call.name, number, None, started)
+            self.attempts.append(record)
+            outcome = None
+            try:
+                outcome = episode.tools.invoke(call.name, args, call.id)  # the ledger records it
+                failure = errors.classify_outcome(outcome)
+            except Exception as exc:
+                failure = errors.classify_exception(exc)
+            if failure is None:
+                return outcome, None, number, None
+            record.error_type = failure.error_type
+            if not failure.retryable:
+                return outcome, failure, number, None
+            if number == self.policy.max_attempts:
+                return outcome, failure, number, "no attempts left"
+            wait = failure.retry_after if failure.retry_after is not None else self.policy.backoff(number, self.rng)
+            if wait > self.policy.max_wait_seconds:
+                return outcome, failure, number, f"waiting {wait:g} s is longer than this run can wait"
+            took = episode.clock.elapsed - started
+            if self.max_seconds is not None and episode.clock.elapsed + wait + took > self.max_seconds:
+                return outcome, failure, number, "another attempt would not fit in the run's time budget"
+            episode.clock.sleep(wait)  # simulated: the run's time passes, the test's does not
+            record.waited_after = wait
+        raise AssertionError("unreachable: the last attempt always returns")
+
+    def _check_call(self, episode: Episode, call: ToolCall) -> Optional[tuple[str, str, dict[str, Any]]]:
+        """(error_type, message, fields) for a call that must not run; None if it may."""
+        offered = self._offered if self._offered is not None else set(episode.tools.names)
+        if call.name not in episode.tools.tools:
+            close = difflib.get_close_matches(call.name, sorted(offered), n=1)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            return ("unknown_tool", f"There is no tool named '{call.name}'.{hint}",
+                    {"available_tools": sorted(offered)})
+        if call.name in self.withdrawn:
+            return ("circuit_open", f"'{call.name}' {errors.KINDS['circuit_open'].summary} "
+                    f"({self.withdrawn[call.name].removeprefix('withdrawn after ')}).",
+                    {"alternatives": self._alternatives(episode, call.name), "available_tools": sorted(offered)})
+        if call.name not in offered:
+            return ("tool_not_offered", f"'{call.name}' {errors.KINDS['tool_not_offered'].summary}.",
+                    {"available_tools": sorted(offered)})
+        try:
+            args = call.parsed_arguments()
+        except ValueError as exc:
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            return ("invalid_json", f"The arguments for '{call.name}' are not a valid JSON object ({reason}).",
+                    errors.signature_help(self._schema(episode, call.name), episode.clock.today()))
+        if self.validate:
+            problem = self._schema_problem(episode, call.name, args)
+            if problem is not None:
+                text, fields = problem
+                return ("invalid_argument", f"'{call.name}' was not run: {text}.", fields)
+        return None
+
+    def _schema_problem(self, episode: Episode, name: str, args: dict[str, Any]):
+        schema = self._schema(episode, name)
+        validator = self._validators.get(name)
+        if validator is None:
+            jsonschema = load_jsonschema()
+            cls = jsonschema.validators.validator_for(schema)
+            validator = self._validators[name] = cls(schema, format_checker=cls.FORMAT_CHECKER)
+        found = sorted(validator.iter_errors(args), key=_relevance)
+        if not found:
+            return None
+        return errors.schema_problems(found, schema, episode.clock.today())
+
+    def _reject(self, call: ToolCall, rejected: tuple[str, str, dict[str, Any]]) -> ToolMessage:
+        error_type, text, fields = rejected
+        self._count_rejection(call, error_type)
+        return errors.error_message(call, error_type, text, **fields)
+
+    def _count_rejection(self, call: ToolCall, error_type: str) -> None:
+        """The same rejected call again and again is a loop: stop it after `max_same_rejections`."""
+        key = f"{call.name}\x00{_canonical(call.arguments)}"
+        self._rejections[key] = self._rejections.get(key, 0) + 1
+        if self._rejections[key] >= self.max_same_rejections and self._trip is None:
+            self._trip = (StopReason.REPEATED_CALL,
+                          f"the model sent the same rejected call to '{call.name}' {self._rejections[key]} times "
+                          f"({error_type})")
+
+    def _open_circuit(self, episode: Episode, call: ToolCall, failure: Failure, message: ToolMessage) -> ToolMessage:
+        count = self._consecutive[call.name]
+        self.withdrawn[call.name] = f"withdrawn after {count} failed calls in a row, last: {failure.error_type}"
+        body = json.loads(message.content)
+        body["error_type"] = "circuit_open"
+        body["cause"] = failure.error_type
+        body["message"] += (f" '{call.name}' has now failed {count} calls in a row and is withdrawn for the rest of "
+                            "this run.")
+        body["instruction"] = errors.KINDS["circuit_open"].instruction
+        return ToolMessage(call.id, json.dumps(body, ensure_ascii=False), is_error=True)
+
+    # -- the task's tools -----------------------------------------------------------------------
+    def needed_tools(self, episode: Episode) -> set[str]:
+        """Tools named by checklist items not done yet (all tools if the checklist names none)."""
+        items = [c for c in episode.scenario.checklist if c.tool]
+        if not items:
+            return set(episode.tools.names)
+        return {c.tool for c in items if not any(
+            name == c.tool and all(args.get(k) == v for k, v in (c.when or {}).items())
+            for name, args in self._succeeded)}
+
+    def _schema(self, episode: Episode, name: str) -> dict[str, Any]:
+        spec = next((s for s in episode.tools.specs if s.name == name), None)
+        return spec.parameters if spec else {"type": "object", "properties": {}}
+
+    def _volatile(self, episode: Episode, name: str) -> bool:
+        return any(t.name == name and t.volatile for t in episode.scenario.tools)
+
+    def _alternatives(self, episode: Episode, name: str) -> list[str]:
+        tool = next((t for t in episode.scenario.tools if t.name == name), None)
+        offered = self._offered if self._offered is not None else set(episode.tools.names)
+        return [a for a in getattr(tool, "alternatives", []) if a in offered and a not in self.withdrawn]
+
+
+def load_jsonschema() -> Any:
+    """The `jsonschema` package, imported on first use (never at module import: the demo must stay fast).
+
+    With its format extras installed (Jupyter brings them), importing jsonschema also imports
+    `rfc3987_syntax`, which builds an IRI grammar: about 1 s of the 1.1 s the import takes here
+    (measured with `python -X importtime -c "import jsonschema"`). Tool schemas check no IRI
+    formats, so unless something already loaded it, that one optional module is masked during the
+    import (jsonschema skips the `iri` checkers when it is missing) and unmasked right after.
+    """
+    import sys
+
+    if "jsonschema" in sys.modules:
+        return sys.modules["jsonschema"]
+    mask = "rfc3987_syntax" not in sys.modules
+    if mask:
+        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # import -> ImportError
+    try:
+        import jsonschema
+    finally:
+        if mask:
+            del sys.modules["rfc3987_syntax"]
+    return jsonschema
+
+
+def _relevance(error: Any) -> tuple[int, str]:
+    """Missing and unknown arguments first (the call's shape), then the values, in argument order."""
+    order = {"required": 0, "additionalProperties": 1}
+    return order.get(error.validator, 2), "/".join(str(p) for p in error.path)
+
+
+def _canonical(arguments: str) -> str:
+    try:
+        return json.dumps(json.loads(arguments), sort_keys=True, ensure_ascii=False)
+    except ValueError:
+        return arguments.strip()

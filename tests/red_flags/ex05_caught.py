@@ -1,0 +1,11 @@
+"""Exercise 5's red flags: file -> (the test that must catch it, text its failure message must contain)."""
+
+CAUGHT_BY = {
+    "ex05_stack_trace_to_model.py": ("test_no_exception_text_or_secret_reaches_the_model", "leaked to the model"),
+    "ex05_exception_escapes.py": ("test_tool_exceptions_never_escape_the_loop", "your loop raised RuntimeError"),
+    "ex05_retries_everything.py": ("test_does_not_retry_what_cannot_succeed", "it is not retryable"),
+    "ex05_retry_decorator_swallows.py": ("test_flaky_tool_recovers_without_the_model_noticing",
+                                         "the retry never fired"),
+    "ex05_http200_is_data.py": ("test_business_failure_behind_http_200_is_an_error", "was read as data"),
+    "ex05_please_try_again.py": ("test_bad_date_is_fixed_after_one_actionable_message", "is not actionable"),
+}

@@ -1,0 +1,292 @@
+"""Exercise 5: tool errors. Run against solutions/ by default; `--target exercises` for yours.
+
+Each test plugs `make_executor(episode)` into the guarded loop and plays a lesson-5 scenario, or an
+inline one built here, and reads the run record: the ledger (every tool attempt), the simulated
+clock, and what the model was shown (every request it received).
+"""
+from __future__ import annotations
+
+import json
+import random
+import time
+
+import pytest
+
+from conftest import load_exercise
+from reference import RunResult, StopReason, ToolMessage, ToolOutcome, ToolTimeout, find, parse_scenario
+from reference.grading import run_candidate
+from reference.loops.guarded import Parts, guarded_loop
+from reference.runner import evaluate
+
+# A stack trace with everything that must never reach a model: a path, SQL, a host, an IP, a DSN with
+# a password, an API key. All of it fake.
+SECRET = ('Traceback (most recent call last):\n  File "/srv/orders-api/app/db.py", line 88, in fetch_order\n'
+          '    cur.execute("SELECT id, card_last4 FROM orders WHERE id = %s")\npsycopg2.OperationalError: '
+          'connection to server at "orders-db-prod-7.internal.example.com" (10.20.3.7), port 5432 failed\n'
+          'DSN: postgresql://orders_rw:FAKE-PASSWORD-not-real@orders-db-prod-7.internal.example.com:5432/orders '
+          'api_key=sk-FAKE0000notarealkey0000')
+NEEDLES = ["FAKE-PASSWORD-not-real", "sk-FAKE0000notarealkey0000", "orders-db-prod-7", "10.20.3.7",
+           "/srv/orders-api", "SELECT", "Traceback", "psycopg2", "card_last4", "line 88"]
+
+
+@pytest.fixture
+def ex(target):
+    return load_exercise(target, "ex05_tool_errors")
+
+
+# ---------------------------------------------------------------- running and reading a run
+
+class Played:
+    def __init__(self, attempt, executor):
+        self.attempt, self.executor = attempt, executor
+        self.result: RunResult = attempt.result
+        self.name = attempt.scenario.name
+
+    def tries(self, tool: str) -> list:
+        """Every attempt at `tool`, from the ledger (retries included)."""
+        return [t for s in self.result.steps for t in s.tools if t.name == tool]
+
+    def requests(self) -> list:
+        model = self.attempt.episode.model.inner
+        while not hasattr(model, "requests"):
+            model = model.inner
+        return model.requests
+
+    def shown_errors(self) -> list[dict]:
+        """Every error result the model was shown, parsed."""
+        out = []
+        for m in self.result.messages:
+            if isinstance(m, ToolMessage) and m.is_error:
+                try:
+                    out.append(json.loads(m.content))
+                except ValueError:
+                    out.append({"raw": m.content})
+        return out
+
+
+def play(ex, scenario, max_steps=None) -> Played:
+    made = []
+
+    def ex05_loop(episode, max_steps=8):
+        executor = ex.make_executor(episode)
+        made.append(executor)
+        return guarded_loop(episode, max_steps, Parts(executor=executor))
+
+    attempt = run_candidate(ex05_loop, scenario, max_steps)
+    if attempt.error is not None:
+        pytest.fail(attempt.story(), pytrace=False)
+    return Played(attempt, made[0])
+
+
+def inline(name, tools, calls, *, limits=None):
+    """A scenario: the model calls `calls` (tool, args) in one turn, then answers."""
+    return parse_scenario({
+        "name": name, "title": name, "user": "Look it up, please.", "limits": limits or {"max_steps": 4},
+        "tools": [{"name": t, "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+                   "rules": [rule]} for t, rule in tools.items()],
+        "model": {"allow_unknown_tools": True,
+                  "script": [{"calls": [{"tool": t, "args": a} if isinstance(a, dict) else {"tool": t, "raw_args": a}
+                                        for t, a in calls]},
+                             {"answer": "Sorry, I could not look that up."}]},
+        "expect": {"completable": False, "stop_reason": ["completed", "circuit_open"]},
+    })
+
+
+def fault(kind, **more):
+    return {"result": {"fault": kind, **more}}
+
+
+# ---------------------------------------------------------------- step 1: the taxonomy
+
+def test_taxonomy_retries_only_what_can_heal(ex):
+    retryable = {
+        "timeout (ToolTimeout)": ex.classify(None, ToolTimeout("get_weather timed out after 10s")),
+        "connection reset": ex.classify(None, ConnectionResetError(104, "Connection reset by peer")),
+        "HTTP 429": ex.classify(ToolOutcome(False, http_status=429, retry_after=5.0, message="Too many requests.")),
+        "HTTP 503": ex.classify(ToolOutcome(False, http_status=503, message="Service temporarily unavailable.")),
+    }
+    for what, failure in retryable.items():
+        assert failure is not None and failure.retryable, f"{what} is retryable: it can heal on its own, got {failure}"
+    assert retryable["HTTP 429"].retry_after == 5.0, "keep a 429's retry_after: the server said when to come back"
+    not_retryable = {
+        "HTTP 400": ex.classify(ToolOutcome(False, http_status=400, message="Invalid value for 'date'.")),
+        "HTTP 403": ex.classify(ToolOutcome(False, http_status=403, message="Permission denied.")),
+        "HTTP 404": ex.classify(ToolOutcome(False, http_status=404, message="Not found.")),
+        "a RuntimeError (a bug)": ex.classify(None, RuntimeError("division by zero")),
+        "HTTP 200 with success false": ex.classify(ToolOutcome(True, data={"success": False, "error_code": "X"})),
+    }
+    for what, failure in not_retryable.items():
+        assert failure is not None, f"{what} is a failure, but classify returned None (a success)"
+        assert not failure.retryable, f"{what} is not retryable: the same call fails the same way, got {failure}"
+    assert ex.classify(ToolOutcome(True, data={"forecast": "light rain"})) is None, "a real success is not a failure"
+
+
+# ---------------------------------------------------------------- step 2: backoff
+
+def test_backoff_grows_with_jitter_and_is_seeded(ex):
+    means = []
+    for attempt in (1, 2, 3):
+        rng = random.Random(7)
+        draws = [ex.backoff_seconds(attempt, rng) for _ in range(200)]
+        assert all(0 < d <= 60 for d in draws), \
+            f"attempt {attempt}: waits must be positive and bounded, got {draws[:5]}"
+        assert len(set(draws)) > 1, \
+            f"attempt {attempt}: every wait is {draws[0]} s: no jitter, so clients retry in step"
+        means.append(sum(draws) / len(draws))
+    assert means[0] < means[1] < means[2], f"mean waits {means}: the backoff must grow with each attempt"
+    a, b = random.Random(3), random.Random(3)
+    assert [ex.backoff_seconds(n, a) for n in (1, 2, 3)] == [ex.backoff_seconds(n, b) for n in (1, 2, 3)], \
+        "the same seed must give the same waits (draw the jitter from `rng`, not from `random`)"
+
+
+# ---------------------------------------------------------------- step 5: retries in code
+
+def test_flaky_tool_recovers_without_the_model_noticing(ex):
+    run = play(ex, "flaky-timeout")
+    tries = run.result.steps[0].tools  # the attempts made for the model's first call, before it was answered
+    assert len(tries) == 3, (f"scenario `flaky-timeout`: get_weather was attempted {len(tries)} time(s) before the "
+                             "model got its answer; it times out twice, then answers, so that takes 3 attempts. A "
+                             "timeout is retryable: the retry never fired"
+                             + (" (is something catching the exception before the retry can see it?)"
+                                if len(tries) == 1 else ""))
+    shown = [m for r in run.requests() for m in r.messages if isinstance(m, ToolMessage) and m.is_error]
+    assert not shown, f"scenario `flaky-timeout`: the model saw the failure: {shown[0].content[:200]}"
+    assert run.result.stop_reason is StopReason.COMPLETED and run.result.model_calls == 2, \
+        f"scenario `flaky-timeout`: {run.attempt.story()}; a retry that succeeds costs no model call (2 in all)"
+
+
+def test_backoff_waits_on_the_simulated_clock(ex):
+    import jsonschema  # noqa: F401  (imported before timing: the import is slow, the run is not)
+
+    started = time.perf_counter()
+    run = play(ex, "flaky-timeout")
+    wall = time.perf_counter() - started
+    tries = run.result.steps[0].tools
+    assert len(tries) == 3, f"scenario `flaky-timeout`: {len(tries)} attempts of get_weather in code, expected 3"
+    gaps = [b.started - (a.started + a.seconds) for a, b in zip(tries, tries[1:])]
+    assert all(g > 0 for g in gaps), (f"scenario `flaky-timeout`: waits between attempts {gaps} s: back off before "
+                                      "retrying, with episode.clock.sleep(seconds)")
+    assert wall < 0.5, f"scenario `flaky-timeout` took {wall:.2f} s of real time: never time.sleep, use the clock"
+
+
+def test_honours_retry_after(ex):
+    run = play(ex, "rate-limited")
+    tries = run.result.steps[0].tools
+    assert len(tries) == 2, (f"scenario `rate-limited`: {len(tries)} attempt(s) of search_flights before the model got "
+                             "its answer; a 429 with Retry-After is retried once, in code, before answering the model")
+    gap = tries[1].started - (tries[0].started + tries[0].seconds)
+    assert gap == pytest.approx(5.0, abs=0.01), \
+        f"scenario `rate-limited`: waited {gap:.2f} s after the 429; the server said Retry-After: 5"
+    assert run.result.model_calls == 2, \
+        f"scenario `rate-limited`: {run.attempt.story()}; the model should not see the 429"
+
+
+def test_does_not_retry_what_cannot_succeed(ex):
+    faults = {"invalid_argument": fault("invalid_argument", message="Invalid value for 'q'."),
+              "permission_denied": fault("permission_denied"), "not_found": fault("not_found"),
+              "business_failure": fault("business_failure", error_code="LIMIT_REACHED"),
+              "exception": fault("exception", message="KeyError: 'q'")}
+    run = play(ex, inline("non-retryable", faults, [(name, {"q": "x"}) for name in faults]))
+    for name in faults:
+        n = len(run.tries(name))
+        assert n == 1, (f"scenario `non-retryable`: the {name} tool ran {n} times; it is not retryable, so the "
+                        "same call fails the same way: run it once and tell the model")
+
+
+def test_retries_stay_within_the_time_budget(ex):
+    scenario = inline("slow-timeouts", {"lookup": fault("timeout", timeout_seconds=10)}, [("lookup", {"q": "x"})],
+                      limits={"max_steps": 4, "max_seconds": 25})
+    run = play(ex, scenario)
+    assert run.result.sim_seconds <= 25, (
+        f"scenario `slow-timeouts`: the run took {run.result.sim_seconds:.1f} simulated s; the budget is 25 s and "
+        f"each attempt takes 10 s ({len(run.tries('lookup'))} attempts): do not start a retry that cannot fit")
+
+
+# ---------------------------------------------------------------- step 3: translation
+
+def test_bad_date_is_fixed_after_one_actionable_message(ex):
+    run = play(ex, "bad-date-format")
+    errors = run.shown_errors()
+    assert errors, "scenario `bad-date-format`: the model was never told that its date was wrong"
+    text = json.dumps(errors[0], ensure_ascii=False)
+    assert "date" in text and "YYYY-MM-DD" in text, \
+        f"scenario `bad-date-format`: the error is not actionable (which argument, what format?): {text[:300]}"
+    assert any(isinstance(v, str) and len(v) == 10 and v[4] == v[7] == "-" for v in errors[0].values()) \
+        or "example" in errors[0], f"scenario `bad-date-format`: give an example of a valid date: {text[:300]}"
+    assert run.result.stop_reason is StopReason.COMPLETED and run.result.model_calls == 3, \
+        f"scenario `bad-date-format`: {run.attempt.story()}; after one actionable error the model answers on call 3"
+
+
+def test_business_failure_behind_http_200_is_an_error(ex):
+    run = play(ex, "business-failure")
+    first = next(m for m in run.result.messages if isinstance(m, ToolMessage))
+    body = json.loads(first.content)
+    assert first.is_error and body.get("ok") is False, (
+        "scenario `business-failure`: HTTP 200 with success false was read as data (ok: true); it must go down "
+        f"the error branch: {first.content[:200]}")
+    assert run.result.stop_reason is StopReason.COMPLETED and run.result.model_calls == 2, run.attempt.story()
+
+
+def test_no_exception_text_or_secret_reaches_the_model(ex):
+    every_path = {
+        "raises": fault("exception", message=SECRET), "times_out": fault("timeout", timeout_seconds=1),
+        "resets": fault("connection_reset"), "limits": fault("rate_limit", retry_after_seconds=1, message=SECRET),
+        "breaks": fault("server_error", message=SECRET), "refuses_arg": fault("invalid_argument", message=SECRET),
+        "forbids": fault("permission_denied", message=SECRET), "misses": fault("not_found", message=SECRET),
+        "rejects": fault("business_failure", message=SECRET, error_code="AUTH password=FAKE-PASSWORD-not-real"),
+    }
+    calls = [(name, {"q": "x"}) for name in every_path] + [("raises", '{"q": '), ("no_such_tool", {"q": "x"})]
+    for scenario in (inline("every-error-path", every_path, calls), find("exception-secret")):
+        run = play(ex, scenario)
+        visible = [m.content for m in run.result.messages if isinstance(m, ToolMessage)]
+        visible += [json.dumps(r.wire_body, ensure_ascii=False) for r in run.requests()]
+        for needle in NEEDLES:
+            leaked = [v for v in visible if needle in v]
+            assert not leaked, (f"scenario `{run.name}`: {needle!r} leaked to the model: {leaked[0][:300]}. "
+                                "Never pass an exception's text (or a tool's message unchecked) to the model")
+
+
+# ---------------------------------------------------------------- step 4: malformed calls; never raise
+
+def test_tool_exceptions_never_escape_the_loop(ex):
+    tools = {"raises": fault("exception", message="boom"), "times_out": fault("timeout", timeout_seconds=1),
+             "resets": fault("connection_reset")}
+    calls = [(t, {"q": "x"}) for t in tools] + [("raises", "not json"), ("no_such_tool", {"q": "x"}),
+                                                 ("raises", {"q": 42})]
+    run = play(ex, inline("everything-fails", tools, calls))
+    answered = [m for m in run.result.messages if isinstance(m, ToolMessage)]
+    assert len(answered) == len(calls), \
+        f"scenario `everything-fails`: {len(calls)} calls, {len(answered)} answered: every call needs a result"
+    assert all(m.is_error for m in answered), "scenario `everything-fails`: every one of these calls failed"
+
+
+def test_malformed_calls_get_actionable_answers(ex):
+    run = play(ex, "malformed-calls")
+    assert run.tries("get_weather") and len(run.tries("get_weather")) == 1, (
+        f"scenario `malformed-calls`: get_weather ran {len(run.tries('get_weather'))} time(s); only the well-formed "
+        "call should reach it (check names, JSON and the JSON Schema first)")
+    assert run.result.stop_reason is StopReason.COMPLETED and run.result.model_calls == 5, (
+        f"scenario `malformed-calls`: {run.attempt.story()}; answered actionably, this model fixes the name, the "
+        "JSON and the date in turn and answers on call 5")
+
+
+def test_the_same_malformed_call_is_stopped(ex):
+    run = play(ex, "schema-mismatch")
+    assert not run.tries("get_weather"), "scenario `schema-mismatch`: arguments that break the schema reached the tool"
+    assert run.result.stop_reason is StopReason.REPEATED_CALL and run.result.model_calls <= 3, (
+        f"scenario `schema-mismatch`: {run.attempt.story()}; the same rejected call three times is a loop: stop it")
+
+
+# ---------------------------------------------------------------- step 6: circuit breaker
+
+def test_circuit_opens_and_the_run_stops(ex):
+    run = play(ex, "tool-down")
+    assert run.result.stop_reason is StopReason.CIRCUIT_OPEN, (
+        f"scenario `tool-down`: {run.attempt.story()}; after 2 failed calls in a row the tool is withdrawn, and "
+        "with no tool left the run stops (circuit_open)")
+    told = [e for e in run.shown_errors() if "withdrawn" in json.dumps(e) or e.get("error_type") == "circuit_open"]
+    assert told, "scenario `tool-down`: the model was never told that the tool was withdrawn"
+    offered = [s.name for s in run.executor.offered(run.attempt.episode)]
+    assert "get_exchange_rate" not in offered, f"scenario `tool-down`: the dead tool is still offered: {offered}"
+    assert not [c for c in evaluate(run.attempt.scenario, run.result) if not c.ok and c.name != "completed"], \
+        f"scenario `tool-down`: {[c.detail for c in evaluate(run.attempt.scenario, run.result) if not c.ok]}"
