@@ -114,3 +114,30 @@ def test_reference_loop_never_crashes_never_overruns_and_never_breaks_the_protoc
     elif not answers or scripted_steps > max_steps:
         assert (result.stop_reason, result.model_calls) == (StopReason.MAX_STEPS, max_steps), \
             f"no answer within {max_steps} steps: {result.stop_reason} after {result.model_calls} calls{story}"
+
+
+@settings(max_examples=60, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios())
+def test_guarded_loop_never_crashes_never_overruns_and_never_breaks_the_protocol(case):
+    from reference.loops import guarded
+
+    data, max_steps, _ = case
+    wire = data["model"]["wire"]
+    story = f"\nmax_steps={max_steps}, scenario:\n{yaml.safe_dump(data['model'], sort_keys=False)}"
+    episode = Episode.from_scenario(parse_scenario(data, "generated.yaml"))
+    try:
+        result = guarded(episode, max_steps=max_steps)
+    except ProtocolError as err:
+        pytest.fail(f"{wire}: request {len(episode.scripted.requests) + 1} was refused: {err}{story}")
+    except Exception as exc:  # noqa: BLE001 - the property is that nothing escapes
+        pytest.fail(f"{wire}: the guarded loop raised {type(exc).__name__}: {exc}{story}")
+    # one extra request at most: the degrader's last tool-less answer
+    assert result.model_calls <= max_steps + 1, f"{result.model_calls} model calls, limit {max_steps}{story}"
+    calls = [c.id for m in result.messages if isinstance(m, AssistantMessage) for c in m.tool_calls]
+    answered = [m.call_id for m in result.messages if isinstance(m, ToolMessage)]
+    assert answered == calls, f"every tool call is answered once, in order{story}"
+    assert not any(SECRET[:12] in m.content for m in result.messages if isinstance(m, ToolMessage)), \
+        f"an exception's text reached the model{story}"
+    if result.stop_reason is not StopReason.COMPLETED:
+        assert result.degraded is not None, f"stopped on {result.stop_reason.value} without a degraded result{story}"

@@ -5,12 +5,33 @@ from typing import Callable
 
 from ..episode import Episode
 from ..result import RunResult
+from .guarded import Parts, guarded_loop
 from .react import react_loop
 
 Loop = Callable[..., RunResult]
 
+
+def full_parts(episode: Episode) -> Parts:
+    """Every part of lessons 2-5, configured for the episode's scenario and intent."""
+    from ..budget import RunBudget
+    from ..degrade import Degrader
+    from ..executor import ResilientExecutor
+    from ..guards import LoopGuard
+
+    budget = RunBudget.for_episode(episode, final_answer_share=0.25)  # a quarter kept for the last answer
+    return Parts(budget=budget, guard=LoopGuard.for_episode(episode), degrade=Degrader(budget=budget),
+                 executor=ResilientExecutor.for_episode(episode))
+
+
+def guarded(episode: Episode, max_steps: int = 8) -> RunResult:
+    """The guarded loop with every part switched on; the tighter of the two step limits applies."""
+    parts = full_parts(episode)
+    return guarded_loop(episode, min(max_steps, parts.budget.max_steps or max_steps), parts)
+
+
 LOOPS: dict[str, tuple[Loop, str]] = {
     "react": (react_loop, "lesson 1: the 20-line ReAct loop (final answer or step limit)"),
+    "guarded": (guarded, "lessons 2-5: budgets, fingerprint guards, degraded outputs, resilient tools"),
 }
 
 

@@ -17,7 +17,9 @@ from typing import Any, Optional, Protocol, Sequence
 
 from ..episode import Episode
 from ..messages import Message, ToolCall, ToolMessage, ToolSpec
+from ..protocol import ProtocolError
 from ..result import RunResult, StopReason
+from ..scripted import ScriptExhausted
 
 Trip = tuple[StopReason, str]  # why to stop, and a one-line human explanation
 
@@ -101,7 +103,12 @@ def guarded_loop(episode: Episode, max_steps: int = 8, parts: Parts | None = Non
         trip = parts.budget.before_request(episode, messages, step) if parts.budget else None
         if trip:
             return stop(trip)
-        turn = episode.model.complete(messages, parts.executor.offered(episode))
+        try:
+            turn = episode.model.complete(messages, parts.executor.offered(episode))
+        except (ProtocolError, ScriptExhausted):
+            raise  # the loop's own bug, or a scenario too short: not something to hide
+        except Exception as exc:  # the provider failed (429, 5xx, timeout...) after the SDK's own retries
+            return stop((StopReason.ERROR, f"the model request failed: {type(exc).__name__}"))
         messages.append(turn.message)
         if not turn.tool_calls:
             return episode.finish(StopReason.COMPLETED, messages, answer=turn.text)
