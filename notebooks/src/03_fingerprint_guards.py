@@ -205,7 +205,9 @@ for call in calls[:4]:
 
 # %%
 t = airports.tables()
-print(f"airportsdata: {len(t.airports)} airports with an IATA code, {len(t.macs)} metropolitan areas")
+# (the counts change with each airportsdata release, so the stored output does not show them)
+print("airportsdata: the Beijing metropolitan area BJS =", sorted(t.macs["BJS"]["airports"]),
+      "; Shanghai SHA =", sorted(t.macs["SHA"]["airports"]))
 for code in ["PEK", "PKX", "BJS", "SHA", "PVG", "pvg ", "CAN", "BJX"]:
     metro = airports.metro(code)
     print(f"{code!r:>7} {airports.airport_name(code):<42} -> {metro}  {airports.describe(metro)}")
