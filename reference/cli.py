@@ -10,6 +10,7 @@ from typing import Any, Sequence
 
 from .loops import LOOPS
 from .protocol import ProtocolError
+from .report import cell, format_table
 from .scenario import ScenarioError, catalogue, find
 from .scripted import ScriptExhausted
 
@@ -25,20 +26,11 @@ EXERCISES = {  # exercise -> (module in exercises/ and solutions/, its test file
 
 
 def _table(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -> str:
-    cells = [[title for _, title in columns]] + [[_fmt(r.get(key)) for key, _ in columns] for r in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
-             for row in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    return format_table(rows, columns)
 
 
 def _fmt(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return "" if value is None else str(value)
+    return cell(value)
 
 
 DEMO_COLUMNS = [("scenario", "scenario"), ("stop_reason", "stop reason"), ("model_calls", "model calls"),

@@ -285,14 +285,9 @@ print(json.dumps(chat["tools"][0], indent=1))  # each tool is offered with its J
 # *user* message, all of a turn's results in one message, with `is_error` when a call failed.
 
 # %%
-def on_wire(scenario, wire: str):
-    """The same scenario, its model speaking another wire format."""
-    return scenario.model_copy(update={"model": scenario.model.model_copy(update={"wire": wire})})
-
-
 from reference.loops.react import react_loop as reference_loop
 
-claude_episode = Episode.from_scenario(on_wire(scenario, "anthropic"))
+claude_episode = Episode.from_scenario(scenario, wire="anthropic")  # the same scenario, another wire
 claude_result = reference_loop(claude_episode)
 claude = to_wire(claude_result.messages, claude_episode.tools.specs, "anthropic")
 print("system:", claude["system"])
@@ -346,7 +341,7 @@ def forgetful_loop(episode: Episode, max_steps: int = 8):
 
 
 for wire in ("openai-chat", "anthropic"):
-    broken = Episode.from_scenario(on_wire(scenario, wire))
+    broken = Episode.from_scenario(scenario, wire=wire)
     try:
         forgetful_loop(broken)
     except ProtocolError as err:
@@ -364,6 +359,7 @@ for wire in ("openai-chat", "anthropic"):
 # each scenario sets:
 
 # %%
+from reference.report import print_table
 from reference.runner import run_catalogue, within_budget
 
 results = {}
@@ -376,20 +372,7 @@ COLUMNS = [("scenario", "scenario"), ("stop_reason", "stop reason"), ("model_cal
            ("cost_usd", "cost $"), ("sim_seconds", "sim s"), ("completed", "answered")]
 
 
-def cell(value) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return "" if value is None else str(value)
-
-
-table = [[title for _, title in COLUMNS]] + [[cell(r[key]) for key, _ in COLUMNS] for r in rows]
-widths = [max(len(line[i]) for line in table) for i in range(len(COLUMNS))]
-for n, line in enumerate(table):
-    print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))))
-    if n == 0:
-        print("  ".join("-" * w for w in widths))
+print_table(rows, COLUMNS)
 
 # %% [markdown]
 # `oracle` is the number of model calls a well-designed loop needs where the scenario can be

@@ -48,27 +48,8 @@ from reference import Episode, find
 from reference.budget import KINDS, TIERS, RunBudget, Spend
 from reference.loops.guarded import Parts, guarded_loop
 from reference.loops.react import react_loop
+from reference.report import print_table as table
 from reference.runner import evaluate
-
-
-def table(rows: list[dict], columns: list[str]) -> None:
-    """Print rows as an aligned text table."""
-    cells = [columns] + [[_cell(r.get(c)) for c in columns] for r in rows]
-    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
-    for n, line in enumerate(cells):
-        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))))
-        if n == 0:
-            print("  ".join("-" * w for w in widths))
-
-
-def _cell(value) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:,.4f}" if value < 1 else f"{value:,.2f}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return "" if value is None else str(value)
 
 # %% [markdown]
 # ## 1. Four ways out of a loop

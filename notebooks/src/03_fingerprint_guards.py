@@ -45,25 +45,9 @@ from reference.guards import airports, detectors
 from reference.guards.fingerprint import leaf_values
 from reference.loops.guarded import RUN, Parts, guarded_loop
 from reference.loops.react import react_loop
+from reference.report import print_table as table
 from reference.runner import completed, evaluate
 
-
-def table(rows: list[dict], columns: list[str]) -> None:
-    """Print rows as an aligned text table."""
-    cells = [columns] + [[_cell(r.get(c)) for c in columns] for r in rows]
-    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
-    for n, line in enumerate(cells):
-        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))))
-        if n == 0:
-            print("  ".join("-" * w for w in widths))
-
-
-def _cell(value) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return "" if value is None else str(value)
 
 
 def naive(name: str):

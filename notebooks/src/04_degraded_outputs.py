@@ -47,23 +47,7 @@ from reference.degrade import NEXT_STEPS, Degrader, gather, outcome_of, records
 from reference.guards.guard import LoopGuard
 from reference.loops.guarded import Parts, guarded_loop
 from reference.loops.react import react_loop
-
-
-def table(rows: list[dict], columns: list[str]) -> None:
-    """A plain-text table: one row per dict, the given keys as columns."""
-    cells = [columns] + [[_cell(r.get(c)) for c in columns] for r in rows]
-    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
-    for n, line in enumerate(cells):
-        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))))
-        if n == 0:
-            print("  ".join("-" * w for w in widths))
-
-
-def _cell(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return "" if value is None else str(value)
-
+from reference.report import print_table as table
 
 # %% [markdown]
 # ## 1. Break it: what the user gets at the step limit

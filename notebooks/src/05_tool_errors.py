@@ -43,6 +43,7 @@ from reference import Episode, ToolMessage, find, tokens
 from reference import errors
 from reference.executor import ResilientExecutor
 from reference.loops.guarded import Parts, PlainExecutor, guarded_loop
+from reference.report import print_table as table
 from reference.runner import evaluate
 
 LESSON5 = ["flaky-timeout", "rate-limited", "bad-date-format", "business-failure", "exception-secret",
@@ -67,17 +68,6 @@ def row(name: str, result) -> dict:
     return {"scenario": name, "stop": result.stop_reason.value, "model calls": result.model_calls,
             "tool attempts": attempts(result), "sim s": round(result.sim_seconds, 2),
             "meets expect": all(c.ok for c in evaluate(find(name), result))}
-
-
-def table(rows: list[dict]) -> None:
-    columns = list(rows[0])
-    cells = [columns] + [[str(r[c]) for c in columns] for r in rows]
-    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
-    for n, line in enumerate(cells):
-        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))))
-        if n == 0:
-            print("  ".join("-" * w for w in widths))
-
 
 # %% [markdown]
 # ## 1. Break it: the executor everybody writes first
