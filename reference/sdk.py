@@ -273,6 +273,10 @@ class OpenAIResponsesModel:
         wire = _wire_module("openai-responses")
         choice = _choice_kwargs(tool_choice, tools, "none")  # checked before anything is sent
         body = wire.to_request(messages, tools)
+        # `id` is optional on input items; the kit derives one from the call id, which a real server never
+        # issued (and, with store=false, could not look up), so only the call ids travel.
+        body["input"] = [{k: v for k, v in item.items() if not (k == "id" and item.get("type") == "function_call")}
+                         for item in body["input"]]
         response = self.client.responses.create(model=self.model, **body, **choice, **self.options)
         return wire.turn_from_response(response.model_dump())
 

@@ -102,10 +102,11 @@ def check(body: dict[str, Any]) -> None:
     outputs: set[str] = set()
     for item in items:
         if item.get("type") == "function_call":
-            if item.get("id") in seen_item_ids:
-                _fail(f"Duplicate item found with id {item['id']}. Remove duplicate items from your input "
-                      "and try again.", "input")
-            seen_item_ids.add(item.get("id"))
+            if "id" in item:  # ids are optional on input items; only given ones can clash
+                if item["id"] in seen_item_ids:
+                    _fail(f"Duplicate item found with id {item['id']}. Remove duplicate items from your input "
+                          "and try again.", "input")
+                seen_item_ids.add(item["id"])
             calls.add(item["call_id"])
         elif item.get("type") == "function_call_output":
             if item["call_id"] not in calls:
