@@ -164,6 +164,9 @@ def cmd_hint(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    import contextlib
+    import io
+
     import pytest
 
     if args.exercise not in EXERCISES:
@@ -183,9 +186,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     collector = Collector()
     target = "solutions" if args.solutions else "exercises"
-    pytest.main([str(test_file), f"--target={target}", "-q", "-p", "no:cacheprovider", "--no-header",
-                 "--tb=no", "-rN", "-W", "ignore", "-p", "no:nbval", "-p", "no:hypothesispytest"], plugins=[collector])
-    print()
+    with contextlib.redirect_stdout(io.StringIO()) as pytest_output:  # the per-test lines below say it all
+        code = pytest.main([str(test_file), f"--target={target}", "-q", "-p", "no:cacheprovider", "--no-header",
+                            "--tb=no", "-rN", "-W", "ignore", "-p", "no:nbval", "-p", "no:hypothesispytest"],
+                           plugins=[collector])
+    if code not in (0, 1):  # 0: all passed, 1: some failed; anything else is a usage or collection error
+        print(pytest_output.getvalue())
     failed = [r for r in collector.reports if r.failed]
     for r in collector.reports:
         name = r.nodeid.split("::")[-1]

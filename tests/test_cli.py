@@ -136,3 +136,16 @@ def test_demo_runs_in_under_two_seconds_wall_time_in_a_fresh_process():
     assert proc.returncode == 0, proc.stderr
     assert elapsed < 2.0, (f"`python -m reference.cli demo` took {elapsed:.2f} s wall time (budget 2 s); "
                            "check that the demo path imports no SDK (openai, anthropic, jsonschema)")
+
+
+def test_check_shows_each_failing_test_with_its_story_and_the_first_hint():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "reference.cli", "check", "ex01"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAIL  test_happy_path_completes_with_the_answer" in done.stdout, done.stdout[:600]
+    assert "scenario `happy-path`: your loop raised NotImplementedError" in done.stdout, done.stdout[:600]
+    assert "ex01: 0 passed" in done.stdout and "Hint 1:" in done.stdout, done.stdout[-600:]
+    assert "FFFF" not in done.stdout, "pytest's own progress line leaked into the report"
