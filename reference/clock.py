@@ -7,6 +7,14 @@ from dataclasses import dataclass
 DEFAULT_START = "2026-11-30T09:00:00+08:00"
 
 
+def parse_start(iso: str) -> dt.datetime:
+    """An ISO 8601 date-time with its UTC offset; 'Z' is accepted (Python 3.10's fromisoformat does not)."""
+    value = dt.datetime.fromisoformat(iso[:-1] + "+00:00" if iso.endswith(("Z", "z")) else iso)
+    if value.tzinfo is None:
+        raise ValueError(f"{iso!r} has no UTC offset; write it like 2026-11-30T09:00:00+08:00")
+    return value
+
+
 @dataclass
 class SimClock:
     start: dt.datetime
@@ -14,7 +22,7 @@ class SimClock:
 
     @classmethod
     def at(cls, iso: str = DEFAULT_START) -> "SimClock":
-        return cls(dt.datetime.fromisoformat(iso))
+        return cls(parse_start(iso))
 
     def advance(self, seconds: float) -> None:
         if seconds < 0:

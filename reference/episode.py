@@ -16,6 +16,7 @@ from .clock import SimClock
 from .ledger import Ledger, MeteredModel
 from .messages import Message, SystemMessage, ToolSpec, UserMessage
 from .model import Model, Pricing
+from .protocol import WIRE_FORMATS
 from .result import RunResult, StopReason
 from .scenario import LimitsDef, Scenario, ScenarioError
 from .scripted import ScriptedModel
@@ -36,6 +37,8 @@ class Episode:
                       wire: str | None = None) -> "Episode":
         """`wire` replays the scenario in another wire format (openai-chat, openai-responses, anthropic)."""
         if wire is not None:
+            if wire not in WIRE_FORMATS:
+                raise ValueError(f"unknown wire format {wire!r}; expected one of {', '.join(WIRE_FORMATS)}")
             if wire not in scenario.wires:
                 raise ScenarioError(f"{scenario.name}: cannot be replayed as {wire}: "
                                     f"{', '.join(scenario.object_free_arguments())} are not JSON objects, "

@@ -308,5 +308,5 @@ def _relevance(error: Any) -> tuple[int, str]:
 def _canonical(arguments: str) -> str:
     try:
         return json.dumps(json.loads(arguments), sort_keys=True, ensure_ascii=False)
-    except ValueError:
+    except (ValueError, RecursionError):
         return arguments.strip()

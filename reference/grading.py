@@ -37,6 +37,8 @@ class CappedModel:
         return self.inner.complete(messages, tools, tool_choice=tool_choice)
 
     def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not set yet (copy, pickle): no wrapped model to ask
+            raise AttributeError(name)
         return getattr(self.inner, name)
 
 

@@ -59,4 +59,6 @@ class MeteredModel:
         return turn
 
     def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not set yet (copy, pickle): no wrapped model to ask
+            raise AttributeError(name)
         return getattr(self.inner, name)

@@ -21,7 +21,10 @@ class ToolCall:
 
     def parsed_arguments(self) -> dict[str, Any]:
         """The arguments as a dict; raises ValueError if they are not a JSON object."""
-        value = json.loads(self.arguments)
+        try:
+            value = json.loads(self.arguments)
+        except RecursionError:  # '[[[[...' a thousand deep: malformed for our purposes, not a crash
+            raise ValueError("the arguments nest too deeply") from None
         if not isinstance(value, dict):
             raise ValueError(f"arguments must be a JSON object, got {type(value).__name__}")
         return value

@@ -10,7 +10,7 @@ from typing import Protocol, Sequence
 
 from .messages import AssistantMessage, Message, ToolCall, ToolSpec
 
-FINISH_REASONS = ("stop", "tool_calls", "length")
+FINISH_REASONS = ("stop", "tool_calls", "length", "refusal")  # length: cut off; refusal: refused or filtered
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class Usage:
 class Turn:
     text: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
-    finish_reason: str = "stop"  # normalised: "stop", "tool_calls" or "length"
+    finish_reason: str = "stop"  # normalised: "stop", "tool_calls", "length" (cut off) or "refusal"
     usage: Usage = field(default_factory=Usage)
 
     @property

@@ -34,6 +34,8 @@ def completed(scenario: Scenario, result: RunResult) -> bool:
     """The user got a real answer, in budget: the run ended normally and the answer says what it must."""
     if result.stop_reason is not StopReason.COMPLETED or not result.answer:
         return False
+    if result.steps and result.steps[-1].finish_reason in ("length", "refusal"):  # cut off or refused
+        return False
     if not within_budget(scenario, result):
         return False
     return all(s.lower() in result.answer.lower() for s in scenario.expect.answer_contains)

@@ -66,6 +66,19 @@ class RuleDef(Strict):
         return self.when is None or all(k in args and args[k] == v for k, v in self.when.items())
 
 
+def _object_schema(value: dict[str, Any]) -> dict[str, Any]:
+    """Tool arguments are a JSON object: the schema must say so in a shape every provider accepts."""
+    if value.get("type", "object") != "object":
+        raise ValueError(f"the arguments schema must have type 'object', got {value.get('type')!r}")
+    properties = value.get("properties", {})
+    if not isinstance(properties, dict):
+        raise ValueError(f"'properties' must be a mapping of argument names to schemas, got {type(properties).__name__}")
+    for name, schema in properties.items():
+        if not isinstance(schema, (dict, bool)):
+            raise ValueError(f"properties.{name}: expected a schema (a mapping), got {type(schema).__name__}")
+    return value
+
+
 class ToolDef(Strict):
     name: str = Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")
     description: str = ""
@@ -76,6 +89,11 @@ class ToolDef(Strict):
     alternatives: list[str] = Field(default_factory=list, description="other tools of the scenario that can do "
                                     "this job; lesson 5's executor suggests them when this one fails")
     rules: list[RuleDef] = Field(min_length=1)
+
+    @field_validator("parameters")
+    @classmethod
+    def _parameters(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return _object_schema(value)
 
 
 # ---------------------------------------------------------------- the model's script
@@ -105,7 +123,7 @@ class StepDef(Strict):
     call: Optional[CallDef] = None
     text: Optional[str] = None
     answer: Optional[str] = None
-    finish_reason: Optional[Literal["stop", "length"]] = None
+    finish_reason: Optional[Literal["stop", "length", "refusal"]] = None
     repeat: int = Field(1, ge=1, le=1000)
 
     @model_validator(mode="after")
@@ -260,6 +278,18 @@ class Scenario(Strict):
     model: ModelDef
     expect: ExpectDef
     source: Optional[str] = Field(None, exclude=True)
+
+    @field_validator("clock")
+    @classmethod
+    def _clock(cls, value: str) -> str:
+        from .clock import parse_start
+
+        try:
+            parse_start(value)
+        except ValueError as exc:
+            raise ValueError(f"expected an ISO 8601 date-time with a UTC offset, like "
+                             f"2026-11-30T09:00:00+08:00 ({exc})") from None
+        return value
 
     @model_validator(mode="after")
     def _consistent(self) -> "Scenario":

@@ -60,7 +60,7 @@ class ScriptedModel:
         self.cycle: list[StepDef] = [s for s in self.spec.cycle for _ in range(s.repeat)]
         self.position = 0  # steps taken from `plan`
         self.cycle_position = 0
-        self.reactions: list[ReactionDef] = list(self.spec.reactions)
+        self.reactions: list[tuple[int, ReactionDef]] = list(enumerate(self.spec.reactions))  # not yet fired
         self.fired: list[int] = []  # which reactions fired, by index in the scenario
         self.last_calls: tuple[ToolCall, ...] = ()
         # drawn once, and only when asked for, so that runs without the policy keep their random sequence
@@ -122,10 +122,10 @@ class ScriptedModel:
     def _react(self, messages: Sequence[Message]) -> None:
         """Look at the results that answered our previous turn; a matching reaction replaces the plan."""
         results = _latest_results(messages)
-        for reaction in list(self.reactions):
+        for index, reaction in list(self.reactions):
             if any(_matches(reaction, r) for r in results):
-                self.fired.append(self.spec.reactions.index(reaction))
-                self.reactions.remove(reaction)
+                self.fired.append(index)
+                self.reactions.remove((index, reaction))
                 self.plan = [s for s in reaction.then for _ in range(s.repeat)]
                 self.position = 0
                 self.cycle = [s for s in reaction.cycle for _ in range(s.repeat)]
@@ -142,7 +142,7 @@ class ScriptedModel:
             if isinstance(m, ToolMessage) and not m.is_error:
                 try:
                     body = json.loads(m.content)
-                except ValueError:
+                except (ValueError, RecursionError):
                     continue
                 if isinstance(body, dict) and body.get("ok") and body.get("data") not in (None, [], {}):
                     facts.append(json.dumps(body["data"], ensure_ascii=False)[:200])
@@ -165,7 +165,7 @@ class ScriptedModel:
             # Anthropic returns `input` as an object; the SDK's text form is json.dumps of it
             try:
                 return json.dumps(json.loads(text), ensure_ascii=False)
-            except ValueError:
+            except (ValueError, RecursionError):
                 return text
         return text
 
@@ -190,7 +190,7 @@ def _matches(reaction: ReactionDef, result: ToolMessage) -> bool:
         wanted = [when.error_type] if isinstance(when.error_type, str) else when.error_type
         try:
             body = json.loads(result.content)
-        except ValueError:
+        except (ValueError, RecursionError):
             return False
         if not isinstance(body, dict) or body.get("error_type") not in wanted:
             return False

@@ -155,14 +155,14 @@ class Toolbox:
         try:
             args = call.parsed_arguments()
         except ValueError as exc:
-            return _error(call, "invalid_arguments", f"The arguments are not a valid JSON object ({_reason(exc)}). "
+            return _error(call, "invalid_json", f"The arguments are not a valid JSON object ({_reason(exc)}). "
                           "Send the arguments as a JSON object matching the tool's schema.")
         try:
             outcome = self.invoke(call.name, args, call.id)
         except ToolTimeout:
             return _error(call, "timeout", f"'{call.name}' did not answer in time.", retryable=True)
         except Exception:
-            return _error(call, "tool_failure", f"'{call.name}' failed with an internal error.")
+            return _error(call, "internal_error", f"'{call.name}' failed with an internal error.")
         return ToolMessage(call.id, outcome.to_content(), is_error=not outcome.ok)
 
 

@@ -181,7 +181,7 @@ def test_execute_answers_an_unknown_tool_with_the_available_names():
                                               ('["k1"]', "arguments must be a JSON object, got list")])
 def test_execute_answers_malformed_arguments_with_how_to_fix_them(arguments, reason):
     message, body = execute(toolbox(), "lookup", arguments)
-    assert message.is_error and body["error_type"] == "invalid_arguments", body
+    assert message.is_error and body["error_type"] == "invalid_json", body
     assert body["message"] == (f"The arguments are not a valid JSON object ({reason}). Send the arguments as a "
                                "JSON object matching the tool's schema."), body["message"]
 
@@ -189,7 +189,7 @@ def test_execute_answers_malformed_arguments_with_how_to_fix_them(arguments, rea
 def test_execute_never_leaks_an_exceptions_text():
     box = toolbox()
     message, body = execute(box, "lookup", '{"key": "boom"}')
-    assert message.is_error and body == {"ok": False, "error_type": "tool_failure", "retryable": False,
+    assert message.is_error and body == {"ok": False, "error_type": "internal_error", "retryable": False,
                                          "message": "'lookup' failed with an internal error."}
     for leak in (SECRET, "sk-live", "/srv/app", "client.py", "SELECT", "users"):
         assert leak not in message.content, f"the model was shown internals ({leak!r}): {message.content}"
@@ -207,7 +207,7 @@ def test_execute_answers_a_timeout_as_retryable():
 
 def test_execute_answers_a_connection_reset_without_its_text():
     message, body = execute(toolbox(), "lookup", '{"key": "reset"}')
-    assert body["error_type"] == "tool_failure" and "reset by peer" not in message.content
+    assert body["error_type"] == "internal_error" and "reset by peer" not in message.content
 
 
 def test_execute_passes_structured_faults_through_and_flags_them():

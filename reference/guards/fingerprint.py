@@ -49,21 +49,25 @@ _CASE_INSENSITIVE = re.compile(r"(?<!not )\bcase[- ]insensitive\b", re.IGNORECAS
 
 # ---------------------------------------------------------------- what the schema says
 
-def types_of(schema: Mapping[str, Any]) -> set[str]:
+def types_of(schema: Any) -> set[str]:
+    if not isinstance(schema, Mapping):  # `true` is a valid schema too: it says nothing
+        return set()
     kind = schema.get("type")
     return set(kind) if isinstance(kind, list) else {kind} if isinstance(kind, str) else set()
 
 
-def is_airport(schema: Mapping[str, Any]) -> bool:
-    return schema.get("format") == "iata"
+def is_airport(schema: Any) -> bool:
+    return isinstance(schema, Mapping) and schema.get("format") == "iata"
 
 
-def is_case_insensitive(schema: Mapping[str, Any]) -> bool:
-    return is_airport(schema) or bool(_CASE_INSENSITIVE.search(str(schema.get("description", ""))))
+def is_case_insensitive(schema: Any) -> bool:
+    return isinstance(schema, Mapping) and (
+        is_airport(schema) or bool(_CASE_INSENSITIVE.search(str(schema.get("description", "")))))
 
 
-def is_date(schema: Mapping[str, Any]) -> bool:
-    return schema.get("format") == "date" or "YYYY-MM-DD" in str(schema.get("description", ""))
+def is_date(schema: Any) -> bool:
+    return isinstance(schema, Mapping) and (
+        schema.get("format") == "date" or "YYYY-MM-DD" in str(schema.get("description", "")))
 
 
 # ---------------------------------------------------------------- canonical values
@@ -89,9 +93,10 @@ def _number(value: Any) -> Any:
 
 def canonical(value: Any, schema: Optional[Mapping[str, Any]] = None, today: Optional[dt.date] = None) -> Any:
     """The value as the tool will understand it, by its schema (an empty schema: generic rules only)."""
-    schema = schema or {}
+    schema = schema if isinstance(schema, Mapping) else {}  # `true` is a valid schema too: it says nothing
     if isinstance(value, dict):
         props = schema.get("properties", {})
+        props = props if isinstance(props, Mapping) else {}
         out = {}
         for key, v in value.items():
             key = clean_text(key)  # " origin" is the origin
@@ -144,7 +149,7 @@ def show(fp: str) -> str:
     tool, _, body = fp.partition(" ")
     try:
         args = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         return f"{tool}({body})"
     if not isinstance(args, dict):
         return f"{tool}({body})"
@@ -189,7 +194,7 @@ def parse_result(content: str) -> tuple[bool, Any]:
     """(ok, payload) of a tool result: the data when it succeeded, the error's type and text when not."""
     try:
         body = json.loads(content)
-    except ValueError:
+    except (ValueError, RecursionError):
         return True, clean_text(content)  # a plain-text tool result
     if isinstance(body, dict) and "ok" in body:
         if body.get("ok"):

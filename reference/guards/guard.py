@@ -310,7 +310,7 @@ def _request(messages: Sequence[Message]) -> str:
 def _retryable(content: str) -> bool:
     try:
         body = json.loads(content)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return isinstance(body, dict) and body.get("retryable") is True
 

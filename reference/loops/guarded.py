@@ -12,14 +12,19 @@ them on one at a time. The whole loop stays in this one function.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Optional, Protocol, Sequence
 
 from ..episode import Episode
+from ..grading import RunawayLoop
 from ..messages import Message, ToolCall, ToolMessage, ToolSpec
 from ..protocol import ProtocolError
 from ..result import RunResult, StopReason
 from ..scripted import ScriptExhausted
+
+# Errors that are not the provider's: they must surface, never turn into a polite stop.
+PROPAGATE = (ProtocolError, ScriptExhausted, RunawayLoop)
 
 Trip = tuple[StopReason, str]  # why to stop, and a one-line human explanation
 
@@ -80,14 +85,8 @@ class Parts:
 
 def not_run(call: ToolCall, why: str) -> ToolMessage:
     """Answers a call the loop decided not to run, so that the history stays protocol-valid."""
-    return ToolMessage(call.id, '{"ok": false, "error_type": "not_run", "retryable": false, "message": '
-                       + _json_text(why) + "}", is_error=True)
-
-
-def _json_text(text: str) -> str:
-    import json
-
-    return json.dumps(text, ensure_ascii=False)
+    body = {"ok": False, "error_type": "not_run", "retryable": False, "message": why}
+    return ToolMessage(call.id, json.dumps(body, ensure_ascii=False), is_error=True)
 
 
 def guarded_loop(episode: Episode, max_steps: int = 8, parts: Parts | None = None) -> RunResult:
@@ -99,37 +98,43 @@ def guarded_loop(episode: Episode, max_steps: int = 8, parts: Parts | None = Non
         answer = getattr(degraded, "answer", None)
         return episode.finish(trip[0], messages, answer=answer, degraded=degraded, detail=trip[1])
 
+    def answer(call: ToolCall) -> tuple[ToolMessage, Optional[Trip]]:
+        """One tool call: the guard's verdict, then the budget, then the executor."""
+        verdict = parts.guard.before_call(episode, call, messages) if parts.guard else RUN
+        if verdict.action != "run":  # intervene (feedback instead of a result), or stop
+            trip = verdict.trip if verdict.action == "stop" else None
+            return verdict.message or not_run(call, trip[1] if trip else "not run"), trip
+        trip = parts.budget.before_tool(episode, call) if parts.budget else None
+        if trip:
+            return not_run(call, trip[1]), trip
+        result = parts.executor.execute(episode, call)
+        return (parts.guard.after_result(episode, call, result) if parts.guard else result), None
+
     for step in range(max_steps):
         trip = parts.budget.before_request(episode, messages, step) if parts.budget else None
         if trip:
             return stop(trip)
+        tools = parts.executor.offered(episode)
         try:
-            turn = episode.model.complete(messages, parts.executor.offered(episode))
-        except (ProtocolError, ScriptExhausted):
-            raise  # the loop's own bug, or a scenario too short: not something to hide
+            turn = episode.model.complete(messages, tools)
+        except PROPAGATE:
+            raise  # the loop's own bug, a scenario too short, a grader pulling the plug: not to hide
         except Exception as exc:  # the provider failed (429, 5xx, timeout...) after the SDK's own retries
             return stop((StopReason.ERROR, f"the model request failed: {type(exc).__name__}"))
         messages.append(turn.message)
         if not turn.tool_calls:
+            if turn.finish_reason in ("length", "refusal"):  # cut off or refused: not an answer to hand over
+                return stop((StopReason.ERROR, f"the model's last turn ended with finish reason {turn.finish_reason}"))
             return episode.finish(StopReason.COMPLETED, messages, answer=turn.text)
-        halt: Optional[Trip] = None
+        stopping: Optional[Trip] = None
         for call in turn.tool_calls:
-            if halt:  # stopping: answer the remaining calls without running them
-                messages.append(not_run(call, "the run is stopping: " + halt[1]))
+            if stopping:  # every call of the turn is answered, even when the run is ending
+                messages.append(not_run(call, "the run is stopping: " + stopping[1]))
                 continue
-            verdict = parts.guard.before_call(episode, call, messages) if parts.guard else RUN
-            if verdict.action != "run":
-                halt = verdict.trip if verdict.action == "stop" else None
-                messages.append(verdict.message or not_run(call, halt[1] if halt else "not run"))
-                continue
-            halt = parts.budget.before_tool(episode, call) if parts.budget else None
-            if halt:
-                messages.append(not_run(call, halt[1]))
-                continue
-            result = parts.executor.execute(episode, call)
-            messages.append(parts.guard.after_result(episode, call, result) if parts.guard else result)
-        halt = (halt or (parts.guard.after_step(episode, messages) if parts.guard else None)
-                or parts.executor.after_step(episode))
-        if halt:
-            return stop(halt)
+            result, stopping = answer(call)
+            messages.append(result)
+        stopping = (stopping or (parts.guard.after_step(episode, messages) if parts.guard else None)
+                    or parts.executor.after_step(episode))
+        if stopping:
+            return stop(stopping)
     return stop((StopReason.MAX_STEPS, f"no answer after {max_steps} steps"))

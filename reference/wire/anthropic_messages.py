@@ -167,10 +167,15 @@ def response_from_turn(turn: Turn, *, response_id: str = "msg_kit", model: str =
     if turn.text:
         content.append({"type": "text", "text": turn.text, "citations": None})
     content += [{"type": "tool_use", "id": c.id, "name": c.name, "input": _input(c.arguments)} for c in turn.tool_calls]
-    stop = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}[turn.finish_reason]
+    stop = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens", "refusal": "refusal"}[turn.finish_reason]
     return {"id": response_id, "type": "message", "role": "assistant", "model": model, "content": content,
             "stop_reason": stop, "stop_sequence": None,
             "usage": {"input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens}}
+
+
+# the API's stop reasons, normalised: a paused turn or a full context window did not finish its answer
+STOP_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length",
+                "model_context_window_exceeded": "length", "pause_turn": "length", "refusal": "refusal"}
 
 
 def turn_from_response(body: dict[str, Any]) -> Turn:
@@ -178,6 +183,6 @@ def turn_from_response(body: dict[str, Any]) -> Turn:
     text = "".join(b["text"] for b in blocks if b["type"] == "text") or None
     calls = tuple(ToolCall(b["id"], b["name"], json.dumps(b["input"], ensure_ascii=False))
                   for b in blocks if b["type"] == "tool_use")
-    finish = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length"}.get(body.get("stop_reason"), "stop")
+    finish = STOP_REASONS.get(body.get("stop_reason"), "tool_calls" if calls else "stop")
     usage = body.get("usage") or {}
     return Turn(text, calls, finish, Usage(usage.get("input_tokens", 0), usage.get("output_tokens", 0)))

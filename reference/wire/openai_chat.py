@@ -140,6 +140,12 @@ def check(body: dict[str, Any]) -> None:
               + ", ".join(pending), f"messages.[{pending_from}].role")
 
 
+# the API's finish reasons, normalised (content_filter: the output was withheld, like a refusal)
+FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls", "length": "length",
+          "content_filter": "refusal"}
+WIRE_FINISH = {"stop": "stop", "tool_calls": "tool_calls", "length": "length", "refusal": "content_filter"}
+
+
 def response_from_turn(turn: Turn, *, response_id: str = "chatcmpl-kit", model: str = "scripted",
                        created: int = 0) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": turn.text, "refusal": None}
@@ -151,7 +157,8 @@ def response_from_turn(turn: Turn, *, response_id: str = "chatcmpl-kit", model: 
     u = turn.usage
     return {
         "id": response_id, "object": "chat.completion", "created": created, "model": model,
-        "choices": [{"index": 0, "finish_reason": turn.finish_reason, "message": message, "logprobs": None}],
+        "choices": [{"index": 0, "finish_reason": WIRE_FINISH[turn.finish_reason], "message": message,
+                     "logprobs": None}],
         "usage": {"prompt_tokens": u.input_tokens, "completion_tokens": u.output_tokens,
                   "total_tokens": u.input_tokens + u.output_tokens},
     }
@@ -162,8 +169,6 @@ def turn_from_response(body: dict[str, Any]) -> Turn:
     msg = choice["message"]
     calls = tuple(ToolCall(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in msg.get("tool_calls") or [])
     usage = body.get("usage") or {}
-    finish = choice.get("finish_reason") or ("tool_calls" if calls else "stop")
-    if finish not in ("stop", "tool_calls", "length"):
-        finish = "stop"
+    finish = FINISH.get(choice.get("finish_reason"), "tool_calls" if calls else "stop")
     return Turn(_text(msg.get("content")), calls, finish,
                 Usage(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)))

@@ -128,11 +128,12 @@ def response_from_turn(turn: Turn, *, response_id: str = "resp_kit", model: str 
         output.append({"type": "function_call", "id": item_id(c.id), "call_id": c.id, "name": c.name,
                        "arguments": c.arguments, "status": "completed"})
     u = turn.usage
-    incomplete = turn.finish_reason == "length"
+    incomplete = turn.finish_reason in ("length", "refusal")
+    reason = "max_output_tokens" if turn.finish_reason == "length" else "content_filter"
     return {
         "id": response_id, "object": "response", "created_at": created, "model": model,
         "status": "incomplete" if incomplete else "completed",
-        "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
+        "incomplete_details": {"reason": reason} if incomplete else None,
         "error": None, "instructions": None, "metadata": {}, "output": output,
         "parallel_tool_calls": True, "temperature": 1.0, "top_p": 1.0, "tool_choice": "auto", "tools": [],
         "usage": {"input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
@@ -152,7 +153,8 @@ def turn_from_response(body: dict[str, Any]) -> Turn:
             calls.append(ToolCall(item["call_id"], item["name"], item["arguments"]))
     usage = body.get("usage") or {}
     if body.get("status") == "incomplete":
-        finish = "length"
+        reason = (body.get("incomplete_details") or {}).get("reason")
+        finish = "refusal" if reason == "content_filter" else "length"
     else:
         finish = "tool_calls" if calls else "stop"
     return Turn("".join(texts) if texts else None, tuple(calls), finish,
