@@ -31,6 +31,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Optional, Sequence
 
 from .episode import Episode
+from .errors import business_failure
+from .guards.fingerprint import is_empty as empty_payload
 from .messages import Message, ToolMessage, UserMessage
 from .model import Usage
 from .protocol import to_wire
@@ -192,15 +194,13 @@ def records(episode: Episode) -> list[tuple[int, ToolRecord]]:
 
 
 def is_business_failure(data: Any) -> bool:
-    """HTTP 200 whose body says it failed: `{"success": false, ...}`."""
-    return isinstance(data, dict) and data.get("success") is False
+    """HTTP 200 whose body says it failed: the same rule lesson 5's executor applies (`errors.business_failure`)."""
+    return business_failure(data) is not None
 
 
 def is_empty(data: Any) -> bool:
-    """No information: null, "", [], {}, or an object whose every field is one of those ({"results": []})."""
-    if data is None or data == "" or data == [] or data == {}:
-        return True
-    return isinstance(data, dict) and all(v is None or v == "" or v == [] or v == {} for v in data.values())
+    """No information, at any depth ({"results": []}, {"results": [{"items": []}]}): the guard's own rule."""
+    return empty_payload(data)
 
 
 def outcome_of(record: ToolRecord) -> str:
