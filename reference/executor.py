@@ -56,7 +56,7 @@ class RetryPolicy:
 
 
 @dataclass
-class Attempt:
+class ToolAttempt:
     """One attempt, as the executor saw it (the ledger has the tool's side of it)."""
 
     call_id: str
@@ -78,7 +78,7 @@ class ResilientExecutor:
     validate: bool = True  # check arguments against the tool's JSON Schema
 
     # the run's state
-    attempts: list[Attempt] = field(default_factory=list, init=False)
+    attempts: list[ToolAttempt] = field(default_factory=list, init=False)
     withdrawn: dict[str, str] = field(default_factory=dict, init=False)  # tool -> why
 
     def __post_init__(self) -> None:
@@ -162,7 +162,7 @@ class ResilientExecutor:
         """(outcome, failure or None, attempts made, why the retries stopped early or None)."""
         for number in range(1, self.policy.max_attempts + 1):
             started = episode.clock.elapsed
-            record = Attempt(call.id, call.name, number, None, started)
+            record = ToolAttempt(call.id, call.name, number, None, started)
             self.attempts.append(record)
             outcome = None
             try:

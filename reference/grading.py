@@ -43,7 +43,7 @@ class CappedModel:
 
 
 @dataclass
-class Attempt:
+class CandidateRun:
     scenario: Scenario
     max_steps: int
     result: RunResult | None = None
@@ -71,7 +71,7 @@ class Attempt:
 
 
 def run_candidate(loop: Callable[..., RunResult], scenario: Scenario | str, max_steps: int | None = None, *,
-                  wire: str | None = None, seed: int | None = None, runaway_margin: int = 20) -> Attempt:
+                  wire: str | None = None, seed: int | None = None, runaway_margin: int = 20) -> CandidateRun:
     """Run `loop(episode, max_steps=...)` on a scenario; never raises for what the loop does."""
     if isinstance(scenario, str):
         scenario = find(scenario)
@@ -79,7 +79,7 @@ def run_candidate(loop: Callable[..., RunResult], scenario: Scenario | str, max_
     episode = Episode.from_scenario(scenario, seed=seed, wire=wire)
     episode.model.inner = CappedModel(episode.model.inner, steps + runaway_margin)
     episode.loop_name = getattr(loop, "__name__", "candidate")
-    attempt = Attempt(scenario, steps, episode=episode)
+    attempt = CandidateRun(scenario, steps, episode=episode)
     try:
         result = loop(episode, max_steps=steps)
     except Exception as exc:  # the grader reports, it does not crash

@@ -71,7 +71,7 @@ class ToolInfo:
 
 
 @dataclass
-class Attempt:
+class GuardedCall:
     """One tool call the model asked for, as the guard saw it."""
 
     step: int
@@ -95,10 +95,10 @@ class Detection:
 class LoopGuard:
     tools: dict[str, ToolInfo]
     thresholds: Thresholds = Thresholds()
-    attempts: list[Attempt] = field(default_factory=list)
+    attempts: list[GuardedCall] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)  # what the guard did, for traces
     strikes: int = 0
-    _by_id: dict[str, Attempt] = field(default_factory=dict)
+    _by_id: dict[str, GuardedCall] = field(default_factory=dict)
     _by_result: dict[str, list[str]] = field(default_factory=dict)  # "tool result-fp" -> actions
     _seen: set[str] = field(default_factory=set)
     _new_per_step: list[int] = field(default_factory=list)
@@ -129,7 +129,7 @@ class LoopGuard:
         except ValueError:  # not a JSON object: the executor answers it; we still count it
             args, action = None, raw_fingerprint(call.name, call.arguments)
         history = [a.action for a in self.attempts]
-        attempt = Attempt(self._step, call, action)
+        attempt = GuardedCall(self._step, call, action)
         self.attempts.append(attempt)
         self._by_id[call.id] = attempt
 

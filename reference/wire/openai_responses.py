@@ -1,8 +1,9 @@
 """OpenAI Responses API: `function_call` and `function_call_output` items in `input`.
 
-The Responses API matches an output to its call by `call_id` anywhere in the input (or in the state
-of `previous_response_id`), so this check is looser about order than Chat Completions is. Like Chat
-Completions it has no error flag on tool results.
+The Responses API matches an output to its call by `call_id` (in the input, or in the state of
+`previous_response_id`), so it is looser about order than Chat Completions: results need not follow
+their turn immediately. The kit requires the call to come earlier in the input than its output
+(**[assumed]**, see docs/protocol.md). Like Chat Completions it has no error flag on tool results.
 """
 from __future__ import annotations
 
