@@ -20,7 +20,8 @@
 # %% [markdown]
 # ## Setup
 #
-# The notebook runs from `notebooks/`; the kit's code lives one level up, in `reference/`.
+# The kit's code lives in `reference/`, at the repository root. The setup finds that root (the folder
+# holding `pyproject.toml`) whether the kernel started in `notebooks/` or in the root itself.
 
 # %%
 from __future__ import annotations
@@ -31,7 +32,8 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path.cwd().resolve().parent  # the repository: notebooks/ is the working directory
+# the repository root: the folder holding pyproject.toml, whether the kernel runs in notebooks/ or at the root
+ROOT = next(p for p in (Path.cwd().resolve(), *Path.cwd().resolve().parents) if (p / "pyproject.toml").exists())
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # so `reference` imports even without `pip install -e .`
 
@@ -96,7 +98,11 @@ print(f"provider: {PROVIDER}")
 # %% [markdown]
 # ## 2. Before native function calling: Thought / Action / Observation as text
 #
-# The original ReAct prompt asked the model to *write* its decision as text, and the loop parsed it:
+# Before APIs had a field for tool calls, the model *wrote* its decision as text and the loop parsed
+# it. The ReAct paper's prompts used numbered lines with a bracketed action, such as
+# `Action 1: Search[Colorado orogeny]`, and `Finish[...]` to end. LangChain's ReAct agents then
+# settled on a tool name on an `Action:` line and its input on an `Action Input:` line, which is the
+# convention used here, with JSON as the input:
 #
 # ```
 # Thought: I need tomorrow's weather.
@@ -104,9 +110,9 @@ print(f"provider: {PROVIDER}")
 # Action Input: {"city": "Shanghai", "date": "2026-12-01"}
 # ```
 #
-# The code ran the tool and appended `Observation: ...` to the prompt. Agent frameworks shipped
-# regular-expression parsers of this kind. Here is a small one, with the format's two exits:
-# `Final Answer:` or an `Action` / `Action Input` pair.
+# The code ran the tool and appended `Observation: ...` to the prompt. Frameworks shipped
+# regular-expression parsers for this. Here is a toy one, with the format's two exits: `Final Answer:`
+# or an `Action` / `Action Input` pair.
 
 # %%
 ACTION = re.compile(r"Action\s*:\s*(?P<tool>.*?)\s*\n\s*Action\s*Input\s*:\s*(?P<input>.*)", re.DOTALL)
@@ -170,7 +176,8 @@ for case, text in MODEL_TEXTS.items():
 
 # %% [markdown]
 # Only the clean text parses as intended. The last case is the worst because nothing fails: the
-# parser hands back an answer the model invented, and no tool ever ran.
+# parser hands back an answer the model invented, and no tool ever ran. (LangChain's ReAct parser
+# refuses a text that holds both a parsable action and a final answer; this toy one has no such check.)
 #
 # The usual remedy was to send the parse error back as the observation and let the model try again.
 # When the slip is a habit of the model (here, the comment after the JSON), the retry repeats it,
@@ -201,18 +208,34 @@ def same_habit():
 text_react_loop(same_habit())
 
 # %% [markdown]
-# **Native function calling** removes the parser. The API returns tool calls as structured fields
-# (an id, a tool name, the arguments as a JSON string) separate from the text, so there is no
-# format to negotiate and "Action:" in the reasoning is just words. Text-parsed ReAct survives only
-# for models without native tool calling; knowing why it was replaced is a bonus point in interviews.
+# **Native function calling** removes the parser. The API returns tool calls as structured fields,
+# separate from the text: an id, a tool name and the arguments (OpenAI sends them as a JSON *string*
+# the caller must parse; Anthropic's `tool_use` block carries an `input` *object*). There is no format
+# to negotiate, and "Action:" in the reasoning is just words. Parsed-text ReAct is now mostly met with
+# models or serving stacks that lack native tool calling; knowing why it was replaced is a bonus point
+# in interviews.
 #
-# The arguments can still be malformed JSON. The difference is where that lands: the kit's executor
-# answers the call with an error result the model can read, and the loop carries on.
+# A string of arguments can still be malformed JSON. The difference is where that lands: the kit's
+# executor answers the call with an error result the model can read, and the loop carries on.
 
 # %%
 demo = Episode.from_scenario(find("happy-path"))
 bad_call = ToolCall("call_demo", "get_weather", '{"city": "Shanghai", "date": "2026-12-01"}  // tomorrow')
 print(demo.tools.execute(bad_call).content)
+
+# %% [markdown]
+# The same holds when the tool itself raises. In the `exception-secret` scenario the order database
+# tool throws an exception whose text is a whole stack trace. Called directly, the exception flies;
+# through `execute`, the call is answered with an error result, and nothing leaves the loop (lesson 5
+# is about what that result should say):
+
+# %%
+crash = Episode.from_scenario(find("exception-secret"))
+try:
+    crash.tools.invoke("query_orders", {"order_id": "A1234"}, "call_direct")  # the raw tool
+except Exception as exc:
+    print(f"invoke raised {type(exc).__name__}: {len(str(exc))} characters of stack trace")
+print(crash.tools.execute(ToolCall("call_demo2", "query_orders", '{"order_id": "A1234"}')).content)
 
 # %% [markdown]
 # ## 3. Build the loop, one cell per move
@@ -280,9 +303,10 @@ print(json.dumps(chat["tools"][0], indent=1))  # each tool is offered with its J
 
 # %% [markdown]
 # The same conversation in the **Anthropic Messages** shape, from a run whose model speaks that wire
-# (the scenario's `model.wire`, switched with pydantic's `model_copy`). The system prompt travels
-# beside the messages; calls are `tool_use` blocks; results are `tool_result` blocks inside the next
-# *user* message, all of a turn's results in one message, with `is_error` when a call failed.
+# (`Episode.from_scenario(..., wire="anthropic")` overrides the scenario's `model.wire`). The system
+# prompt travels beside the messages; calls are `tool_use` blocks; results are `tool_result` blocks
+# inside the next *user* message, all of a turn's results in one message, with `is_error` when a call
+# failed.
 
 # %%
 from reference.loops.react import react_loop as reference_loop
@@ -340,12 +364,14 @@ def forgetful_loop(episode: Episode, max_steps: int = 8):
     return episode.finish(StopReason.MAX_STEPS, messages)
 
 
+refused_at = {}
 for wire in ("openai-chat", "anthropic"):
     broken = Episode.from_scenario(scenario, wire=wire)
     try:
         forgetful_loop(broken)
     except ProtocolError as err:
-        print(f"{wire}: request {len(broken.ledger.steps) + 1} refused, HTTP {err.status_code}")
+        refused_at[wire] = len(broken.ledger.steps) + 1
+        print(f"{wire}: request {refused_at[wire]} refused, HTTP {err.status_code}")
         print(json.dumps(err.body, indent=1))
 
 # %% [markdown]
@@ -500,34 +526,43 @@ for name in ("happy-path", "repeat-exact"):
 #
 # ## 9. The interview
 #
-# **The opening:** *"No framework. Write me the skeleton of a ReAct loop, about twenty lines."*
-# Interviewers use it to tell people who have *used* an agent framework from people who have
-# *written* the loop. The follow-ups come straight away:
-#
-# - *When does it stop? Is the model saying "I'm done" enough?*
-# - *What if it keeps calling the same tool? How do you notice, and what do you do?*
-# - *How do you pick `max_steps`?* (from the distribution of successful runs, plus budgets)
-#
-# **Red flags the interviewer listens for** (each one shown live above, or caught by the ex01 tests):
-#
-# | red flag | where you saw it |
-# |---|---|
-# | `while True` plus `max_steps`, and no other brake | section 6: the step limit is the only exit besides the answer |
-# | the assistant `tool_call` message never appended; only the results | section 5: HTTP 400, ids do not pair |
-# | returning "max steps reached" as the output | section 6: `answer=None` and a note |
-# | a tool exception thrown out of the loop | the `execute` call in section 2: errors become results |
-# | naming Thought/Action/Observation but no exit condition | section 2 |
-#
-# **What a strong answer contains:**
-#
-# 1. The skeleton right: one step = one model request; tools run in the code.
-# 2. The assistant message with the tool calls appended before the results (ids pair up), and every
-#    parallel call answered.
-# 3. At least three kinds of exit: normal (no tool calls), resource (steps, and also tokens, time,
-#    money, since the cost of one step varies enormously: see the request sizes in section 6), and
-#    abnormal (repeats, failures, no progress).
-# 4. Tool errors swallowed inside the loop and turned into results the model can act on.
-# 5. At the limit, a degraded answer (what was found, what is missing, what to do next), not an error.
-# 6. A bonus: knowing that native function calling replaced text-parsed ReAct, and why (section 2).
-#
-# A weak answer stops at point 1 and a step limit; the rest of the kit is about points 3 to 5.
+# The figures below come from the runs above.
+
+# %%
+display(Markdown(f"""
+**The task.** Write the agent loop from memory, with no framework: a whiteboard or a shared editor,
+about a screenful of code. Someone who has wired an agent by hand has had to decide what a framework
+otherwise decides for them (what goes into the history, who runs the tools, when the loop gives up),
+and the discussion moves to those decisions at once: is a reply without tool calls the only normal
+end? What happens when the model asks for the same tool again and again? Where does the step limit
+come from? (Lesson 2 answers the last one from a fleet of measured runs.)
+
+**Where this notebook showed each red flag:**
+
+| what the interviewer hears | what it cost here |
+|---|---|
+| a step limit as the only brake | section 6: {len(fused)} of {n} catalogue runs ended at the fuse with no answer, {fused_cost / total_cost:.1%} of the simulated spend |
+| tool results appended without the assistant turn that asked for them | section 5: HTTP 400 on request {' and '.join(f'{k} ({w})' for w, k in refused_at.items())} |
+| "max steps reached" passed to the user as the output | section 6: `answer=None` after {len(executed)} tool calls on `repeat-exact` |
+| a tool exception allowed to leave the loop | section 2: `query_orders` raises; `execute` answers the call with an error result instead |
+| the words Thought, Action, Observation, but no stop condition | sections 2 and 4 |
+
+**What a strong answer shows:**
+
+1. *The unit of work.* One pass of the loop is one model request; a turn may ask for several tools,
+   and the code, not the model, runs them. Cost and time are counted per request, and requests are
+   not alike: one read {min(step_sizes):,} input tokens, another {max(step_sizes):,} (section 6).
+2. *The history.* The assistant turn with its tool calls goes in first, then one result per call id;
+   every parallel call is answered before the next request.
+3. *More than one way out.* Normal: a reply with no tool calls. Resource: the step limit, and token,
+   time and cost limits beside it, because steps differ so much in size. Abnormal: the model
+   repeating itself, tools that keep failing, steps that bring nothing new. Lesson 2 names every exit
+   and splits the abnormal ones into *guard* exits and *no-progress* exits.
+4. *Failures stay inside.* A tool error or exception becomes a result the model can read and act on;
+   the loop itself never raises.
+5. *Something useful at a limit.* What was found, what is missing and what the user can do next
+   (lesson 4), rather than `answer=None`.
+6. *Extra credit.* Why native tool calling replaced parsing the model's text (section 2).
+
+A weak answer stops at point 1 plus a step limit; the rest of the kit is about points 3 to 5.
+"""))

@@ -6,9 +6,9 @@
 # %% [markdown]
 # # Lesson 2: exits and budgets
 #
-# `max_steps` is a fuse, not a brake. It bounds how many requests a run makes, not what they cost:
-# one step can read a few hundred tokens or tens of thousands, and a slow tool can hold a step for
-# twenty seconds. This lesson:
+# `max_steps` is a fuse, not a brake. It bounds how many requests a run makes, not what each of them
+# reads, costs or waits for: steps are not of equal size, and section 3 measures by how much they
+# differ. This lesson:
 #
 # 1. **breaks** the lesson-1 loop on four scenarios where the step limit is the wrong exit
 #    (a growing context, an expensive model, slow tools, and the 40-step incident);
@@ -34,7 +34,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path.cwd().resolve().parent  # the repository: notebooks/ is the working directory
+# the repository root: the folder holding pyproject.toml, whether the kernel runs in notebooks/ or at the root
+ROOT = next(p for p in (Path.cwd().resolve(), *Path.cwd().resolve().parents) if (p / "pyproject.toml").exists())
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -73,16 +74,22 @@ for kind, reasons in KINDS.items():
 # ## 2. Break it: the lesson-1 loop on four budget scenarios
 #
 # Each scenario sets its own limits in its `limits` block (what the deployment or the user allows):
-#
-# - `token-blowup`: a model paging through logs, each page bigger than the last, all kept in context;
-# - `cost-blowup`: a premium model reading one huge ticket export after another;
-# - `slow-tools`: regional reports that take 20 simulated seconds each, against a 60-second budget;
-# - `incident-40-step`: a troubleshooting request on a deployment with a 50-step cap and no budget.
-#
-# The lesson-1 loop only knows `max_steps`:
 
 # %%
 BUDGET_SCENARIOS = ["token-blowup", "cost-blowup", "slow-tools", "incident-40-step"]
+report_latency = find("slow-tools").tools[0].latency_seconds
+display(Markdown(f"""
+- `token-blowup`: a model paging through logs, each page bigger than the last, all kept in context;
+- `cost-blowup`: a premium model reading one huge ticket export after another;
+- `slow-tools`: regional reports that take {report_latency:g} simulated seconds each, against a
+  {find('slow-tools').limits.max_seconds:g}-second budget;
+- `incident-40-step`: a troubleshooting request on a deployment with a {find('incident-40-step').limits.max_steps}-step
+  cap and no budget.
+
+The lesson-1 loop only knows `max_steps`:
+"""))
+
+# %%
 naive = {name: react_loop(Episode.from_scenario(find(name)), max_steps=find(name).limits.max_steps)
          for name in BUDGET_SCENARIOS}
 
@@ -116,9 +123,8 @@ and the fourth had no budget to break:
 # ## 3. Observe: where the tokens go
 #
 # Every request sends the whole history again. In `token-blowup` each tool result is larger than the
-# one before, and all of them stay in the context, so the input of each request grows step after step
-# and the total grows roughly with the square of the steps. The output (the model's tool calls) is a
-# rounding error.
+# one before, and all of them stay in the context. The output (the model's tool calls) is a rounding
+# error; the input is the bill.
 
 # %%
 steps = tb.steps
@@ -128,6 +134,18 @@ for s in steps:
     cumulative.append(total)
 table([{"step": s.step, "input tokens": s.input_tokens, "output tokens": s.output_tokens, "total so far": c}
        for s, c in zip(steps, cumulative)], ["step", "input tokens", "output tokens", "total so far"])
+
+# %%
+growth = [b.input_tokens - a.input_tokens for a, b in zip(steps, steps[1:])]  # what each step added
+half = len(steps) // 2
+display(Markdown(f"""
+Each request adds the previous result to the history, and each result is bigger than the last: request 2
+added {growth[0]:,} tokens, request {len(steps)} added {growth[-1]:,}. So the input of *one* request grows
+roughly with the square of the step number, and the total, a sum of those, roughly with its cube. Doubling
+the steps from {half} to {len(steps)} multiplied the input of the last request by
+{steps[-1].input_tokens / steps[half - 1].input_tokens:.1f} (2² = 4) and the total by
+{cumulative[-1] / cumulative[half - 1]:.1f} (2³ = 8).
+"""))
 
 # %%
 limit = find("token-blowup").limits.max_tokens
@@ -172,11 +190,14 @@ for k in (5, 10, 20, 30, 40, 50):
 # (`reference/loops/guarded.py`), which asks it two questions:
 #
 # - `before_request(episode, messages, step)`: would the next request cross a limit? The request is
-#   estimated *before* it is sent: its input tokens are counted exactly as the provider counts them
-#   (the kit's estimator over the request in its wire format, messages and tool schemas), plus a
-#   reserve for the answer; its cost follows from the price list; its time is the slowest earlier
-#   request's.
+#   estimated *before* it is sent: its input tokens are counted with the kit's estimator (about four
+#   characters per token) over the whole request in its wire format, messages and tool schemas, plus
+#   a reserve for the answer; its cost follows from the price list; its time is the slowest earlier
+#   request's. That estimator is exactly what the *scripted* model bills, so here the arithmetic is
+#   exact. Against a real API it is only an approximation: count with the provider's tokenizer or its
+#   token-counting endpoint, and keep a margin.
 # - `before_tool(episode, call)`: would this tool run cross the time budget, going by its earlier runs?
+#   A tool's *first* call cannot be refused this way: there is no earlier run to estimate it from.
 #
 # Spending is read from the harness's ledger and clock: the budget keeps no second set of books. The
 # core of it:
@@ -221,22 +242,45 @@ class CheckedAfter(RunBudget):
         return None
 
 
-for name in ("token-blowup", "cost-blowup", "slow-tools"):
-    late = with_budget(name, lambda ep: CheckedAfter.from_limits(ep.limits))
+def step_spend(result, episode, meter: str) -> list[float]:
+    """What each step of a run spent on one meter (its tool runs included, for seconds)."""
+    if meter == "tokens":
+        return [s.input_tokens + s.output_tokens for s in result.steps]
+    if meter == "cost":
+        return [episode.ledger.pricing.cost(s) for s in result.steps]  # a step has input and output tokens
+    ends = [s.started for s in result.steps[1:]] + [result.sim_seconds]
+    return [end - s.started for s, end in zip(result.steps, ends)]
+
+
+overshoot = {}
+for name, meter, fmt in (("token-blowup", "tokens", "{:,.0f} tokens"), ("cost-blowup", "cost", "${:.4f}"),
+                         ("slow-tools", "seconds", "{:.1f} s")):
+    episode = Episode.from_scenario(find(name))
+    late = guarded_loop(episode, episode.limits.max_steps, Parts(budget=CheckedAfter.from_limits(episode.limits)))
     good = fixed[name]
     limits = find(name).limits
-    used = {"token-blowup": (late.usage.total_tokens, good.usage.total_tokens, limits.max_tokens, "{:,} tokens"),
-            "cost-blowup": (late.cost_usd, good.cost_usd, limits.max_cost_usd, "${:.4f}"),
-            "slow-tools": (late.sim_seconds, good.sim_seconds, limits.max_seconds, "{:.1f} s")}[name]
-    after, before, cap, fmt = used
+    after, before, cap = {"tokens": (late.usage.total_tokens, good.usage.total_tokens, limits.max_tokens),
+                          "cost": (late.cost_usd, good.cost_usd, limits.max_cost_usd),
+                          "seconds": (late.sim_seconds, good.sim_seconds, limits.max_seconds)}[meter]
+    crossing = step_spend(late, episode, meter)[-1]  # the step after which the check finally fired
+    overshoot[name] = (fmt.format(after - cap), fmt.format(crossing))
     print(f"{name:<13} checked after: {fmt.format(after):>14} ({after / cap:.0%} of the limit)   "
           f"checked before: {fmt.format(before):>14} ({before / cap:.0%})")
 
-# %% [markdown]
-# Checked after, every run overshoots, and by the largest step of the run. Checked before, with the
-# next request in mind, none does. In `slow-tools` the difference is the tool: the third 20-second
-# report is refused before it starts, because the two before it each took 20 seconds. The loop
-# answers the refused call (the protocol needs a result for every call) and stops:
+# %%
+slow_limit = find("slow-tools").limits.max_seconds
+overshoot_lines = "\n".join(f"- `{name}`: {over} over the limit; the step that crossed it cost {step}"
+                             for name, (over, step) in overshoot.items()).replace("$", "\\$")  # $ is math in Markdown
+display(Markdown(f"""
+Checked after, every run overshoots, by whatever the step that crossed the line happened to cost:
+
+{overshoot_lines}
+
+Checked before, with the next request in mind, none does. In `slow-tools` the difference is the tool:
+the third {report_latency:g}-second report is refused before it starts, because the reports before it
+took that long and the {slow_limit:g}-second budget has no room for another. The loop answers the refused
+call (the protocol needs a result for every call) and stops:
+"""))
 
 # %%
 slow = fixed["slow-tools"]
@@ -267,11 +311,14 @@ for name in ("token-blowup", "cost-blowup", "slow-tools", "happy-path"):
 # %% [markdown]
 # ## 6. Choosing max_steps from data
 #
-# "How did you pick max_steps?" The answer that convinces is not a number but a method: run a batch of
-# real tasks, keep the ones that succeeded, look at the distribution of their steps, take the P95 and
-# add a margin. Most business tasks have a single-digit P95; a limit of 20 or 30 usually means the task
-# is split badly or the tools are too fine-grained, and the limit hides it. Limits differ by intent: a
-# simple lookup needs a few steps, a troubleshooting session around ten.
+# A step limit nobody measured is a guess, and "10, because that is the default" is the guess an
+# interviewer hears most. The kit measures it the way a production team would: replay many runs of
+# one kind of task, keep the runs that ended with a good answer, and read the limit off the
+# distribution of their step counts: a high quantile (the P95), plus some headroom. Each kind of task
+# gets its own measurement, because a quick lookup and a troubleshooting session need very different
+# limits (the two fleets below show by how much). And a measured P95 that looks high for the task is a
+# design signal before it is a setting: the work may be cut into too many small tool calls, or the
+# task may not need an agent at all.
 #
 # The kit's **fleet** (`reference/fleet.py`) does this on two task families,
 # `fleet-lookup` (two tools, three model calls when all goes well) and `fleet-troubleshoot` (five tools,
@@ -281,7 +328,7 @@ for name in ("token-blowup", "cost-blowup", "slow-tools", "happy-path"):
 # One seed is one run; the runs use the lesson-1 loop with a generous cap.
 
 # %%
-from reference.fleet import CAP, QUANTILE, fit_tiers
+from reference.fleet import CAP, MARGIN, QUANTILE, fit_tiers
 
 tiers = fit_tiers()  # both families, with their recommendations and a check of each tier
 fleet = tiers["troubleshoot"].fleet
@@ -306,8 +353,10 @@ plt.show()
 
 # %%
 display(Markdown(f"""
-The successful runs needed between {min(counts)} and {max(counts)} model calls; **P95 = {rec.p95_steps}**
-(nearest rank: {QUANTILE:.0%} of the successful runs needed at most that). With a margin of one fifth
+The successful runs needed between {min(counts)} and {max(counts)} model calls; **P95 = {rec.p95_steps}**.
+The quantile is taken by *nearest rank*: sort the successful runs' step counts and take the one at
+position ⌈{QUANTILE:g} × n⌉, so the P95 is a step count some run really needed (no interpolation), and
+{QUANTILE:.0%} of the successful runs needed at most that. With a margin of {MARGIN:.0%}
 (at least one step), the recommendation is **max_steps = {rec.max_steps}**.
 The same P95-plus-margin rule on the successful runs' spend (with room for the budget's output reserve)
 gives the other limits:
@@ -396,10 +445,15 @@ for intent, report in tiers.items():
 lookup = tiers["lookup"]
 steps_only = next(p for p in lookup.fleet.tradeoff() if p.max_steps == lookup.recommendation.max_steps)
 display(Markdown(f"""
+The two families differ as expected: a lookup's P95 is {lookup.recommendation.p95_steps} model calls, a
+troubleshooting session's {rec.p95_steps}. One limit for both would be either too tight for the second
+or {rec.max_steps - lookup.recommendation.max_steps} steps too loose for the first.
+
 With max_steps = {lookup.recommendation.max_steps} alone, {steps_only.completion_rate:.1%} of the lookup fleet
 would be answered; with the whole tier, {lookup.check.completion_rate:.1%}. For the slowest lookups the token
-budget trips before the step limit: a fifth of a small P95 is less than one more step. Whether that is the
-right price is a product decision; the fleet shows what it is, and that no run ends over a limit.
+budget trips before the step limit: the step margin is rounded up to a whole step, while {MARGIN:.0%} of a
+small token P95 is less than one more step's worth of tokens. Whether that is the right price is a product
+decision; the fleet shows what it is, and that no run ends over a limit.
 """))
 
 # %% [markdown]
@@ -423,14 +477,24 @@ for name in ("incident-40-step", "token-blowup", "slow-tools", "happy-path"):
 # %% [markdown]
 # ## 7. The 40-step incident
 #
-# *"A request ran for more than 40 steps, burned real money in one go, and the user still got no
-# answer. What do you do right now, and what do you do afterwards?"*
+# The pressure version of this topic: *one request ran for dozens of steps, spent real money, and the
+# user still got no answer. What do you do today, and what do you change so that it cannot happen
+# again?* The kit's `incident-40-step` is that request. Keep three phases apart, in this order, because
+# each needs the one before it:
 #
-# **First, stop the bleeding, in minutes.** Put hard limits in place: if there is no step cap and no
-# cost budget, that is the first fix to ship, with conservative values. Route that intent to a fixed
-# pipeline or to a person for now, so users are served while you look. Rate-limit per user and per
-# session, so one bad case cannot be replayed into a bigger bill. Here is the first fix, the
-# troubleshoot tier, on the incident:
+# 1. **Contain** (minutes): make the next request like it cheap, before anyone knows why it looped.
+# 2. **Diagnose** (hours): read the trace and name the shape of the loop.
+# 3. **Prevent** (days): turn what was learned into limits, alerts and tests.
+#
+# **Contain.** The levers that need no root cause:
+#
+# - hard limits at conservative values where there were none: a step cap and a per-request token or
+#   cost budget (this deployment had a step cap and no budget at all);
+# - take the intent off the agent for now: serve it with a fixed pipeline, or send it to a person, so
+#   that users are still served while the agent is fixed;
+# - rate limits per user and per session: a user who retries a failing request multiplies the bill.
+#
+# The first lever, with the troubleshoot tier fitted in section 6:
 
 # %%
 incident_fixed = with_budget("incident-40-step", RunBudget.for_episode)
@@ -446,15 +510,21 @@ print("expect:", "; ".join(f"{'PASS' if c.ok else 'FAIL'} {c.detail}" for c in c
 display(Markdown(f"""
 The tier cuts the bill from \\${inc.cost_usd:.2f} to \\${incident_fixed.cost_usd:.4f}
 ({inc.cost_usd / incident_fixed.cost_usd:.0f} times less) and stops after {incident_fixed.model_calls} model calls
-instead of {inc.model_calls}. It does not answer the user: the run still stops for lack of budget. Lesson 3
-stops it for the right reason (the loop it is in), and lesson 4 turns the stop into a useful answer.
+instead of {inc.model_calls}. That is containment, not a fix: the run still stops for lack of budget and the
+user still gets no answer. Lesson 3 runs its loop guard on this same incident, to stop it on the loop
+itself rather than on the bill, and lesson 4 turns whichever stop comes first into a useful answer.
 """))
 
 # %% [markdown]
-# **Then, read the trace for its shape.** Three shapes, three different fixes: the same call repeated
-# (intercept it by its fingerprint), two tools calling back and forth (untangle the dependency
-# between them), or a tool that keeps returning nothing useful while the model rephrases (make empty
-# results say what to try next). The incident's trace has all three:
+# **Diagnose.** The trace of a looping agent usually has one of three shapes, and each has its own fix:
+#
+# | shape in the trace | what to change |
+# |---|---|
+# | the same call, again and again | catch the repeat by its normalised fingerprint (lesson 3) |
+# | two tools taking turns, each apparently waiting for the other | find which should come first and make that order explicit |
+# | a tool returning nothing useful while the model rewords its query | make an empty result say what to try next |
+#
+# The incident's trace:
 
 # %%
 calls = [(t.name, json.dumps(t.arguments, sort_keys=True)) for s in inc.steps for t in s.tools]
@@ -465,40 +535,103 @@ flips = sum(1 for a, b in zip(sequence, sequence[1:]) if a != b)
 print(f"tool changes between consecutive calls: {flips} of {len(sequence) - 1}")
 print("first calls:", " -> ".join(sequence[:9]))
 
+# %%
+top_call, top_n = Counter(calls).most_common(1)[0]
+log_queries = Counter(args for tool, args in calls if tool == "search_logs")
+display(Markdown(f"""
+All three shapes at once: `{top_call[0]}` sent with the same arguments {top_n} times; the tool changed
+at {flips} of the {len(sequence) - 1} transitions between consecutive calls (two tools taking turns);
+and the log search reworded {len(log_queries)} ways, {sum(log_queries.values())} searches in all, while the
+model never got to an answer.
+"""))
+
 # %% [markdown]
-# **Finally, prevent it.** Alert on the max_steps trigger rate, the P99 of steps and the P99 of cost
-# per request; make the per-request cost budget mandatory; add this case to the regression set; and if
-# requests like it always follow the same path, make that path a fixed workflow instead of an agent.
-# Say the trade-off out loud: a step cap cut too hard lowers the success rate of the hard requests, so
-# watch the trigger rate after the change. A high rate means either the cut went too deep or this kind
-# of task does not belong in an agent loop, and the data tells you which. For the user: show progress
-# and offer a stop button, instead of 40 silent steps.
+# **Prevent.**
 #
-# ## 8. The interview
+# - Make a per-request budget mandatory for every intent, not only for the one that burned.
+# - Alert on the signals that would have shown this early: how often each limit trips (its *trigger
+#   rate*: the shares printed for the tiers in section 6), and the P99 of steps and of cost per
+#   request.
+# - Keep the request, with the stop it should get, as a regression case: a scenario file like
+#   `incident-40-step.yaml` is exactly that.
+# - If requests of this kind always take the same path, write the path as a fixed workflow and keep it
+#   out of the agent.
+# - Show the user progress and a way to cancel, rather than a long silent wait.
 #
-# **Questions this lesson prepares for:**
+# After tightening, keep watching the trigger rate. A rise means the cut went too deep for the hard
+# but legitimate requests, or this kind of task does not suit an agent loop; the fleet's figures, not
+# opinions, tell the two apart.
 #
-# 1. *How do you set max_steps, and on what basis?*
-#    A strong answer: measured, not guessed. Run a batch of real tasks, take the step distribution of
-#    the successful ones, P95 plus a margin; expect a single-digit P95 for most business tasks, and
-#    treat a cap of 20 or 30 as a smell (bad task split, tools too fine-grained). Tiers per intent (a
-#    lookup needs a few steps, troubleshooting around ten). Then show the trade-off: completion against
-#    spend as the cap moves, and the runs that never conclude as the cost of a high cap.
-# 2. *Is the step limit enough? What other gates?*
-#    A strong answer: no, one step can cost a few hundred tokens or tens of thousands. Token, time and
-#    cost budgets on top, the first to trip stops the run; checked *before* each request with that
-#    request's estimate (input and output tokens, the wire-format request as the provider counts it)
-#    and before each tool run with its expected latency, so the run never overshoots by its largest
-#    step. Four kinds of exit: normal, resource, guard, no progress; the stop reason is recorded, and
-#    the distribution of stop reasons is a health metric.
-# 3. *A request ran 40+ steps and burned real money with no answer. What now?*
-#    A strong answer keeps the order: stop the bleeding first (hard caps and a cost budget, route the
-#    intent to a fixed pipeline or a person, rate-limit per user and session); then classify the trace
-#    (repeats, alternation, empty results and rephrasing: three different fixes); then prevent
-#    (alerts on the max_steps trigger rate, P99 steps and P99 cost per request, a mandatory per-request
-#    budget, the case in the regression set, a workflow where the path is fixed), and watch the
-#    trigger rate to know whether the cap was cut too deep.
+# ## 8. Answer
 #
-# **Weak answers the interviewer hears:** "we set max_steps to 10" with no basis; a step cap as the only
-# gate; `if budget.exhausted()` after the request; "just lower max_steps" when the model loops (it hurts
-# the hard requests and fixes nothing); diving into the root cause before stopping the bleeding.
+# The exercise is `exercises/ex02_budget.py` (its docstring lists the steps). Check it from the
+# repository root with `loopkit check ex02`, which runs tests/test_ex02_budget.py against your file.
+# The first hint:
+
+# %%
+from reference.cli import main as loopkit
+
+exit_code = loopkit(["hint", "ex02"])  # what `loopkit hint ex02` prints in a shell
+
+# %% [markdown]
+# The reference solution, `solutions/ex02_budget.py`, loaded straight from its file and run by the
+# grader the tests use, with each scenario's own limits (point the path at `exercises/` to try yours):
+
+# %%
+import importlib.util
+
+from reference.grading import run_candidate
+
+spec = importlib.util.spec_from_file_location("ex02_solution", ROOT / "solutions" / "ex02_budget.py")
+solution = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = solution  # registered first: its dataclasses look their module up while it loads
+spec.loader.exec_module(solution)
+
+
+def budgeted_loop(episode, max_steps):
+    return guarded_loop(episode, max_steps, Parts(budget=solution.Budget.from_limits(episode.limits)))
+
+
+for name in ("token-blowup", "slow-tools"):
+    attempt = run_candidate(budgeted_loop, name)
+    print(attempt.story())
+    print(f"    {attempt.result.detail}")
+
+# %% [markdown]
+# ## 9. The interview
+
+# %%
+lookup_rec = tiers["lookup"].recommendation
+display(Markdown(f"""
+**Questions this lesson prepares for, and what a strong answer contains** (figures from this notebook):
+
+1. *How do you choose max_steps?*
+   By measurement, per kind of task: replay a task family, keep its successful runs, take the P95 of
+   their step counts and add headroom. Here that gave max_steps {lookup_rec.max_steps} for lookups
+   (P95 {lookup_rec.p95_steps}) and {rec.max_steps} for troubleshooting (P95 {rec.p95_steps}), with a
+   {MARGIN:.0%} margin. Then show the price of the choice: on the troubleshooting fleet a cap of
+   {top.max_steps} instead of {rec.max_steps} bought {extra_answers or "no"} more
+   answer{"" if extra_answers == 1 else "s"} for \\${top.spend_usd - at.spend_usd:.2f} more, spent on runs
+   that never conclude. A P95 that is high for the task points at the design (too many small tools, or a
+   task that wants a fixed workflow), not at a bigger cap.
+2. *Is a step limit enough? What else stops the run?*
+   No: steps are not of equal size. In `token-blowup` the first request read {steps[0].input_tokens:,}
+   input tokens and the last {steps[-1].input_tokens:,}. Budgets for tokens (input included), time (tool
+   time included) and money sit beside the step limit, and the first that would be crossed stops the
+   run. They are checked *before* spending, against an estimate of the next request or tool run; checked
+   after, `token-blowup` ended {overshoot['token-blowup'][0]} over its limit. Every run records its stop
+   reason, and how often each one fires is a health metric.
+3. *A request ran for dozens of steps, cost real money and answered nothing. What now?*
+   Contain, then diagnose, then prevent. Contain with hard limits (the troubleshoot tier took this
+   incident from \\${inc.cost_usd:.2f} to \\${incident_fixed.cost_usd:.4f}), by taking the intent off the
+   agent for now, and with per-user rate limits. Diagnose by the trace's shape (repeats, two tools
+   taking turns, empty results being reworded), each with its own fix. Prevent with a mandatory
+   per-request budget, alerts on trigger rates and on the P99 of steps and cost, the case in the
+   regression set, and a workflow where the path is fixed; then watch the trigger rate to see whether
+   the cut went too deep.
+
+**Weak answers the interviewer hears:** a number with no origin ("we use 10"); a step cap as the only
+gate; a budget compared with what was already spent, after the request; "lower max_steps" as the cure
+for a looping model (it cuts the hard legitimate runs short and leaves the loop in place); a root-cause
+analysis started while the spending goes on.
+"""))

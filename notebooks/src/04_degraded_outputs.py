@@ -19,9 +19,9 @@
 # - **what is unfinished**: the task's checklist items no successful call covered;
 # - **what to do next**: narrow the request, rephrase it, retry later, hand it over to a person.
 #
-# Optionally, one last model request without tools writes the answer in prose, paid from a slice of
-# the budget kept back for it. The lesson measures what that costs and what happens when it does
-# not fit, fails, or makes things up.
+# Optionally, one last model request that may not call tools (`tool_choice="none"`) writes the answer
+# in prose, paid from a slice of the budget kept back for it. The lesson measures what that costs
+# and what happens when it does not fit, fails, or makes things up.
 #
 # Break it, observe, fix, test. Everything runs offline on the kit's scripted scenarios.
 
@@ -35,7 +35,8 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path.cwd().resolve().parent  # the repository: notebooks/ is the working directory
+# the repository root: the folder holding pyproject.toml, whether the kernel runs in notebooks/ or at the root
+ROOT = next(p for p in (Path.cwd().resolve(), *Path.cwd().resolve().parents) if (p / "pyproject.toml").exists())
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -123,7 +124,7 @@ table([{"tool": tool, "outcome": outcome, "runs": n} for (tool, outcome), n in b
 # | `ok`, data empty (`[]`, `{"results": []}`) | no | "found nothing" is worth saying, not a fact to build on |
 # | an error result, an exception | no | nothing was returned |
 # | answered by the guard (an intervention) or "not run" | no | the tool never ran: it is not even in the ledger |
-# | the model's own text | no | it may be wrong, and at a stop it often is |
+# | the model's own text | no | nothing checks it; section 4 shows a scripted model inventing a delivery |
 #
 # The source is the **ledger**, not the history: the history mixes real results with interventions,
 # "not run" answers and the model's claims. The ledger records only what tools really returned.
@@ -156,9 +157,22 @@ print(json.dumps(d["obtained"][0], indent=1))
 # in the history and in the ledger. Nothing in it was written by the model.
 #
 # **The unfinished items** come from the scenario's checklist. An item tied to a tool (and optionally
-# to arguments, `when`) is done once such a call *succeeded*; an item without a tool ("recommend a
-# fix") needs the final answer, which a stopped run does not have. The model's opinion of its own
+# to arguments, `when`) counts as done when a call of that tool *succeeded*, and nothing more: the
+# check does not read what the call returned. An item without a tool ("recommend a fix") needs the
+# model's own final answer, which a stopped run does not have. The model's opinion of its own
 # progress is not consulted.
+
+# %%
+logs = next(o for o in obtained if o.tool == "search_logs")
+display(Markdown(f"""
+So read "done" as "the tool was reached", not "the question was answered". In the incident, *find the
+failing component* is marked done because `search_logs` calls succeeded, yet what they returned is
+filler such as `{logs.data['lines'][0]}`, which names no failing component. The check stays mechanical
+on purpose (code can tell that a call succeeded; whether its content answers the question takes
+judgement), and the facts themselves are listed under *obtained* for the reader to judge.
+"""))
+
+# %% [markdown]
 #
 # **The next steps** depend on why the run stopped. Retrying the same request later only makes
 # sense when something outside was slow or failing; after a loop or a budget stop it would end the
@@ -215,8 +229,9 @@ print(guarded("empty-rephrase")[1].answer)
 #    such a history without tools) but calling them is forbidden, and the degrader asks only once.
 # 2. **It is protocol-valid.** The guarded loop answers every tool call before it stops (interventions
 #    and "not run" answers included), so the history can be sent as it is.
-# 3. **It is paid for.** The request is estimated first, with the same token count the provider
-#    bills, and made only if it fits in what is left of the budget.
+# 3. **It is paid for.** The request is estimated first, with the kit's token estimator (which is
+#    what the scripted model bills; against a real API, count with the provider's tokenizer or
+#    token-counting endpoint and keep a margin), and made only if it fits in what is left of the budget.
 # 4. **It is checked.** A prose answer stating a number or an identifier that no tool returned is
 #    dropped for the structured one. The facts never come from the prose.
 #
@@ -233,29 +248,36 @@ print(f"measured:      { {k: round(v, 6) for k, v in final.actual.items()} }")
 print(f"tool_choice of the last request: {episode.scripted.requests[-1].tool_choice!r}")
 
 # %% [markdown]
+# The prose does say where the order is, yet *tell the user where the order is* stays under "Not done
+# yet". That item has no tool, so only the model's own answer *during the run* could complete it, and
+# the run stopped before one. The checklist is worked out from the run's record before the final
+# request is made, and the final prose never ticks an item: it is checked only for invented values,
+# not for whether it answers the question, so it is not allowed to declare the task finished.
+
+# %% [markdown]
 # The scripted model writes plainly (a real model writes better prose); what matters here is the
 # price. The same measurement on every scenario of the exercise, the final request against the rest
 # of the run:
 
 # %%
-rows = []
+final_rows = []
 for name in STOPPED:
     ep, res = guarded(name, Degrader())
     f = res.degraded.final
     spent = f.actual.get("cost_usd", 0.0)
-    rows.append({"scenario": name, "final": f.status, "why": f.reason[:60],
-                 "final in": f.actual.get("input_tokens"), "final out": f.actual.get("output_tokens"),
-                 "last step in": ep.ledger.steps[-2].input_tokens if f.status == "used" else None,
-                 "final $": spent, "run $": res.cost_usd, "final share": f"{spent / res.cost_usd:.0%}"})
-table(rows, list(rows[0]))
+    final_rows.append({"scenario": name, "stop": res.stop_reason.value, "final": f.status, "why": f.reason,
+                       "final in": f.actual.get("input_tokens"), "final out": f.actual.get("output_tokens"),
+                       "last step in": ep.ledger.steps[-2].input_tokens if f.status == "used" else None,
+                       "final $": spent, "run $": res.cost_usd, "final share": f"{spent / res.cost_usd:.0%}"})
+table(final_rows, list(final_rows[0]))
 
 # %%
-used = [r for r in rows if r["final"] == "used"]
+used = [r for r in final_rows if r["final"] == "used"]
 share = [r["final $"] / r["run $"] for r in used]
 ratio = [r["final in"] / r["last step in"] for r in used]
-skipped = [r["scenario"] for r in rows if r["final"] == "skipped"]
+skipped = [r["scenario"] for r in final_rows if r["final"] == "skipped"]
 display(Markdown(f"""
-- The final request was made on **{len(used)} of {len(rows)}** scenarios; it was {min(share):.0%} to
+- The final request was made on **{len(used)} of {len(final_rows)}** scenarios; it was {min(share):.0%} to
   {max(share):.0%} of the run's whole cost, final request included.
 - It re-reads the whole history plus the last results: its input was {min(ratio):.2f} to {max(ratio):.2f}
   times the input of the last step before it. **A final answer costs at least one more step.**
@@ -264,23 +286,36 @@ display(Markdown(f"""
 
 # %% [markdown]
 # ### Paying for it: the reserve
-#
-# If the budget lets the loop spend everything, the final answer never fits: the budget stops the
-# loop precisely because the next request would not fit, and the final request is at least as big.
-# The fix is a **reserve**: the loop may spend only part of each limit, the rest is kept for the
-# final answer. Lesson 2's `RunBudget` does this with `final_answer_share`; the degrader then checks
-# its estimate against what is left of the *full* limits (`RunBudget.headroom`).
-#
-# On `incident-40-step` (troubleshooting tier limits), with no reserve and with a quarter kept back:
+
+# %%
+money = ("token_budget", "cost_budget")
+after_money = [r for r in final_rows if r["stop"] in money]
+made_after = sorted({r["stop"] for r in used})
+display(Markdown(f"""
+The runs above kept nothing back. After a token or cost budget stop, the final answer then *cannot* fit:
+the budget stopped the loop precisely because the next request would not fit in what was left, and the
+final request re-reads the same history and more. The table agrees:
+{sum(r['final'] == 'used' for r in after_money) or 'none'} of the {len(after_money)} runs stopped on a token or
+cost budget got a final answer, while it was made after the {', '.join(f'`{s}`' for s in made_after)} stops,
+which do not mean that the token or cost budget ran out.
+
+The fix is a **reserve**: the loop may spend only part of each limit, the rest is kept for the final
+answer. Lesson 2's `RunBudget` does this with `final_answer_share`; the degrader then checks its estimate
+against what is left of the *full* limits (`RunBudget.headroom`).
+"""))
+
+# %% [markdown]
+# On `incident-40-step` (troubleshooting tier limits), without a reserve and with one (the `reserve`
+# column is the share of each limit kept back):
 
 # %%
 rows = []
 for share in (0.0, 0.25):
-    ep, res = guarded("incident-40-step", Degrader(reserve_fraction=share or 0.25), share=share)
+    ep, res = guarded("incident-40-step", Degrader(), share=share)  # the reserve is the budget's share
     f = res.degraded.final
     loop_calls = res.model_calls - (f.status == "used")
     rows.append({"reserve": f"{share:.0%}", "stop": res.stop_reason.value, "loop calls": loop_calls,
-                 "final": f.status, "why": f.reason[:60], "total tokens": res.usage.total_tokens,
+                 "final": f.status, "why": f.reason, "total tokens": res.usage.total_tokens,
                  "limit": RunBudget.for_episode(ep).max_tokens})
 table(rows, list(rows[0]))
 
@@ -295,18 +330,26 @@ steps, and the final answer fit, for {reserve['total tokens']:,} tokens in all a
 
 # %% [markdown]
 # ### When it does not fit: a smaller request
-#
-# `cost-blowup` reads two 40,000-character ticket exports on a premium model. The final request over
-# that history would cost more than what is left. `clip_results` cuts each tool result *in the final
-# request only* to a few hundred characters (call ids untouched, so it stays protocol-valid; the
-# structured result keeps the full data).
+
+# %%
+CLIP = 600  # characters kept of each tool result, in the final request only
+ep, _ = guarded("cost-blowup")
+exports = [len(json.dumps(rec.outcome["data"])) for _, rec in records(ep) if rec.ok]
+size_text = (f"{exports[0]:,} characters each" if len(set(exports)) == 1
+             else f"{min(exports):,} to {max(exports):,} characters")
+display(Markdown(f"""
+`cost-blowup` reads {len(exports)} ticket exports of {size_text} on a premium model. The final
+request over that history would cost more than what is left. `clip_results={CLIP}` cuts each tool result
+*in the final request only* to {CLIP} characters (call ids untouched, so it stays protocol-valid; the
+structured result keeps the full data).
+"""))
 
 # %%
 rows = []
-for clip in (None, 600):
+for clip in (None, CLIP):
     ep, res = guarded("cost-blowup", Degrader(clip_results=clip))
     f = res.degraded.final
-    rows.append({"clip_results": clip, "final": f.status, "why": f.reason[:44],
+    rows.append({"clip_results": clip, "final": f.status, "why": f.reason,
                  "est. final $": f.estimate.get("cost_usd"), "run $": res.cost_usd,
                  "limit $": RunBudget.for_episode(ep).max_cost_usd})
 table(rows, list(rows[0]))
@@ -422,8 +465,8 @@ for name in ("business-failure", "slow-tools"):
 # 1. The final call is **optional**: the structured result is built first, without the model, so a
 #    failure or a skip costs only the prose.
 # 2. It is **estimated before it is sent** (it re-reads the whole history: about one more step) and
-#    paid from a **reserve** kept back from the budget; without a reserve it rarely fits, because the
-#    budget stopped the loop exactly when the next request would not fit.
+#    paid from a **reserve** kept back from the budget; without a reserve it cannot fit after a token
+#    or cost budget stop, because the budget stopped the loop exactly when the next request would not fit.
 # 3. It cannot loop: `tool_choice="none"`, one attempt, no retries inside a stop.
 # 4. Its output is **checked against the facts** (here: every number and id must come from a tool
 #    result) and dropped if it invents; the model's text never becomes a fact.

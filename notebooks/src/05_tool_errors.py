@@ -33,7 +33,8 @@ import sys
 import traceback
 from pathlib import Path
 
-ROOT = Path.cwd().resolve().parent  # the repository: notebooks/ is the working directory
+# the repository root: the folder holding pyproject.toml, whether the kernel runs in notebooks/ or at the root
+ROOT = next(p for p in (Path.cwd().resolve(), *Path.cwd().resolve().parents) if (p / "pyproject.toml").exists())
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -177,10 +178,24 @@ answer: the only result is an exception. A run that "completed" is not a run tha
 episode, _, result = naive_runs["bad-date-format"]
 per_step = [len(step.tools) for step in result.steps if step.tools]
 statuses = sorted({(t.outcome or {}).get("http_status") for s in result.steps for t in s.tools})
+# Waiting is the time in a step that is neither the model nor a tool: the executor's sleeps.
+ends = [s.started for s in result.steps[1:]] + [result.sim_seconds]
+between, after_last = [], []
+for s, end in zip(result.steps, ends):
+    if s.tools:
+        between += [b.started - (a.started + a.seconds) for a, b in zip(s.tools, s.tools[1:])]
+        after_last.append(end - (s.tools[-1].started + s.tools[-1].seconds))
+no_retry = play("bad-date-format", lambda ep: PlainExecutor())[2]  # the lesson-1 executor: one attempt per call
+print(f"waits between attempts: {sorted(set(round(w, 2) for w in between))} s; "
+      f"after the last attempt of a call: {sorted(set(round(w, 2) for w in after_last))} s")
 display(Markdown(f"""
 {len(per_step)} calls, **{sum(per_step)} attempts** ({per_step[0]} per call), every one answered
-HTTP {', '.join(map(str, statuses))}. The retries added **{sum(per_step) - len(per_step)} s** of waiting
-(1 s each) and nothing else: a 400 fails the same way every time. The run ended at
+HTTP {', '.join(map(str, statuses))}: a 400 fails the same way every time, so every retry was wasted.
+The ledger shows **{sum(between) + sum(after_last):.0f} s of waiting** in a run of {result.sim_seconds:.2f} s
+(without retries, the same {no_retry.model_calls} model calls took {no_retry.sim_seconds:.2f} s):
+{sum(between):.0f} s between attempts, and another **{sum(after_last):.0f} s after the last attempt** of each
+call, when there was nothing left to retry. That trailing sleep is a further bug of this naive retry: it
+waits *before* giving up, so every failed call pays one wait for nothing. The run ended at
 `{result.stop_reason.value}` after {result.model_calls} model calls.
 """))
 
@@ -221,8 +236,10 @@ table([{"error_type": name, "retryable": "yes" if k.retryable else "no",
 #    that are not a JSON object, arguments that break the tool's JSON Schema (checked with the
 #    `jsonschema` package);
 # 2. the call runs; a retryable failure is retried **in code**: exponential backoff with seeded
-#    jitter, Retry-After honoured, at most 3 attempts, and never a wait that would overrun the run's
-#    time budget. All waiting is on the simulated clock;
+#    *equal jitter* (half of each wait fixed, the other half random, so that clients that failed
+#    together do not all retry at the same instant), Retry-After honoured, a capped number of
+#    attempts, and never a wait that would overrun the run's time budget. All waiting is on the
+#    simulated clock;
 # 3. what still fails becomes a structured result: `error_type`, `retryable: false` (the code already
 #    retried), a message, and where it applies the argument, what was expected, an example, an
 #    alternative tool and an instruction. A tool's own words pass only if they hold nothing internal
@@ -230,6 +247,11 @@ table([{"error_type": name, "retryable": "yes" if k.retryable else "no",
 # 4. two failed calls in a row that were the tool's fault withdraw it for the rest of the run; when
 #    every tool the task still needs is withdrawn, the run stops with `circuit_open`;
 # 5. the same rejected call three times stops the run (`repeated_call`).
+#
+# One more layer to count, one level up: the official OpenAI and Anthropic Python SDKs already retry
+# a *model* request that gets 408, 409, 429 or a 5xx, twice by default (see the kit's provider notes).
+# Retrying the model call in your own code on top multiplies the attempts, so set the SDK's
+# `max_retries` deliberately: 0 where your code owns the retries.
 #
 # Same scenarios, same model, new executor:
 
@@ -258,9 +280,15 @@ for a, record in zip(executor.attempts, result.steps[0].tools):
 errors_seen = [m for r in episode.scripted.requests for m in r.messages if isinstance(m, ToolMessage) and m.is_error]
 react = play("flaky-timeout", lambda ep: PlainExecutor())[2]
 waits = " and ".join(f"{a.waited_after:.2f} s" for a in executor.attempts[:2])
+ranges = []
+for number in (1, 2):
+    ceiling = min(executor.policy.max_backoff_seconds,
+                  executor.policy.base_seconds * executor.policy.multiplier ** (number - 1))
+    ranges.append(f"{ceiling / 2:g}-{ceiling:g} s")
 display(Markdown(f"""
-Three attempts, {executor.retries} of them retries, with waits of {waits} (each drawn from a range twice
-as wide as the one before). The model was shown **{len(errors_seen)}** errors and answered on call
+{len(executor.attempts)} attempts, {executor.retries} of them retries, with waits of {waits}, drawn with equal
+jitter from {' and '.join(ranges)}: the ceiling doubles after each failure, and only its upper half is
+random. The model was shown **{len(errors_seen)}** errors and answered on call
 **{result.model_calls}**. The lesson-1 executor shows it both timeouts; this model then retries by
 hand: {react.model_calls} model calls, each re-sending the growing history
 ({react.usage.input_tokens:,} input tokens against {result.usage.input_tokens:,}).
@@ -277,12 +305,19 @@ print(f"429 at t={first.started:.2f}s, retried at t={second.started:.2f}s: waite
       f"{second.started - first.started - first.seconds:.2f}s; the model saw "
       f"{sum(1 for m in result.messages if isinstance(m, ToolMessage) and m.is_error)} errors")
 
+# %%
+naive_rl = naive_runs["rate-limited"][2]
+hit, retried = naive_rl.steps[0].tools[:2]
+display(Markdown(f"""
+A caveat that the run record makes visible: this run took **longer** in simulated time than with the naive
+executor ({result.sim_seconds:.2f} s against {naive_rl.sim_seconds:.2f} s, see the table). The naive executor
+retried in code after its fixed {retried.started - hit.started - hit.seconds:.0f} s, ignoring
+`Retry-After: {hit.outcome['retry_after']:g}`, and the fake tool, which does not look at the clock, let that
+early retry through. A real rate limiter would have answered it with another 429. Honouring Retry-After
+costs the wait; ignoring it costs more calls.
+"""))
+
 # %% [markdown]
-# A caveat that the run record makes visible: this run took **longer** in simulated time than the
-# lesson-1 loop's (see the table), because the lesson-1 model simply called again at once and the fake
-# tool, which does not look at the clock, let it through. A real rate limiter would have answered that
-# immediate retry with another 429. Honouring Retry-After costs the wait; ignoring it costs more calls.
-#
 # ### Errors the model can act on
 
 # %%
@@ -326,60 +361,20 @@ print(result.answer)
 # %% [markdown]
 # Only failures that are the **tool's** fault count: retryable ones that ran out of attempts, and
 # internal errors. A 400, a 404 or a business rule says the *call* was wrong and the tool is fine, so
-# they reset the count. (In production a breaker shared by all runs, with a half-open probe after a
-# cool-down, protects the service; this per-run one protects the run's steps.)
+# they reset the count. (In production a breaker shared by all runs protects the service: after a
+# cool-down it goes *half-open*, letting one trial request through; if that succeeds the tool is back,
+# if it fails the cool-down starts again. This per-run one protects the run's steps.)
 
 # %% [markdown]
-# ## 4. Text-parsed ReAct versus native function calling
+# ## 4. Malformed calls, with native function calling
 #
-# Early ReAct was a text protocol: the model wrote `Thought: ... Action: ... Action Input: ...` and
-# the loop parsed it with string code. One of the loops in the source articles is exactly this: the
-# parser expects one format, the model writes another, parsing fails, the loop answers "could not
-# parse, try again", and the model, given the same context, writes the same thing again until a
-# timeout or the step limit. A toy version: the parser wants JSON after `Action Input:`, the model
-# writes `key=value` pairs.
-
-# %%
-import re
-
-MODEL_TEXT = ("Thought: I need tomorrow's forecast for Shanghai.\nAction: get_weather\n"
-              "Action Input: city=Shanghai, date=2026-12-01")
-
-
-def text_model(transcript: str) -> str:
-    """A model that writes its action the same way every time (given the same context, it would)."""
-    return MODEL_TEXT
-
-
-def parse(text: str) -> tuple[str, dict]:
-    action = re.search(r"^Action: (\w+)$", text, re.M)
-    given = re.search(r"^Action Input: (.*)$", text, re.M)
-    if not action or not given:
-        raise ValueError("no Action / Action Input")
-    return action.group(1), json.loads(given.group(1))  # the parser expects JSON
-
-
-transcript, steps, prompt_tokens = "Question: What will the weather be in Shanghai tomorrow?\n", 0, 0
-for steps in range(1, 9):
-    prompt_tokens += tokens.count(transcript)
-    reply = text_model(transcript)
-    try:
-        parse(reply)
-        break
-    except ValueError:
-        transcript += reply + "\nObservation: Invalid format. Please try again.\n"
-display(Markdown(f"""
-The text loop ran its **{steps}** steps without one tool call: the same reply every time, the same
-"try again", about **{prompt_tokens:,}** prompt tokens spent (the kit's 4-characters-per-token estimate)
-re-reading a transcript of failures. Nothing in "Invalid format" says what format.
-"""))
-
-# %% [markdown]
-# Native function calling removes the parsing layer: the tool name and the arguments come in their own
-# fields of the API response, and the arguments are JSON text meant for a JSON Schema (the tool's
-# `parameters`). What can still go wrong is the *content*: a wrong name, broken JSON, arguments that
-# do not fit the schema. With a real validator those become precise messages, and the executor
-# counts them:
+# Lesson 1 (section 2) showed the text-parsed version of this failure: a parser that expects one
+# format, a model that writes another, and a loop that answers "invalid format, try again" until the
+# step limit. Native function calling removes the parsing layer: the tool name and the arguments come
+# in their own fields of the API response (OpenAI sends the arguments as a JSON string, Anthropic's
+# `tool_use` block as an `input` object), meant to fit the tool's JSON Schema (`parameters`). What can
+# still go wrong is the *content*: a wrong name, broken JSON, arguments that do not fit the schema.
+# With a real validator those become precise messages, and the executor counts them:
 
 # %%
 for name in ("schema-mismatch", "malformed-calls"):
@@ -426,17 +421,57 @@ assert all(all(c.ok for c in evaluate(find(n), fixed_runs[n][2])) for n in LESSO
 print(f"all {len(LESSON5)} lesson-5 scenarios meet their expect blocks with the resilient executor")
 
 # %% [markdown]
-# Your turn: `exercises/ex05_tool_errors.py` asks for the same executor in about 150 lines. Its tests
-# replay these scenarios, feed secrets through every error path, and catch the classic wrong answers,
-# each a file in `tests/red_flags/`: the stack trace to the model, an exception that escapes, retrying
-# invalid arguments, the retry decorator that cannot fire, HTTP 200 read as data, and "please try
-# again".
-#
-#     loopkit check ex05      # your code
-#     loopkit hint ex05       # hints, from a nudge to nearly the answer
+# ## 6. Answer
+
+# %%
+solution_path = ROOT / "solutions" / "ex05_tool_errors.py"
+solution_lines = solution_path.read_text(encoding="utf-8").splitlines()
+code_lines = [line for line in solution_lines if line.strip() and not line.lstrip().startswith("#")]
+display(Markdown(f"""
+Your turn: `exercises/ex05_tool_errors.py` asks for the same executor, smaller; the reference solution is
+{len(solution_lines)} lines ({len(code_lines)} that are neither blank nor comments). Check yours from the
+repository root with `loopkit check ex05` (tests/test_ex05_tool_errors.py against your file). The tests
+replay these scenarios, feed secrets through every error path, and catch the classic wrong answers, each
+a file in `tests/red_flags/`: the stack trace to the model, an exception that escapes, retrying invalid
+arguments, the retry decorator that cannot fire, HTTP 200 read as data, and "please try again". The first
+hint:
+"""))
+
+# %%
+from reference.cli import main as loopkit
+
+exit_code = loopkit(["hint", "ex05"])  # what `loopkit hint ex05` prints in a shell
 
 # %% [markdown]
-# ## 6. The interview
+# The reference solution, loaded from its file and run by the grader the tests use, on a tool that
+# heals after two timeouts and on one whose exception is full of secrets (point the path at
+# `exercises/` to try yours):
+
+# %%
+import importlib.util
+
+from reference.grading import run_candidate
+
+spec = importlib.util.spec_from_file_location("ex05_solution", solution_path)
+solution = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = solution  # registered first: its dataclasses look their module up while it loads
+spec.loader.exec_module(solution)
+
+
+def solution_loop(episode, max_steps):
+    return guarded_loop(episode, max_steps, Parts(executor=solution.make_executor(episode)))
+
+
+for name in ("flaky-timeout", "exception-secret"):
+    attempt = run_candidate(solution_loop, name)
+    shown_errors = [json.loads(m.content) for m in attempt.result.messages if isinstance(m, ToolMessage) and m.is_error]
+    print(attempt.story())
+    print(f"    tool attempts {attempts(attempt.result)}; errors the model saw: {len(shown_errors)}"
+          + (f"; the first: {shown_errors[0]['message']}" if shown_errors else ""))
+    print(f"    answer: {attempt.result.answer!r}")
+
+# %% [markdown]
+# ## 7. The interview
 #
 # **"A tool throws. Can you feed the stack trace back to the model?"** A strong answer contains:
 #
@@ -457,7 +492,8 @@ print(f"all {len(LESSON5)} lesson-5 scenarios meet their expect blocks with the 
 # 2. Retry **in code**, not by the model: exponential backoff with **jitter**, **Retry-After**
 #    honoured, capped by attempts and by the run's **time budget**. A retry that succeeds is invisible
 #    to the model; the trace still records every attempt.
-# 3. Retry only what is safe to repeat: reads, or writes with an idempotency key.
+# 3. Retry only what is safe to repeat: reads, or writes with an idempotency key (a unique id the
+#    client sends with the request, so that the service carries out a repeated write only once).
 # 4. HTTP 200 is not success: a body with `success: false` goes down the error branch.
 # 5. Knows the classic bug: a retry decorator around a function that catches its own exceptions.
 #
@@ -469,21 +505,27 @@ print(f"all {len(LESSON5)} lesson-5 scenarios meet their expect blocks with the 
 # 3. When every tool the task needs is gone, the run **stops** with its own stop reason and a
 #    degraded answer (what was done, what is missing, what to do next); it does not spend the
 #    remaining steps on a dead tool.
-# 4. In production, a shared breaker with a half-open probe protects the service across runs.
-#
-# **"How would you know that your error messages are actionable?"** A strong answer contains:
-#
-# 1. Treat messages as a product and **evaluate** them: a fixed set of failure cases (like this kit's
-#    scenarios), replayed against the real model, for each message template.
-# 2. Measure **self-healing**: after an error, is the model's next call valid, does the run complete,
-#    how many extra model calls and tokens did the error cost, how often is the *same* rejected call
-#    sent again.
-# 3. Compare templates on those numbers (here, with scripted models, "Invalid value for 'date'."
-#    versus an actionable message is the difference between `max_steps` and an answer on call 3; with
-#    a real model it is a rate you measure, not a figure you quote).
-# 4. Keep the failing cases as regression tests per `error_type`.
-#
-# **Bonus: "ReAct with text parsing or native function calling?"** Native function calling: no
-# parsing layer, arguments as JSON for a schema, validation with a real validator; text protocols
-# only for models that cannot call tools. A format mismatch is still a loop risk, so malformed calls
-# get precise errors and are counted like any other repeat.
+# 4. In production, a breaker shared across runs, with a half-open trial request after a cool-down,
+#    protects the service itself.
+
+# %%
+terse, actionable = naive_runs["bad-date-format"][2], fixed_runs["bad-date-format"][2]
+display(Markdown(f"""
+**"How would you know that your error messages are actionable?"** A strong answer contains:
+
+1. Treat messages as a product and **evaluate** them: a fixed set of failure cases (like this kit's
+   scenarios), replayed against the real model, for each message template.
+2. Measure **self-healing**: after an error, is the model's next call valid, does the run complete,
+   how many extra model calls and tokens did the error cost, how often is the *same* rejected call
+   sent again.
+3. Compare templates on those numbers. Here, with scripted models, the API's terse "Invalid value for
+   'date'." against an actionable message is the difference between `{terse.stop_reason.value}` after
+   {terse.model_calls} model calls and an answer on call {actionable.model_calls}; with a real model it is a
+   rate you measure, not a figure you quote.
+4. Keep the failing cases as regression tests per `error_type`.
+
+**Bonus: "ReAct with text parsing or native function calling?"** Native function calling: no parsing
+layer, arguments in their own fields, checked against the tool's schema by a real validator; parsed
+text is for models or serving stacks without tool calling. A malformed call is still a loop risk, so it
+gets a precise error and is counted like any other repeat.
+"""))
