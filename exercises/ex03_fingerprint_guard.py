@@ -25,7 +25,8 @@ Steps
     3. The detectors: `repeated(history, action, allowed_runs)` counts earlier attempts anywhere in
        the run (not only the previous call); `alternation(history, action)` sees A-B-A-B.
     4. `LoopGuard`:
-       - `before_call`: fingerprint the call; unless its tool is volatile (polling is legitimate),
+       - `before_call`: fingerprint the call (its `today` is `episode.clock.today()`, the scenario's
+         date, never the machine's); unless its tool is volatile (polling is legitimate),
          check alternation, then repeats: on a detection, `flag` it (the call is not run). Then the
          airport check (`airport_error`, given). Otherwise `RUN`.
        - `after_result`: a non-empty successful result that a *different* action of the same tool

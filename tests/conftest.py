@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
 import sys
 from pathlib import Path
@@ -23,6 +24,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--target", default=os.environ.get("LOOPKIT_TARGET", "solutions"),
                      help="solutions (default), exercises, or comma-separated .py files / directories")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """LOOPKIT_ONLY='{"target stem": ["test_a", ...]}': run only those tests for those targets (the red-flag
+    meta-test needs each wrong answer checked by its named test, not by all of them)."""
+    only = json.loads(os.environ.get("LOOPKIT_ONLY", "{}"))
+    if not only:
+        return
+    keep, drop = [], []
+    for item in items:
+        target = getattr(item, "callspec", None) and item.callspec.params.get("target")
+        stem = Path(target).stem if target else None
+        (drop if stem in only and item.originalname not in only[stem] else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import load_exercise
-from reference import Episode, StopReason, find, to_wire
+from reference import Episode, StopReason, Usage, find, parse_scenario, to_wire
 from reference.budget import policy_for
 from reference.grading import run_candidate
 from reference.loops.guarded import Parts, guarded_loop
@@ -40,7 +40,7 @@ def limits_of(scenario_name: str) -> dict:
     return find(scenario_name).limits.model_dump(exclude_none=True)
 
 
-def run_with(ex, scenario: str, make=None, max_steps: int | None = None, wire: str | None = None):
+def run_with(ex, scenario, make=None, max_steps: int | None = None, wire: str | None = None):
     """Run the scenario with the guarded loop and the learner's budget (by default from the scenario's limits)."""
     if make is None and scenario == "incident-40-step":
         make = troubleshoot_tier(ex)
@@ -182,9 +182,13 @@ def test_next_request_estimate_covers_what_the_provider_bills(ex, wire):
     scenario = scenario.model_copy(update={"model": scenario.model.model_copy(update={"wire": wire})})
     episode = Episode.from_scenario(scenario)
     budget = ex.Budget(max_tokens=60_000)
+    reserve = budget.output_reserve
+    pricing = episode.ledger.pricing
     messages = episode.initial_messages()
     for k in range(1, 6):
         estimate = budget.next_request(episode, messages)
+        schemas = (request_tokens(to_wire(messages, episode.tools.specs, wire))
+                   - request_tokens(to_wire(messages, [], wire)))
         turn = episode.model.complete(messages, episode.tools.specs)
         billed = turn.usage
         assert billed.total_tokens <= estimate.tokens <= billed.total_tokens + MAX_RESERVE, (
@@ -192,11 +196,74 @@ def test_next_request_estimate_covers_what_the_provider_bills(ex, wire):
             f"provider billed {billed.total_tokens:,} ({billed.input_tokens:,} input, {billed.output_tokens} output). "
             "Count the whole request as it is sent (every message and the tool schemas, in its wire format), plus a "
             "reserve for the answer.")
-        assert estimate.cost_usd >= episode.ledger.pricing.cost(billed) - 1e-12, (
-            f"scenario `token-blowup` ({wire}): the cost estimate for request {k} was ${estimate.cost_usd:.6f}; the "
-            f"provider billed ${episode.ledger.pricing.cost(billed):.6f}")
+        assert estimate.tokens == billed.input_tokens + reserve, (
+            f"scenario `token-blowup` ({wire}): the estimate for request {k} was {estimate.tokens:,} tokens, "
+            f"{estimate.tokens - reserve:,} of them input besides the output reserve ({reserve}); the provider billed "
+            f"{billed.input_tokens:,} input tokens, and the tool schemas, sent again with every request, are "
+            f"{schemas:,} of them. Count the input with the provider's counter (`request_tokens` over "
+            "`to_wire(messages, episode.tools.specs, wire)`), then add `output_reserve`.")
+        expected = pricing.cost(Usage(billed.input_tokens, reserve))
+        assert estimate.cost_usd == pytest.approx(expected, rel=1e-9, abs=1e-12), (
+            f"scenario `token-blowup` ({wire}): the cost estimate for request {k} was ${estimate.cost_usd:.6f}; "
+            f"{billed.input_tokens:,} input tokens at ${pricing.input_per_mtok:g}/Mtok plus the {reserve} reserved "
+            f"output tokens at ${pricing.output_per_mtok:g}/Mtok come to ${expected:.6f}. Price the reserved answer "
+            "at the output rate, not the input rate: `pricing.cost(Usage(input, reserve))`.")
         messages.append(turn.message)
         messages.extend(episode.tools.execute(call) for call in turn.tool_calls)
+
+
+def test_spent_reads_the_ledger_and_the_clock(ex):
+    """spent() after each request of a real run: the harness's books, input and output tokens, tool time too."""
+    episode = Episode.from_scenario(find("slow-tools"))
+    budget = ex.Budget()
+    messages = episode.initial_messages()
+    for k in range(1, 4):
+        turn = episode.model.complete(messages, episode.tools.specs)
+        messages.append(turn.message)
+        messages.extend(episode.tools.execute(call) for call in turn.tool_calls)
+        ledger, got = episode.ledger, budget.spent(episode)
+        usage = ledger.usage
+        assert got.steps == len(ledger.steps), (
+            f"scenario `slow-tools`: after {k} model requests spent().steps is {got.steps}")
+        assert got.tokens == usage.total_tokens, (
+            f"scenario `slow-tools`: after {k} model requests spent().tokens is {got.tokens:,}; the ledger has "
+            f"{usage.input_tokens:,} input + {usage.output_tokens:,} output = {usage.total_tokens:,} tokens. "
+            "The model's output tokens count too: they are billed, and at the higher rate.")
+        assert got.seconds == pytest.approx(episode.clock.elapsed), (
+            f"scenario `slow-tools`: after {k} model requests spent().seconds is {got.seconds:.1f}; the clock says "
+            f"{episode.clock.elapsed:.1f} s (model time and tool time)")
+        assert got.cost_usd == pytest.approx(ledger.cost_usd, rel=1e-9, abs=1e-12), (
+            f"scenario `slow-tools`: after {k} model requests spent().cost_usd is ${got.cost_usd:.6f}; the ledger "
+            f"says ${ledger.cost_usd:.6f}")
+
+
+# A model that takes 18 simulated seconds per request, with fast tools: here the model is what is slow.
+SLOW_MODEL = parse_scenario({
+    "name": "slow-model",
+    "title": "A slow model against a time budget",
+    "user": "Find out why checkout failed last night.",
+    "limits": {"max_steps": 8, "max_seconds": 60},
+    "tools": [{"name": "search_logs", "latency_seconds": 0.5,
+               "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+               "rules": [{"result": {"data": {"hits": 0}}}]}],
+    "model": {"latency": {"base_seconds": 18, "per_output_token_seconds": 0, "per_input_token_seconds": 0},
+              "script": [{"call": {"tool": "search_logs", "args": {"query": q}}}
+                         for q in ("checkout error", "payment timeout", "gateway 502", "cart 500", "db lock")]
+              + [{"answer": "No log line explains the failure."}]},
+    "expect": {"completable": False, "stop_reason": "time_budget", "seconds": {"max": 60}},
+}, source="tests/test_ex02_budget.py:SLOW_MODEL")
+
+
+def test_slow_model_trips_the_time_budget_before_the_request(ex):
+    result = run_with(ex, SLOW_MODEL)
+    assert result.stop_reason is StopReason.TIME_BUDGET and result.sim_seconds <= 60, (
+        f"inline scenario `slow-model`: stop reason {result.stop_reason.value} after {spent(result)}; the limit was "
+        "max_seconds 60 and every model request took 18 s of model time (each tool run 0.5 s). The next request "
+        "takes time too: estimate it from the earlier requests' model time (`StepRecord.model_seconds`), or the run "
+        "starts a request it has no time for.")
+    assert result.model_calls == 3, (
+        f"inline scenario `slow-model`: {result.model_calls} model calls; three requests (55.5 s) fit in 60 s, a "
+        "fourth (18 s more) does not")
 
 
 # ---------------------------------------------------------------- it says which limit tripped

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 
 import pytest
 
 from conftest import load_exercise
-from reference import ProtocolError, StopReason, ToolMessage, find
+from reference import ProtocolError, StopReason, ToolMessage, find, parse_scenario
 from reference.grading import run_candidate
 from reference.loops.guarded import Parts, guarded_loop
 
@@ -24,7 +25,7 @@ def ex(target):
     return load_exercise(target, "ex03_fingerprint_guard")
 
 
-def run(ex, name: str, wire: str | None = None):
+def run(ex, name, wire: str | None = None):
     """The scenario under the guarded loop with the candidate's guard; a crash is a failure with its story."""
     def loop(episode, max_steps):
         return guarded_loop(episode, max_steps, Parts(guard=ex.make_guard(episode)))
@@ -51,6 +52,74 @@ def feedback(result) -> list[dict]:
 
 def executed(result, tool: str) -> int:
     return sum(1 for s in result.steps for t in s.tools if t.name == tool)
+
+
+# ---------------------------------------------------------------- inline scenarios (not in the catalogue)
+
+def _search(name: str, description: str) -> dict:
+    return {"name": name, "description": description,
+            "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}}
+
+
+def _service_tool(name: str, description: str, rule: dict) -> dict:
+    return {"name": name, "description": description, "rules": [rule],
+            "parameters": {"type": "object", "properties": {"service": {"type": "string"}}, "required": ["service"]}}
+
+
+CHECKOUT = {"service": "checkout"}
+
+# Troubleshooting: check, restart, check again. A second identical call that the troubleshoot tier allows.
+RECHECK = parse_scenario({
+    "name": "recheck-after-restart", "title": "Check, restart, check again", "intent": "troubleshoot",
+    "user": "Checkout is failing: find out why and fix it.",
+    "tools": [
+        _service_tool("check_health", "Health of a service.",
+                      {"results": [{"data": {"service": "checkout", "status": "degraded",
+                                             "error": "connection pool exhausted"}},
+                                   {"data": {"service": "checkout", "status": "healthy"}}]}),
+        _service_tool("restart_service", "Restart a service.",
+                      {"result": {"data": {"service": "checkout", "restarted": True}}})],
+    "model": {"script": [{"call": {"tool": "check_health", "args": CHECKOUT}},
+                         {"call": {"tool": "restart_service", "args": CHECKOUT}},
+                         {"call": {"tool": "check_health", "args": CHECKOUT}},
+                         {"answer": "Checkout's connection pool was exhausted; after a restart it is healthy."}]},
+    "expect": {"completable": True, "stop_reason": "completed", "oracle_model_calls": 4},
+}, source="tests/test_ex03_fingerprint_guard.py:RECHECK")
+
+# Empty, found, empty: never two quiet steps in a row.
+PROGRESS_BETWEEN_QUIET_STEPS = parse_scenario({
+    "name": "progress-between-quiet-steps", "title": "Empty, found, empty",
+    "user": "How do I rotate API keys, on-premise and in the cloud edition?",
+    "tools": [{**_search("search_kb", "Search the product knowledge base."), "rules": [
+        {"when": {"query": "rotate API keys on-premise"},
+         "result": {"data": {"results": [{"doc_id": "kb-12", "title": "Rotating keys on-premise"}]}}},
+        {"when": {"query": "cloud API key rotation"},
+         "result": {"data": {"results": [{"doc_id": "kb-31", "title": "Cloud console: API keys"}]}}},
+        {"result": {"data": {"results": []}}}]}],
+    "model": {"script": [{"call": {"tool": "search_kb", "args": {"query": q}}}
+                         for q in ("rotate API keys on-premise", "key rotation cloud console", "cloud API key rotation",
+                                   "key rotation audit log")]
+              + [{"answer": "On-premise: see kb-12; in the cloud edition: kb-31 (Cloud console, API keys)."}]},
+    "expect": {"completable": True, "stop_reason": "completed", "oracle_model_calls": 5},
+}, source="tests/test_ex03_fingerprint_guard.py:PROGRESS_BETWEEN_QUIET_STEPS")
+
+# A stubborn model: warned for an exact repeat, it rephrases a search that keeps returning the same document.
+REPEAT_THEN_SAME_RESULT = parse_scenario({
+    "name": "repeat-then-same-result", "title": "A repeat, then the same result",
+    "user": "What is your refund policy for items that arrive damaged?",
+    "tools": [{**_search("search_docs", "Full-text search over the help centre."), "rules": [
+        {"result": {"data": {"results": [{"doc_id": "policy-7", "title": "General returns policy"}]}}}]}],
+    "model": {"script": [{"call": {"tool": "search_docs", "args": {"query": "refund policy damaged items"}}}] * 2,
+              "cycle": [{"call": {"tool": "search_docs", "args": {"query": q}}}
+                        for q in ("damaged item refund", "broken on arrival return")]},
+    "expect": {"completable": False, "stop_reason": "same_result", "model_calls": {"max": 3}},
+}, source="tests/test_ex03_fingerprint_guard.py:REPEAT_THEN_SAME_RESULT")
+
+# repeat-noisy-stubborn on a clock years away from the machine's date ("tomorrow" is 2031-03-15 there).
+FAR_CLOCK = parse_scenario({
+    **json.loads(json.dumps(find("repeat-noisy-stubborn").model_dump(mode="json")).replace("2026-12-01", "2031-03-15")),
+    "clock": "2031-03-14T09:00:00+08:00",
+}, source="tests/test_ex03_fingerprint_guard.py:FAR_CLOCK")
 
 
 # ---------------------------------------------------------------- fingerprints
@@ -146,8 +215,9 @@ def test_interventions_carry_evidence_options_and_an_instruction(ex):
     assert note["ok"] is False and note["pattern"] == "repeated_call", f"wrong pattern or ok flag: {note}"
     assert isinstance(note["options"], list) and len(note["options"]) >= 2, \
         f"give the model options (another tool, another argument, answer with what you have): {note['options']}"
-    assert "2" in note["evidence"] or "twice" in note["evidence"], \
-        f"the evidence should say how many times the call came: {note['evidence']!r}"
+    counted = re.search(r"\b(2|2nd|twice|two|second)\b", note["evidence"].replace("A1234", ""), re.IGNORECASE)
+    assert counted, \
+        f"the evidence should say how many times the call came (this is its second time): {note['evidence']!r}"
 
 
 def test_noisy_repeats_are_caught(ex):
@@ -183,6 +253,64 @@ def test_alternation_is_stopped(ex):
         (f"scenario `alternation`: stop reason {result.stop_reason.value} after {result.model_calls} model calls; "
          "A-B-A-B never repeats a call back to back, so a detector that only compares with the previous call "
          "misses it. Stop it within 6 calls")
+
+
+def test_alternation_is_stopped_as_alternation_when_repeats_are_allowed(ex):
+    # The troubleshoot tier allows a second run of the same call, so A-B-A is not a repeat yet: only the
+    # alternation detector sees the loop at the fourth call.
+    scenario = find("alternation").model_copy(update={"name": "alternation-troubleshoot", "intent": "troubleshoot"})
+    result = run(ex, scenario)
+    assert result.stop_reason is StopReason.ALTERNATION and result.model_calls <= 5, \
+        (f"scenario `alternation` with intent troubleshoot (allowed_runs 2): stop reason {result.stop_reason.value} "
+         f"after {result.model_calls} model calls. A second run of a call is allowed here, so A-B-A is no repeat "
+         "yet; the pattern is the pair: A-B-A-B must be seen as an alternation (intervene at the fourth call, stop "
+         "at the fifth)")
+
+
+def test_intent_thresholds_allow_a_troubleshooting_recheck(ex):
+    result = run(ex, RECHECK)
+    notes = feedback(result)
+    assert not notes, \
+        (f"inline scenario `recheck-after-restart` (intent troubleshoot): the second health check after the restart "
+         f"was flagged as a loop: {notes[0]['evidence']!r}. The troubleshoot tier allows a call to run twice "
+         "(THRESHOLDS['troubleshoot']['allowed_runs'] == 2): use the thresholds of the scenario's intent")
+    assert result.stop_reason is StopReason.COMPLETED and result.model_calls == 4, \
+        (f"inline scenario `recheck-after-restart`: stop reason {result.stop_reason.value} after {result.model_calls} "
+         "model calls; check, restart, check again and answer is 4")
+
+
+def test_progress_resets_the_no_progress_count(ex):
+    result = run(ex, PROGRESS_BETWEEN_QUIET_STEPS)
+    notes = feedback(result)
+    assert not notes, \
+        (f"inline scenario `progress-between-quiet-steps`: flagged {notes[0]['pattern']} ({notes[0]['evidence']!r}) "
+         "although no two quiet steps came in a row: empty, found kb-31, empty. No progress means "
+         "`no_progress_steps` steps in a row with nothing new; a step that brings something new starts the count "
+         "again")
+    assert result.stop_reason is StopReason.COMPLETED and result.model_calls == 5, \
+        (f"inline scenario `progress-between-quiet-steps`: stop reason {result.stop_reason.value} after "
+         f"{result.model_calls} model calls; four searches and an answer is 5")
+
+
+def test_second_loop_of_another_kind_stops_the_run(ex):
+    result = run(ex, REPEAT_THEN_SAME_RESULT)
+    notes = feedback(result)
+    assert result.stop_reason is StopReason.SAME_RESULT and result.model_calls == 3, \
+        (f"inline scenario `repeat-then-same-result`: stop reason {result.stop_reason.value} after "
+         f"{result.model_calls} model calls and {len(notes)} warning(s) ({', '.join(n['pattern'] for n in notes)}). "
+         "The model was warned for repeating its search, then looped another way (a rephrased query with the same "
+         "result): it has had its warning. The warnings are counted per run, not one per pattern: the second "
+         "detection of any kind stops the run")
+    assert len(notes) == 1, f"inline scenario `repeat-then-same-result`: {len(notes)} warnings, one expected"
+
+
+def test_relative_dates_resolve_on_the_scenario_clock(ex):
+    result = run(ex, FAR_CLOCK)
+    assert result.stop_reason is StopReason.REPEATED_CALL and executed(result, "search_flights") == 1, \
+        (f"scenario `repeat-noisy-stubborn` moved to 2031-03-14 (clock {FAR_CLOCK.clock}): stop reason "
+         f"{result.stop_reason.value}, the search ran {executed(result, 'search_flights')} times. 'tomorrow' is "
+         "2031-03-15 on the scenario's clock (`episode.clock.today()`), whatever the machine's date: a guard that "
+         "reads the wall clock sees 'tomorrow' and '2031-03-15' as two searches")
 
 
 def test_same_result_is_stopped(ex):

@@ -160,7 +160,8 @@ def run(degrade, scenario: Scenario | str, parts: str = "", max_steps: Optional[
     """Run the guarded loop with the learner's degrade; a crash becomes a readable failure."""
     scenario = find(scenario) if isinstance(scenario, str) else scenario
     code = getattr(degrade, "__code__", None)  # the fixture loads the target afresh for each test
-    who = (code.co_filename, code.co_firstlineno) if code else id(degrade)
+    module = getattr(degrade, "__globals__", {}).get("__file__")  # a red flag may run the solution's own code
+    who = (code.co_filename, code.co_firstlineno, module) if code else id(degrade)
     key = (who, scenario.name, scenario.limits, scenario.model.answer_without_tools, parts, max_steps)
     if key not in RUNS:
         RUNS[key] = _run(degrade, scenario, parts, max_steps)
@@ -346,6 +347,70 @@ def test_next_steps_fit_the_stop_reason(degrade, name):
                   StopReason.NO_PROGRESS, StopReason.ALTERNATION):
         assert "retry_later" not in got, \
             f"scenario `{name}` ({reason.value}): retrying the same request later would stop the same way; got {got}"
+
+
+@dataclass
+class TripAfterOneStep:
+    """A stand-in that stops the run before its second request, for any stop reason the test names."""
+
+    reason: StopReason
+
+    def before_request(self, episode: Episode, messages, step: int):
+        return (self.reason, f"synthetic {self.reason.value} stop after one step") if step >= 1 else None
+
+    def before_tool(self, episode: Episode, call):
+        return None
+
+
+# every stop reason except completed -> the first next steps that fit it, and why
+FIRST_STEP = {
+    StopReason.MAX_STEPS: (("narrow",), "the same request would stop at the same place: make it smaller"),
+    StopReason.TOKEN_BUDGET: (("narrow",), "less to read is what fits the budget"),
+    StopReason.COST_BUDGET: (("narrow",), "less to read is what fits the budget"),
+    StopReason.TIME_BUDGET: (("narrow", "retry_later"), "a smaller request, or the slow tools again later"),
+    StopReason.REPEATED_CALL: (("rephrase",), "a loop needs other words"),
+    StopReason.SAME_RESULT: (("rephrase",), "a loop needs other words"),
+    StopReason.NO_PROGRESS: (("rephrase",), "a loop needs other words"),
+    StopReason.ALTERNATION: (("hand_over",), "two tools waiting for each other need a person"),
+    StopReason.CIRCUIT_OPEN: (("hand_over", "retry_later"), "the tools are failing: a person, or later"),
+    StopReason.ERROR: (("hand_over", "retry_later"), "the provider or a tool is failing: a person, or later"),
+}
+NO_RETRY_LATER = {StopReason.TOKEN_BUDGET, StopReason.COST_BUDGET, StopReason.REPEATED_CALL, StopReason.SAME_RESULT,
+                  StopReason.NO_PROGRESS, StopReason.ALTERNATION}
+
+
+def next_step_problems(degrade, reason: StopReason) -> list[str]:
+    """What is wrong with the next steps after a synthetic `reason` stop of refund-mixed-results (empty: nothing)."""
+    where = f"stopped for {reason.value}"
+    if reason not in FIRST_STEP:
+        return [f"{where}: this test has no expectation for the stop reason {reason.value}: add it to FIRST_STEP"]
+    episode = Episode.from_scenario(FAILURES)
+    try:
+        result = guarded_loop(episode, 3, Parts(degrade=degrade, budget=TripAfterOneStep(reason)))
+    except Exception as exc:
+        return [f"{where}: your degrade raised {type(exc).__name__}: {exc}. Every stop reason the loop can produce "
+                "reaches degrade, the rare ones included"]
+    if not isinstance(result.degraded, Degraded):
+        return [f"{where}: degrade returned {type(result.degraded).__name__}, not a Degraded"]
+    got = [s.action for s in result.degraded.next_steps]
+    first, why = FIRST_STEP[reason]
+    if not got or any(a not in ("narrow", "rephrase", "retry_later", "hand_over") for a in got):
+        return [f"{where}: next step actions must be narrow/rephrase/retry_later/hand_over, got {got}"]
+    problems = []
+    if "hand_over" not in got:
+        problems.append(f"{where}: handing over to a person is always an option; got {got}")
+    if got[0] not in first:
+        problems.append(f"{where}: the first next step should be {' or '.join(map(repr, first))} ({why}); got {got}")
+    if reason in NO_RETRY_LATER and "retry_later" in got:
+        problems.append(f"{where}: retrying the same request later would stop the same way; got {got}")
+    return problems
+
+
+def test_every_stop_reason_gets_fitting_next_steps(degrade):
+    problems = [p for reason in StopReason if reason is not StopReason.COMPLETED
+                for p in next_step_problems(degrade, reason)]
+    assert not problems, ("scenario `refund-mixed-results`, stopped after one step for each stop reason in turn "
+                          "(synthetic trips):\n" + "\n".join(problems))
 
 
 def test_answer_is_never_just_max_steps_reached(degrade):

@@ -96,6 +96,29 @@ def fault(kind, **more):
     return {"result": {"fault": kind, **more}}
 
 
+def one_call_per_turn(name, tool, rules, calls):
+    """A scenario with one tool: the model sends `calls` one per turn (each after the last one's result), then
+    answers."""
+    return parse_scenario({
+        "name": name, "title": name, "user": "Look it up, please.", "limits": {"max_steps": len(calls) + 2},
+        "tools": [{"name": tool, "rules": rules,
+                   "parameters": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}],
+        "model": {"script": [{"call": {"tool": tool, "args": a}} for a in calls]
+                  + [{"answer": "Here is what I found."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    }, source=f"tests/test_ex05_tool_errors.py ({name})")
+
+
+def withdrawn(run, tool: str) -> str:
+    """'' when `tool` was offered in every request and still is at the end; else where it went missing."""
+    missing = [i for i, r in enumerate(run.requests(), 1) if tool not in [t.name for t in r.tools]]
+    if missing:
+        return f"{tool} was not offered in request(s) {missing}"
+    if tool not in [s.name for s in run.executor.offered(run.attempt.episode)]:
+        return f"{tool} was withdrawn"
+    return ""
+
+
 # ---------------------------------------------------------------- step 1: the taxonomy
 
 def test_taxonomy_retries_only_what_can_heal(ex):
@@ -191,6 +214,26 @@ def test_does_not_retry_what_cannot_succeed(ex):
         n = len(run.tries(name))
         assert n == 1, (f"scenario `non-retryable`: the {name} tool ran {n} times; it is not retryable, so the "
                         "same call fails the same way: run it once and tell the model")
+
+
+def test_a_client_error_is_not_retried_whatever_the_tool_says(ex):
+    # A tool wrapper that marks every error retryable (it happens): the status code decides, not the flag.
+    scenario = one_call_per_turn("mislabelled-400", "validate_address", [{"result": {"data": {"valid": True}}}],
+                                 [{"q": "10 Downing St, SW1A 2AA"}])
+
+    def ex05_loop(episode, max_steps=8):
+        episode.tools.tools["validate_address"] = lambda args: ToolOutcome(
+            False, error_type="invalid_argument", retryable=True, http_status=400, message="Unknown postcode.")
+        return guarded_loop(episode, max_steps, Parts(executor=ex.make_executor(episode)))
+
+    attempt = run_candidate(ex05_loop, scenario)
+    if attempt.error is not None:
+        pytest.fail(attempt.story(), pytrace=False)
+    tries = [t for s in attempt.result.steps for t in s.tools]
+    assert len(tries) == 1, (
+        f"scenario `mislabelled-400`: the tool answered HTTP 400 with retryable: true and ran {len(tries)} times. A "
+        "400 fails the same way every time: your taxonomy decides what is retryable, from the status, not the tool's "
+        "own retryable flag")
 
 
 def test_retries_stay_within_the_time_budget(ex):
@@ -290,3 +333,32 @@ def test_circuit_opens_and_the_run_stops(ex):
     assert "get_exchange_rate" not in offered, f"scenario `tool-down`: the dead tool is still offered: {offered}"
     assert not [c for c in evaluate(run.attempt.scenario, run.result) if not c.ok and c.name != "completed"], \
         f"scenario `tool-down`: {[c.detail for c in evaluate(run.attempt.scenario, run.result) if not c.ok]}"
+
+
+def test_invalid_arguments_do_not_open_the_circuit(ex):
+    rules = [{"when": {"q": "2026-11-20"}, "result": {"fault": "invalid_argument",
+                                                      "message": "The date must be today or later."}},
+             {"when": {"q": "2026-11-31"}, "result": {"fault": "invalid_argument", "message": "Not a calendar date."}},
+             {"result": {"data": {"date": "2026-12-01", "free_tables": 3}}}]
+    run = play(ex, one_call_per_turn("two-bad-dates", "find_table", rules,
+                                     [{"q": "2026-11-20"}, {"q": "2026-11-31"}, {"q": "2026-12-01"}]))
+    gone = withdrawn(run, "find_table")
+    assert not gone and run.result.stop_reason is StopReason.COMPLETED, (
+        f"{run.attempt.story()}; {gone or 'the run did not complete'} after the model sent two invalid dates (HTTP "
+        "400); its third call, with a valid date, must reach the tool. An invalid argument is the caller's mistake, "
+        "not the tool's sickness: only the tool's own failures (timeouts, 5xx, crashes) count towards the circuit "
+        "breaker")
+    assert [t.ok for t in run.tries("find_table")] == [False, False, True], \
+        f"scenario `two-bad-dates`: the corrected third call should run and succeed: {run.tries('find_table')}"
+
+
+def test_a_success_resets_the_failure_count(ex):
+    rules = [{"results": [{"fault": "exception", "message": "worker crashed"}, {"data": {"rate": 7.12}},
+                          {"fault": "exception", "message": "worker crashed"}, {"data": {"rate": 7.13}}]}]
+    run = play(ex, one_call_per_turn("fail-succeed-fail", "get_rate", rules,
+                                     [{"q": q} for q in ("USD/CNY", "USD/CNY now", "USD/CNY today", "USD/CNY spot")]))
+    gone = withdrawn(run, "get_rate")
+    assert not gone and run.result.stop_reason is StopReason.COMPLETED, (
+        f"{run.attempt.story()}; get_rate failed, succeeded, then failed again: {gone or 'the run did not complete'}. "
+        "The breaker counts failed calls in a row: a success in between starts the count again")
+    assert run.result.model_calls == 5, f"scenario `fail-succeed-fail`: {run.attempt.story()}; 4 calls and an answer"

@@ -5,6 +5,8 @@ tests/red_flags/, all in one go (`--target a,b,c`), and the JUnit report is read
 """
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -34,11 +36,13 @@ def red_flags() -> dict[str, dict[str, tuple[str, str]]]:
 CAUGHT_BY = red_flags()
 
 
-def run_against(test_file: str, targets: list[str], tmp_path: Path) -> dict[tuple[str, str], tuple[bool, str]]:
+def run_against(test_file: str, targets: list[str], tmp_path: Path,
+                only: dict[str, list[str]] | None = None) -> dict[tuple[str, str], tuple[bool, str]]:
     report = tmp_path / "report.xml"
+    env = {**os.environ, "LOOPKIT_ONLY": json.dumps(only or {})}
     subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "tests" / test_file), "-q", "-p", "no:cacheprovider", "-p", "no:nbval", "-p", "no:hypothesispytest",
                     "--target", ",".join(targets), f"--junitxml={report}", "-o", "junit_family=xunit1"],
-                   cwd=ROOT, capture_output=True, text=True, timeout=120)
+                   cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
     outcomes = {}
     for case in ET.parse(report).getroot().iter("testcase"):
         name, _, target = case.get("name").partition("[")
@@ -61,7 +65,8 @@ def test_stub_fails_every_test_and_red_flags_are_caught(test_file, tmp_path):
     assert (ROOT / "exercises" / f"{exercise}.py").exists(), f"tests/{test_file} has no exercises/{exercise}.py"
     flags = CAUGHT_BY[test_file]
     targets = [str(ROOT / "exercises" / f"{exercise}.py")] + [str(RED / f) for f in flags]
-    outcomes = run_against(test_file, targets, tmp_path)
+    # the stub runs every test; each red flag only the test named to catch it
+    outcomes = run_against(test_file, targets, tmp_path, {Path(f).stem: [t] for f, (t, _) in flags.items()})
     stub = Path(targets[0]).stem
     stub_results = {name: ok for (name, target), (ok, _) in outcomes.items() if target == stub}
     assert stub_results, f"no test ran against the stub of {exercise}"

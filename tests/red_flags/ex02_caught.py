@@ -5,4 +5,10 @@ CAUGHT_BY = {
     "ex02_checked_after.py": ("test_never_overshoots_when_the_next_request_would", "an overshoot"),
     "ex02_ignores_tool_time.py": ("test_slow_tools_stops_before_the_slow_tool_runs", "tool time"),
     "ex02_output_tokens_only.py": ("test_next_request_estimate_covers_what_the_provider_bills", "the provider billed"),
+    "ex02_no_tool_schemas.py": ("test_next_request_estimate_covers_what_the_provider_bills",
+                                "the tool schemas, sent again with every request"),
+    "ex02_output_at_input_rate.py": ("test_next_request_estimate_covers_what_the_provider_bills",
+                                     "at the output rate, not the input rate"),
+    "ex02_model_time_free.py": ("test_slow_model_trips_the_time_budget_before_the_request", "18 s of model time"),
+    "ex02_spent_input_only.py": ("test_spent_reads_the_ledger_and_the_clock", "output tokens count too"),
 }

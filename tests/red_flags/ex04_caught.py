@@ -5,4 +5,8 @@ CAUGHT_BY = {
     "ex04_lists_every_call.py": ("test_failed_calls_are_not_obtained", "is not a successful result"),
     "ex04_forgets_unfinished.py": ("test_unfinished_items_match_the_checklist", "unfinished should be"),
     "ex04_invents_answer.py": ("test_answer_states_no_value_that_no_tool_returned", "invented"),
+    "ex04_keyerror_on_rare_stop.py": ("test_every_stop_reason_gets_fitting_next_steps",
+                                      "your degrade raised KeyError"),
+    "ex04_max_steps_retry_later.py": ("test_every_stop_reason_gets_fitting_next_steps",
+                                      "would stop at the same place"),
 }

@@ -8,4 +8,8 @@ CAUGHT_BY = {
                                          "the retry never fired"),
     "ex05_http200_is_data.py": ("test_business_failure_behind_http_200_is_an_error", "was read as data"),
     "ex05_please_try_again.py": ("test_bad_date_is_fixed_after_one_actionable_message", "is not actionable"),
+    "ex05_bad_args_open_circuit.py": ("test_invalid_arguments_do_not_open_the_circuit", "the caller's mistake"),
+    "ex05_failures_never_reset.py": ("test_a_success_resets_the_failure_count", "starts the count again"),
+    "ex05_trusts_retryable_flag.py": ("test_a_client_error_is_not_retried_whatever_the_tool_says",
+                                      "not the tool's own retryable flag"),
 }
