@@ -4,8 +4,8 @@ The task
     Counting identical calls and killing the run at N is the answer that was never tested on a real
     loop. Models repeat themselves in disguise (keys reordered, "pek " for PEK, "tomorrow" for the
     date, PKX for PEK), go back and forth between two tools, rephrase a search that keeps returning
-    the same thing, or keep getting empty results. And a model that is *told* it is looping often
-    stops: killing it outright always fails the user. Write the guard of the guarded loop
+    the same thing, or keep getting empty results. And a model that is *told* it is looping may
+    change course (the cooperative scenarios do): killing it outright ends the run with no answer. Write the guard of the guarded loop
     (reference/loops/guarded.py, protocol `Guard`): normalised fingerprints, the detectors, and
     "intervene first, then interrupt". The tests run it as
 
