@@ -25,14 +25,6 @@ EXERCISES = {  # exercise -> (module in exercises/ and solutions/, its test file
 }
 
 
-def _table(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -> str:
-    return format_table(rows, columns)
-
-
-def _fmt(value: Any) -> str:
-    return cell(value)
-
-
 DEMO_COLUMNS = [("scenario", "scenario"), ("stop_reason", "stop reason"), ("model_calls", "model calls"),
                 ("oracle_model_calls", "oracle"), ("tool_calls", "tool calls"), ("tokens", "tokens"),
                 ("cost_usd", "cost $"), ("sim_seconds", "sim s"), ("completed", "completed"),
@@ -61,7 +53,7 @@ def _side_by_side(rows: list[dict[str, Any]], loops: list[str]) -> str:
     for name in names:
         line = {"scenario": name, "oracle_model_calls": by[(name, loops[0])]["oracle_model_calls"]}
         for key, _ in metrics:
-            line[key] = " / ".join(_fmt(by[(name, loop)][key]) for loop in loops)
+            line[key] = " / ".join(cell(by[(name, loop)][key]) for loop in loops)
         table.append(line)
     total = {"scenario": "TOTAL", "oracle_model_calls": ""}
     for key, _ in metrics:
@@ -75,11 +67,11 @@ def _side_by_side(rows: list[dict[str, Any]], loops: list[str]) -> str:
             elif key == "meets_expect":
                 parts.append(f"{sum(r['meets_expect'] for r in mine)}/{len(mine)}")
             else:
-                parts.append(_fmt(round(sum(r[key] for r in mine), 4)))
+                parts.append(cell(round(sum(r[key] for r in mine), 4)))
         total[key] = " / ".join(parts)
     columns = [("scenario", "scenario")] + metrics[:2] + [("oracle_model_calls", "oracle")] + metrics[2:]
     header = f"figures are {' / '.join(loops)}\n\n"
-    return header + _table(table + [total], [(k, t) for k, t in columns])
+    return header + format_table(table + [total], [(k, t) for k, t in columns])
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -98,7 +90,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"{loop}: {LOOPS[loop][1]}")
     print()
     if len(loops) == 1:
-        print(_table(_with_totals([dict(r) for r in rows]), DEMO_COLUMNS))
+        print(format_table(_with_totals([dict(r) for r in rows]), DEMO_COLUMNS))
     else:
         print(_side_by_side(rows, loops))
     print(f"\n{len(scenarios)} scenarios x {len(loops)} loop(s) in {time.perf_counter() - started:.2f} s "

@@ -2,31 +2,22 @@
 
 One step can cost a few hundred tokens or tens of thousands; a slow tool can take a minute. Counting
 steps says nothing about either."""
-from dataclasses import dataclass
-from typing import Optional
+from importlib.machinery import SourceFileLoader
+from pathlib import Path
 
-from reference import StopReason
+# The solution (its cached bytecode), with one piece replaced below: what the interviewer hears most
+# often is rarely all wrong.
+exec(SourceFileLoader("solution", str(Path(__file__).resolve().parents[2] / "solutions" / "ex02_budget.py"))
+     .get_code("solution"))
+
+_Solved = Budget  # noqa: F821  (defined by the solution above)
 
 
-@dataclass
-class Budget:
-    max_steps: Optional[int] = None
-    max_tokens: Optional[int] = None
-    max_seconds: Optional[float] = None
-    max_cost_usd: Optional[float] = None
-    output_reserve: int = 256
-
-    @classmethod
-    def from_limits(cls, limits):
-        return cls(limits.max_steps, limits.max_tokens, limits.max_seconds, limits.max_cost_usd)
-
+class Budget(_Solved):
     def before_request(self, episode, messages, step):
         if self.max_steps is not None and len(episode.ledger.steps) >= self.max_steps:
-            return StopReason.MAX_STEPS, f"step limit: {self.max_steps} steps"
-        return None
+            return StopReason.MAX_STEPS, f"step limit: {self.max_steps} steps"  # noqa: F821
+        return None  # the flaw: tokens, time and cost are never looked at
 
     def before_tool(self, episode, call):
         return None
-
-    def next_request(self, episode, messages):
-        raise NotImplementedError("this budget never looks at what a request costs")
