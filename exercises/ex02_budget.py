@@ -20,7 +20,7 @@ Steps
     1. `spent(episode)`: a Spend of the steps so far (model requests), the tokens (input and output),
        the simulated seconds (everything on the clock) and the cost.
     2. `next_request(episode, messages)`: what the request you are about to send would spend. Count
-       its input tokens the way the provider bills them: `reference.tokens.request_tokens` over
+       its input tokens the way the provider bills them: `reference.sim.tokens.request_tokens` over
        `reference.to_wire(messages, episode.tools.specs, episode.scenario.model.wire)`. Add
        `self.output_reserve` for its answer. Its cost follows from `episode.ledger.pricing.cost(Usage(...))`;
        for its seconds, go by the slowest earlier request (`StepRecord.model_seconds`; 0 for the first).
@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from reference import Episode, StopReason, ToolCall, Usage, to_wire  # noqa: F401  (you will need them)
-from reference.messages import Message
-from reference.scenario import LimitsDef
-from reference.tokens import request_tokens  # noqa: F401
+from reference.core.messages import Message
+from reference.sim.scenario import LimitsDef
+from reference.sim.tokens import request_tokens  # noqa: F401
 
 Trip = tuple[StopReason, str]
 

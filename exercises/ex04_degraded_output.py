@@ -3,7 +3,7 @@
 The task
     Write `degrade(episode, messages, trip)`: the part the guarded loop calls when a run stops
     without a final answer (step limit, budget, loop detected...). `trip` is `(stop_reason, detail)`.
-    Return a `Degraded` (from reference.degrade) that tells the user why the run stopped, what was
+    Return a `Degraded` (from reference.parts.degrade) that tells the user why the run stopped, what was
     obtained, what is unfinished and what they can do next. Nothing in it may be invented: every
     obtained item must be a tool result that succeeded.
 
@@ -47,7 +47,7 @@ Check your work with `loopkit check ex04`; ask for a hint with `loopkit hint ex0
 from __future__ import annotations
 
 from reference import Episode, Message, StopReason  # noqa: F401  (you will need them)
-from reference.degrade import Degraded, NextStep, Obtained  # noqa: F401
+from reference.parts.degrade import Degraded, NextStep, Obtained  # noqa: F401
 
 
 def degrade(episode: Episode, messages: list[Message], trip: tuple[StopReason, str]) -> Degraded:

@@ -1,13 +1,13 @@
 """Agent Loop Interview Kit: the harness that exercises plug into, and the reference loops."""
-from .clock import SimClock
-from .episode import Episode
-from .messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage
-from .model import Model, Pricing, Turn, Usage
-from .protocol import ProtocolError, check_request, to_wire
-from .result import RunResult, StepRecord, StopReason
-from .scenario import Scenario, ScenarioError, catalogue, find, load_scenario, parse_scenario
-from .scripted import ScriptedModel, ScriptExhausted
-from .tools import ToolOutcome, Toolbox, ToolTimeout
+from .sim.clock import SimClock
+from .harness.episode import Episode
+from .core.messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage
+from .core.model import Model, Pricing, Turn, Usage
+from .wire.protocol import ProtocolError, check_request, to_wire
+from .core.result import RunResult, StepRecord, StopReason
+from .sim.scenario import Scenario, ScenarioError, catalogue, find, load_scenario, parse_scenario
+from .sim.scripted import ScriptedModel, ScriptExhausted
+from .sim.tools import ToolOutcome, Toolbox, ToolTimeout
 
 __all__ = [
     "AssistantMessage", "Episode", "Message", "Model", "Pricing", "ProtocolError", "RunResult", "ScriptExhausted",

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from reference import Episode, StopReason, ToolCall, Usage, to_wire
-from reference.messages import Message
-from reference.scenario import LimitsDef
-from reference.tokens import request_tokens
+from reference.core.messages import Message
+from reference.sim.scenario import LimitsDef
+from reference.sim.tokens import request_tokens
 
 Trip = tuple[StopReason, str]
 

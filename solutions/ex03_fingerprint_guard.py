@@ -12,9 +12,9 @@ import unicodedata
 from typing import Any, Optional, Sequence
 
 from reference import AssistantMessage, Episode, Message, StopReason, ToolCall, ToolMessage, UserMessage  # noqa: F401
-from reference.guards.airports import AirportCodeError, metro  # noqa: F401  (IATA code -> metro area, raises)
-from reference.guards.fingerprint import airport_problems
-from reference.loops.guarded import RUN, Verdict  # noqa: F401
+from reference.parts.guards.airports import AirportCodeError, metro  # noqa: F401  (IATA code -> metro area, raises)
+from reference.parts.guards.fingerprint import airport_problems
+from reference.loops.hooks import RUN, Verdict  # noqa: F401
 
 RELATIVE_DAYS = {"today": 0, "tomorrow": 1, "yesterday": -1}
 

@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from reference import Episode, Message, StopReason
-from reference.degrade import Degraded, NextStep, Obtained
+from reference.parts.degrade import Degraded, NextStep, Obtained
 
 EMPTY = (None, "", [], {})
 

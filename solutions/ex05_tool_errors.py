@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from reference import Episode, StopReason, ToolCall, ToolMessage, ToolOutcome, ToolSpec
-from reference.errors import safe_text
+from reference.parts.tool_errors import safe_text
 
 
 @dataclass(frozen=True)

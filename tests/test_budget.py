@@ -6,12 +6,13 @@ import re
 import pytest
 
 from reference import Episode, StopReason, find, to_wire
-from reference.budget import KINDS, TIERS, RunBudget, policy_for
-from reference.loops.guarded import Parts, guarded_loop
+from reference.parts.budget import KINDS, TIERS, RunBudget, policy_for
+from reference.loops.guarded import guarded_loop
+from reference.loops.hooks import Parts
 from reference.loops.react import react_loop
-from reference.runner import evaluate
-from reference.scenario import catalogue
-from reference.tokens import request_tokens
+from reference.runs.runner import evaluate
+from reference.sim.scenario import catalogue
+from reference.sim.tokens import request_tokens
 
 BUDGET_SCENARIOS = ["token-blowup", "cost-blowup", "slow-tools", "incident-40-step"]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from reference import catalogue
 from reference.cli import main
-from reference.loops import LOOPS
-from reference.result import StopReason
+from reference.runs.registry import LOOPS
+from reference.core.result import StopReason
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_FIELDS = {"scenario", "loop", "stop_reason", "completed", "completable", "model_calls", "oracle_model_calls",

@@ -7,11 +7,12 @@ import json
 import pytest
 
 from reference import Episode, StopReason, find
-from reference.degrade import Degraded, Degrader, clipped, gather, ungrounded, values_in
-from reference.loops.guarded import Parts, guarded_loop
-from reference.protocol import check_request
-from reference.result import RunResult
-from reference.scenario import LimitsDef
+from reference.parts.degrade import Degraded, Degrader, clipped, gather, ungrounded, values_in
+from reference.loops.guarded import guarded_loop
+from reference.loops.hooks import Parts
+from reference.wire.protocol import check_request
+from reference.core.result import RunResult
+from reference.sim.scenario import LimitsDef
 from test_ex04_degraded_output import FAILURES, HALLUCINATING, TinyBudget, TinyGuard
 
 
@@ -155,8 +156,8 @@ def test_a_failing_final_request_falls_back_to_the_structured_answer():
 
 
 def test_a_final_turn_with_tool_calls_is_not_appended():
-    from reference.messages import ToolCall
-    from reference.model import Turn, Usage
+    from reference.core.messages import ToolCall
+    from reference.core.model import Turn, Usage
 
     class Disobedient:
         def __init__(self, inner):

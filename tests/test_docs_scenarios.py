@@ -3,7 +3,7 @@
 The doc marks what these tests check (its last section says the same, for authors):
 
 - a ```yaml block whose first line is `# scenario: complete` is a whole scenario file. It must load, and
-  run with `reference.runner.run` (what `loopkit run` does). Comment lines right after the marker state
+  run with `reference.runs.runner.run` (what `loopkit run` does). Comment lines right after the marker state
   the outcome: `# outcome (LOOP): key=value ...` (keys of `loopkit run --json`), or
   `# raises (LOOP): ExceptionClass: message` for a file that is valid but cannot be played to the end;
 - a ```yaml block whose first line is `# scenario: broken NAME.yaml` is a broken file on purpose: it must
@@ -35,11 +35,11 @@ from typing import Any
 import pytest
 
 from reference import cli
-from reference.episode import Episode
-from reference.messages import ToolCall, ToolMessage
-from reference.result import StopReason
-from reference.runner import completed, evaluate, row, run
-from reference.scenario import (Bound, CallDef, ChecklistItem, ExpectDef, LatencyDef, LimitsDef, ModelDef, PolicyDef,
+from reference.harness.episode import Episode
+from reference.core.messages import ToolCall, ToolMessage
+from reference.core.result import StopReason
+from reference.runs.runner import completed, evaluate, row, run
+from reference.sim.scenario import (Bound, CallDef, ChecklistItem, ExpectDef, LatencyDef, LimitsDef, ModelDef, PolicyDef,
                                 PricingDef, ReactionDef, ResultDef, RuleDef, Scenario, ScenarioError, StepDef,
                                 ToolDef, WhenDef, catalogue, load_scenario, parse_scenario)
 
@@ -289,7 +289,7 @@ def test_worked_example_cannot_be_completed_in_two_calls():
 
 
 def test_worked_example_completes_in_three_calls_with_the_lesson5_executor():
-    executor_module = pytest.importorskip("reference.executor")
+    executor_module = pytest.importorskip("reference.parts.executor")
     scenario = load_scenario(WORKED_EXAMPLE)
     episode = Episode.from_scenario(scenario)
     executor = executor_module.ResilientExecutor.for_episode(episode)

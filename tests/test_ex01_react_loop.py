@@ -7,7 +7,7 @@ import pytest
 
 from conftest import load_exercise
 from reference import ProtocolError, StopReason, catalogue, parse_scenario
-from reference.grading import run_candidate
+from reference.runs.grading import run_candidate
 
 
 @pytest.fixture

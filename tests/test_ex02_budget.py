@@ -10,11 +10,12 @@ import pytest
 
 from conftest import load_exercise
 from reference import Episode, StopReason, Usage, find, parse_scenario, to_wire
-from reference.budget import policy_for
-from reference.grading import run_candidate
-from reference.loops.guarded import Parts, guarded_loop
+from reference.parts.budget import policy_for
+from reference.runs.grading import run_candidate
+from reference.loops.guarded import guarded_loop
+from reference.loops.hooks import Parts
 from reference.loops.react import react_loop
-from reference.tokens import request_tokens
+from reference.sim.tokens import request_tokens
 
 WIRES = ["openai-chat", "openai-responses", "anthropic"]
 MAX_RESERVE = 4096  # the most a sensible budget keeps for one answer (a typical max_tokens)

@@ -13,8 +13,9 @@ import pytest
 
 from conftest import load_exercise
 from reference import ProtocolError, StopReason, ToolMessage, find, parse_scenario
-from reference.grading import run_candidate
-from reference.loops.guarded import Parts, guarded_loop
+from reference.runs.grading import run_candidate
+from reference.loops.guarded import guarded_loop
+from reference.loops.hooks import Parts
 
 TODAY = dt.date(2026, 11, 30)  # the scenarios' clock
 FLIGHTS = find("repeat-noisy").tools[0].parameters  # origin/destination: format iata; date: YYYY-MM-DD or tomorrow

@@ -14,13 +14,14 @@ import pytest
 
 from conftest import load_exercise
 from reference import Episode, ToolMessage, find, parse_scenario
-from reference.degrade import Degraded, ungrounded
-from reference.loops.guarded import RUN, Parts, Verdict, guarded_loop
-from reference.model import Usage
-from reference.protocol import to_wire
-from reference.result import RunResult, StopReason
-from reference.scenario import Scenario
-from reference.tokens import request_tokens
+from reference.parts.degrade import Degraded, ungrounded
+from reference.loops.guarded import guarded_loop
+from reference.loops.hooks import RUN, Parts, Verdict
+from reference.core.model import Usage
+from reference.wire.protocol import to_wire
+from reference.core.result import RunResult, StopReason
+from reference.sim.scenario import Scenario
+from reference.sim.tokens import request_tokens
 
 # ---------------------------------------------------------------- stand-ins for lessons 2 and 3
 

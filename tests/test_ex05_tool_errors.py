@@ -14,9 +14,10 @@ import pytest
 
 from conftest import load_exercise
 from reference import RunResult, StopReason, ToolMessage, ToolOutcome, ToolTimeout, find, parse_scenario
-from reference.grading import run_candidate
-from reference.loops.guarded import Parts, guarded_loop
-from reference.runner import evaluate
+from reference.runs.grading import run_candidate
+from reference.loops.guarded import guarded_loop
+from reference.loops.hooks import Parts
+from reference.runs.runner import evaluate
 
 # A stack trace with everything that must never reach a model: a path, SQL, a host, an IP, a DSN with
 # a password, an API key. All of it fake.

@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 
 from reference import Episode, StopReason, ToolMessage, ToolOutcome, ToolTimeout, find, parse_scenario
-from reference import errors
-from reference.executor import ResilientExecutor, RetryPolicy
-from reference.loops.guarded import Parts, guarded_loop
-from reference.runner import evaluate, run
+from reference.parts import tool_errors as errors
+from reference.parts.executor import ResilientExecutor, RetryPolicy
+from reference.loops.guarded import guarded_loop
+from reference.loops.hooks import Parts
+from reference.runs.runner import evaluate, run
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON5 = ["flaky-timeout", "rate-limited", "bad-date-format", "business-failure", "exception-secret", "tool-down",
@@ -301,7 +302,7 @@ def test_execute_never_raises_even_when_the_toolbox_itself_breaks():
 
     episode.tools.invoke = broken
     episode.ledger.record_model  # noqa: B018
-    from reference.messages import ToolCall
+    from reference.core.messages import ToolCall
 
     message = executor.execute(episode, ToolCall("call_1", "get_weather", '{"city": "Shanghai", "date": "2026-12-01"}'))
     assert message.is_error and "/srv/secret" not in message.content
@@ -309,14 +310,14 @@ def test_execute_never_raises_even_when_the_toolbox_itself_breaks():
 
 
 def test_jsonschema_is_not_imported_when_the_demo_path_is():
-    code = ("import sys, reference.cli, reference.runner, reference.executor, reference.errors; "
+    code = ("import sys, reference.cli, reference.runs.runner, reference.parts.executor, reference.parts.tool_errors; "
             "print('jsonschema' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert out.stdout.strip() == "False", out.stderr or "importing the executor imported jsonschema"
 
 
 def test_jsonschema_loads_without_building_the_iri_grammar_and_still_checks_formats():
-    code = ("import sys; from reference.executor import load_jsonschema; js = load_jsonschema(); "
+    code = ("import sys; from reference.parts.executor import load_jsonschema; js = load_jsonschema(); "
             "v = js.Draft202012Validator({'format': 'date'}, format_checker=js.Draft202012Validator.FORMAT_CHECKER); "
             "print('rfc3987_syntax' in sys.modules, [e.validator for e in v.iter_errors('01/12/2026')]); "
             "import rfc3987_syntax; print('importable later')")

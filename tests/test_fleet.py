@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from reference.budget import TIERS
-from reference.fleet import FAMILIES, RUNS, fit_tiers, quantile, round_up, run_fleet
+from reference.parts.budget import TIERS
+from reference.runs.fleet import FAMILIES, RUNS, fit_tiers, quantile, round_up, run_fleet
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from reference import StopReason, catalogue
-from reference.runner import completed, evaluate, run
+from reference.runs.runner import completed, evaluate, run
 
 SCENARIOS = catalogue()
 
@@ -59,7 +59,7 @@ class FailingProvider:
 
 def test_a_failing_provider_ends_the_run_with_an_error_and_a_degraded_result():
     from reference import Episode, find
-    from reference.loops import guarded
+    from reference.runs.registry import guarded
 
     episode = Episode.from_scenario(find("paging-legit"))
     episode.model.inner = FailingProvider(episode.model.inner)

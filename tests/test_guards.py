@@ -9,11 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference import Episode, StopReason, ToolCall, ToolMessage, find, parse_scenario
-from reference.guards import THRESHOLDS, LoopGuard, canonical, fingerprint, result_fingerprint, thresholds_for
-from reference.guards import airports, detectors
-from reference.guards.fingerprint import airport_problems, is_empty, leaf_values, news, show
-from reference.loops.guarded import Parts, guarded_loop
-from reference.runner import evaluate
+from reference.parts.guards import THRESHOLDS, LoopGuard, canonical, fingerprint, result_fingerprint, thresholds_for
+from reference.parts.guards import airports, detectors
+from reference.parts.guards.fingerprint import airport_problems, is_empty, leaf_values, news, show
+from reference.loops.guarded import guarded_loop
+from reference.loops.hooks import Parts
+from reference.runs.runner import evaluate
 
 TODAY = dt.date(2026, 11, 30)
 FLIGHTS = {"type": "object", "properties": {

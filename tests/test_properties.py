@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from reference import AssistantMessage, Episode, ProtocolError, StopReason, ToolMessage, parse_scenario
 from reference.loops.react import react_loop
-from reference.protocol import WIRE_FORMATS, check_request
+from reference.wire.protocol import WIRE_FORMATS, check_request
 
 SECRET = "sk-live-4eC39HqLyjWDarjtT1zdp7dc at /srv/app/db.py:41 in SELECT * FROM accounts"
 TOOLS = [
@@ -120,7 +120,7 @@ def test_reference_loop_never_crashes_never_overruns_and_never_breaks_the_protoc
           suppress_health_check=[HealthCheck.too_slow])
 @given(scenarios())
 def test_guarded_loop_never_crashes_never_overruns_and_never_breaks_the_protocol(case):
-    from reference.loops import guarded
+    from reference.runs.registry import guarded
 
     data, max_steps, _ = case
     wire = data["model"]["wire"]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from reference import AssistantMessage, ProtocolError, SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage
-from reference.protocol import WIRE_FORMATS, check_request, check_wire_body, to_wire
+from reference.wire.protocol import WIRE_FORMATS, check_request, check_wire_body, to_wire
 
 SEARCH = ToolSpec("search_docs", "Search the help centre.",
                   {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]})

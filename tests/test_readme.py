@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reference import catalogue
-from reference.runner import run_catalogue
+from reference.runs.runner import run_catalogue
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 

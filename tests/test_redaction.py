@@ -14,9 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference import Episode, ToolMessage, find, parse_scenario
-from reference.errors import leaks, safe_code, safe_text
-from reference.executor import ResilientExecutor
-from reference.loops.guarded import Parts, guarded_loop
+from reference.parts.tool_errors import leaks, safe_code, safe_text
+from reference.parts.executor import ResilientExecutor
+from reference.loops.guarded import guarded_loop
+from reference.loops.hooks import Parts
 
 SECRETS = {
     "stack trace": 'Traceback (most recent call last):\n  File "/srv/app/tools.py", line 12, in run',

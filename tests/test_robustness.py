@@ -6,9 +6,9 @@ import copy
 import pytest
 
 from reference import Episode, ScenarioError, StopReason, Turn, Usage, find, parse_scenario
-from reference.loops import guarded
+from reference.runs.registry import guarded
 from reference.loops.react import react_loop
-from reference.runner import completed
+from reference.runs.runner import completed
 
 
 def scenario(**changes):
@@ -42,8 +42,8 @@ def test_a_cut_off_or_refused_last_turn_is_not_a_completed_task(reason):
 @pytest.mark.parametrize("wire", ["openai-chat", "openai-responses", "anthropic"])
 @pytest.mark.parametrize("reason", ["stop", "tool_calls", "length", "refusal"])
 def test_finish_reasons_survive_each_wire_format(wire, reason):
-    from reference.protocol import _module
-    from reference.messages import ToolCall
+    from reference.wire.protocol import wire_module as _module
+    from reference.core.messages import ToolCall
 
     calls = (ToolCall("call_1", "lookup", '{"q": "x"}'),) if reason == "tool_calls" else ()
     turn = Turn("text" if not calls else None, calls, reason, Usage(10, 2))

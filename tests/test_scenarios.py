@@ -5,8 +5,8 @@ import re
 import pytest
 
 from reference import ScenarioError, catalogue, find, load_scenario
-from reference.result import StopReason
-from reference.scenario import CATALOGUE
+from reference.core.result import StopReason
+from reference.sim.scenario import CATALOGUE
 
 # What an interviewer writes: the smallest complete scenario, used as the base of the broken ones.
 VALID = """\

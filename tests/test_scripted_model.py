@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 
 from reference import (AssistantMessage, Episode, ProtocolError, ScriptExhausted, ScriptedModel, SimClock,
-                       ToolMessage, UserMessage, parse_scenario, tokens)
+                       ToolMessage, UserMessage, parse_scenario)
+from reference.sim import tokens
 from reference.loops.react import react_loop
-from reference.protocol import WIRE_FORMATS, to_wire
+from reference.wire.protocol import WIRE_FORMATS, to_wire
 
 LOOKUP = {"name": "lookup", "description": "Look a key up.",
           "parameters": {"type": "object", "properties": {"key": {"type": "string"}}},

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from reference import SimClock, ToolCall, ToolOutcome, ToolSpec, ToolTimeout
-from reference.ledger import Ledger
-from reference.model import Pricing
-from reference.scenario import ToolDef
-from reference.tools import FakeTool, Toolbox
+from reference.harness.ledger import Ledger
+from reference.core.model import Pricing
+from reference.sim.scenario import ToolDef
+from reference.sim.tools import FakeTool, Toolbox
 
 
 def fake(rules: list[dict[str, Any]], latency: float = 0.25, name: str = "lookup") -> FakeTool:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic_core import SchemaValidator, ValidationError
 
 from reference import AssistantMessage, SystemMessage, ToolCall, ToolMessage, ToolSpec, Turn, Usage, UserMessage
-from reference.protocol import WIRE_FORMATS, check_request, to_wire
+from reference.wire.protocol import WIRE_FORMATS, check_request, to_wire
 from reference.wire import anthropic_messages, openai_chat, openai_responses
 
 anthropic_types = pytest.importorskip("anthropic.types")

@@ -47,7 +47,7 @@ from reference import Episode, ProtocolError, StopReason, ToolCall, catalogue, f
 # The lesson runs on the scenario's **scripted model** unless you set `LOOPKIT_PROVIDER` before
 # starting Jupyter. With `openai` or `anthropic` (and the provider's API key; `LOOPKIT_MODEL` picks
 # the model, else the adapter's default), the step-by-step walk-through below talks to a real model
-# through the adapters in `reference.sdk`, while the tools stay the scenario's fake tools. The stored
+# through the adapters in `reference.providers.sdk`, while the tools stay the scenario's fake tools. The stored
 # notebook never runs that branch, and `pytest --nbval` only passes with the scripted model: a real
 # model writes different text.
 
@@ -62,11 +62,11 @@ def live_model():
     chosen = {"model": os.environ["LOOPKIT_MODEL"]} if os.environ.get("LOOPKIT_MODEL") else {}
     if PROVIDER == "openai":
         import openai
-        from reference.sdk import OpenAIChatModel
+        from reference.providers.sdk import OpenAIChatModel
         return OpenAIChatModel(openai.OpenAI(), **chosen)  # reads OPENAI_API_KEY
     if PROVIDER == "anthropic":
         import anthropic
-        from reference.sdk import AnthropicModel
+        from reference.providers.sdk import AnthropicModel
         return AnthropicModel(anthropic.Anthropic(), **chosen)  # reads ANTHROPIC_API_KEY
     raise ValueError(f"LOOPKIT_PROVIDER must be scripted, openai or anthropic; got {PROVIDER!r}")
 
@@ -385,8 +385,8 @@ for wire in ("openai-chat", "anthropic"):
 # each scenario sets:
 
 # %%
-from reference.report import print_table
-from reference.runner import run_catalogue, within_budget
+from reference.cli.table import print_table
+from reference.runs.runner import run_catalogue, within_budget
 
 results = {}
 rows = run_catalogue(catalogue(), "react", on_result=lambda s, r: results.__setitem__(s.name, (s, r)))
@@ -508,7 +508,7 @@ exit_code = loopkit(["hint", "ex01"])  # what `loopkit hint ex01` prints in a sh
 # %%
 import importlib.util
 
-from reference.grading import run_candidate
+from reference.runs.grading import run_candidate
 
 spec = importlib.util.spec_from_file_location("ex01_solution", ROOT / "solutions" / "ex01_react_loop.py")
 solution = importlib.util.module_from_spec(spec)

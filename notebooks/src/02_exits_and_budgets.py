@@ -46,11 +46,12 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
 from reference import Episode, find
-from reference.budget import KINDS, TIERS, RunBudget, Spend
-from reference.loops.guarded import Parts, guarded_loop
+from reference.parts.budget import KINDS, TIERS, RunBudget, Spend
+from reference.loops.guarded import guarded_loop
+from reference.loops.hooks import Parts
 from reference.loops.react import react_loop
-from reference.report import print_table as table
-from reference.runner import evaluate
+from reference.cli.table import print_table as table
+from reference.runs.runner import evaluate
 
 # %% [markdown]
 # ## 1. Four ways out of a loop
@@ -328,7 +329,7 @@ for name in ("token-blowup", "cost-blowup", "slow-tools", "happy-path"):
 # One seed is one run; the runs use the lesson-1 loop with a generous cap.
 
 # %%
-from reference.fleet import CAP, MARGIN, QUANTILE, fit_tiers
+from reference.runs.fleet import CAP, MARGIN, QUANTILE, fit_tiers
 
 tiers = fit_tiers()  # both families, with their recommendations and a check of each tier
 fleet = tiers["troubleshoot"].fleet
@@ -580,7 +581,7 @@ exit_code = loopkit(["hint", "ex02"])  # what `loopkit hint ex02` prints in a sh
 # %%
 import importlib.util
 
-from reference.grading import run_candidate
+from reference.runs.grading import run_candidate
 
 spec = importlib.util.spec_from_file_location("ex02_solution", ROOT / "solutions" / "ex02_budget.py")
 solution = importlib.util.module_from_spec(spec)

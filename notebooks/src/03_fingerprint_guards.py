@@ -43,13 +43,14 @@ if str(ROOT) not in sys.path:
 from IPython.display import Markdown, display
 
 from reference import AssistantMessage, Episode, StopReason, ToolMessage, find
-from reference.guards import THRESHOLDS, LoopGuard, fingerprint, result_fingerprint, show
-from reference.guards import airports, detectors
-from reference.guards.fingerprint import leaf_values
-from reference.loops.guarded import RUN, Parts, guarded_loop
+from reference.parts.guards import THRESHOLDS, LoopGuard, fingerprint, result_fingerprint, show
+from reference.parts.guards import airports, detectors
+from reference.parts.guards.fingerprint import leaf_values
+from reference.loops.guarded import guarded_loop
+from reference.loops.hooks import RUN, Parts
 from reference.loops.react import react_loop
-from reference.report import print_table as table
-from reference.runner import completed, evaluate
+from reference.cli.table import print_table as table
+from reference.runs.runner import completed, evaluate
 
 
 
@@ -419,7 +420,7 @@ exit_code = loopkit(["hint", "ex03"])  # what `loopkit hint ex03` prints in a sh
 # %%
 import importlib.util
 
-from reference.grading import run_candidate
+from reference.runs.grading import run_candidate
 
 spec = importlib.util.spec_from_file_location("ex03_solution", ROOT / "solutions" / "ex03_fingerprint_guard.py")
 solution = importlib.util.module_from_spec(spec)

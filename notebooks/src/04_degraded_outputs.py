@@ -43,12 +43,13 @@ if str(ROOT) not in sys.path:
 from IPython.display import Markdown, display
 
 from reference import Episode, find
-from reference.budget import RunBudget
-from reference.degrade import NEXT_STEPS, Degrader, gather, outcome_of, records
-from reference.guards.guard import LoopGuard
-from reference.loops.guarded import Parts, guarded_loop
+from reference.parts.budget import RunBudget
+from reference.parts.degrade import NEXT_STEPS, Degrader, gather, outcome_of, records
+from reference.parts.guards.guard import LoopGuard
+from reference.loops.guarded import guarded_loop
+from reference.loops.hooks import Parts
 from reference.loops.react import react_loop
-from reference.report import print_table as table
+from reference.cli.table import print_table as table
 
 # %% [markdown]
 # ## 1. Break it: what the user gets at the step limit

@@ -40,12 +40,14 @@ if str(ROOT) not in sys.path:
 
 from IPython.display import Markdown, display
 
-from reference import Episode, ToolMessage, find, tokens
-from reference import errors
-from reference.executor import ResilientExecutor
-from reference.loops.guarded import Parts, PlainExecutor, guarded_loop
-from reference.report import print_table as table
-from reference.runner import evaluate
+from reference import Episode, ToolMessage, find
+from reference.sim import tokens
+from reference.parts import tool_errors as errors
+from reference.parts.executor import ResilientExecutor
+from reference.loops.guarded import guarded_loop
+from reference.loops.hooks import Parts, PlainExecutor
+from reference.cli.table import print_table as table
+from reference.runs.runner import evaluate
 
 LESSON5 = ["flaky-timeout", "rate-limited", "bad-date-format", "business-failure", "exception-secret",
            "tool-down", "schema-mismatch", "malformed-calls"]
@@ -347,7 +349,7 @@ HTTP 200 went down the error branch with its code and reason; the model explains
 # lesson 4's degrader in the loop, the user gets a degraded answer instead of silence:
 
 # %%
-from reference.degrade import Degrader
+from reference.parts.degrade import Degrader
 
 scenario = find("tool-down")
 episode = Episode.from_scenario(scenario)
@@ -450,7 +452,7 @@ exit_code = loopkit(["hint", "ex05"])  # what `loopkit hint ex05` prints in a sh
 # %%
 import importlib.util
 
-from reference.grading import run_candidate
+from reference.runs.grading import run_candidate
 
 spec = importlib.util.spec_from_file_location("ex05_solution", solution_path)
 solution = importlib.util.module_from_spec(spec)

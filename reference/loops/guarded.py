@@ -12,82 +12,13 @@ them on one at a time. The whole loop stays in this one function.
 """
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from typing import Any, Optional, Protocol, Sequence
+from typing import Optional
 
-from ..episode import Episode
-from ..grading import RunawayLoop
-from ..messages import Message, ToolCall, ToolMessage, ToolSpec
-from ..protocol import ProtocolError
-from ..result import RunResult, StopReason
-from ..scripted import ScriptExhausted
-
-# Errors that are not the provider's: they must surface, never turn into a polite stop.
-PROPAGATE = (ProtocolError, ScriptExhausted, RunawayLoop)
-
-Trip = tuple[StopReason, str]  # why to stop, and a one-line human explanation
-
-
-class Budget(Protocol):
-    def before_request(self, episode: Episode, messages: Sequence[Message], step: int) -> Optional[Trip]: ...
-    def before_tool(self, episode: Episode, call: ToolCall) -> Optional[Trip]: ...
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The guard's word on one tool call: run it, answer it with feedback instead, or stop the run."""
-
-    action: str = "run"  # "run" | "intervene" | "stop"
-    message: Optional[ToolMessage] = None  # the feedback that answers the call when not run
-    trip: Optional[Trip] = None
-
-
-RUN = Verdict()
-
-
-class Guard(Protocol):
-    def before_call(self, episode: Episode, call: ToolCall, messages: Sequence[Message]) -> Verdict: ...
-    def after_result(self, episode: Episode, call: ToolCall, result: ToolMessage) -> ToolMessage: ...
-    def after_step(self, episode: Episode, messages: Sequence[Message]) -> Optional[Trip]: ...
-
-
-class Degrade(Protocol):
-    def __call__(self, episode: Episode, messages: list[Message], trip: Trip) -> Any: ...
-
-
-class Executor(Protocol):
-    def offered(self, episode: Episode) -> list[ToolSpec]: ...
-    def execute(self, episode: Episode, call: ToolCall) -> ToolMessage: ...
-    def after_step(self, episode: Episode) -> Optional[Trip]: ...
-
-
-class PlainExecutor:
-    """Lesson 1's executor: every tool offered, each call run once through `Toolbox.execute`."""
-
-    def offered(self, episode: Episode) -> list[ToolSpec]:
-        return episode.tools.specs
-
-    def execute(self, episode: Episode, call: ToolCall) -> ToolMessage:
-        return episode.tools.execute(call)
-
-    def after_step(self, episode: Episode) -> Optional[Trip]:
-        return None
-
-
-@dataclass
-class Parts:
-    budget: Optional[Budget] = None
-    guard: Optional[Guard] = None
-    degrade: Optional[Degrade] = None
-    executor: Executor = PlainExecutor()
-
-
-def not_run(call: ToolCall, why: str) -> ToolMessage:
-    """Answers a call the loop decided not to run, so that the history stays protocol-valid."""
-    body = {"ok": False, "error_type": "not_run", "retryable": False, "message": why}
-    return ToolMessage(call.id, json.dumps(body, ensure_ascii=False), is_error=True)
-
+from ..core.errors import HarnessError
+from ..core.messages import ToolCall, ToolMessage
+from ..core.result import RunResult, StopReason
+from ..harness.episode import Episode
+from .hooks import RUN, Parts, Trip, not_run
 
 def guarded_loop(episode: Episode, max_steps: int = 8, parts: Parts | None = None) -> RunResult:
     parts = parts or Parts()
@@ -117,7 +48,7 @@ def guarded_loop(episode: Episode, max_steps: int = 8, parts: Parts | None = Non
         tools = parts.executor.offered(episode)
         try:
             turn = episode.model.complete(messages, tools)
-        except PROPAGATE:
+        except HarnessError:
             raise  # the loop's own bug, a scenario too short, a grader pulling the plug: not to hide
         except Exception as exc:  # the provider failed (429, 5xx, timeout...) after the SDK's own retries
             return stop((StopReason.ERROR, f"the model request failed: {type(exc).__name__}"))

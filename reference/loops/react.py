@@ -7,8 +7,8 @@ appends the observations. The assistant message that carries the tool calls goes
 """
 from __future__ import annotations
 
-from ..episode import Episode
-from ..result import RunResult, StopReason
+from ..harness.episode import Episode
+from ..core.result import RunResult, StopReason
 
 
 def react_loop(episode: Episode, max_steps: int = 8) -> RunResult:

@@ -9,9 +9,9 @@ import json
 import re
 from typing import Any, Sequence
 
-from ..messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage
-from ..model import Turn, Usage
-from ..protocol import ProtocolError
+from ..core.messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage
+from ..core.model import Turn, Usage
+from ..core.errors import ProtocolError
 
 WIRE = "anthropic"
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from ..messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage
-from ..model import Turn, Usage
-from ..protocol import ProtocolError
+from ..core.messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage
+from ..core.model import Turn, Usage
+from ..core.errors import ProtocolError
 
 WIRE = "openai-chat"
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")

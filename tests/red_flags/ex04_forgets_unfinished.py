@@ -1,6 +1,6 @@
 """Red flag: what was found is reported, but not what is still missing (no unfinished items)."""
 from reference import StopReason
-from reference.degrade import Degraded, NextStep, Obtained
+from reference.parts.degrade import Degraded, NextStep, Obtained
 
 
 def degrade(episode, messages, trip):

@@ -1,6 +1,6 @@
 """Red flag: at the limit, ask the model for "its best answer" and hand that to the user unchecked."""
 from reference import StopReason
-from reference.degrade import Degraded, NextStep, Obtained
+from reference.parts.degrade import Degraded, NextStep, Obtained
 
 
 def degrade(episode, messages, trip):

@@ -2,7 +2,7 @@
 import json
 
 from reference import StopReason, ToolMessage
-from reference.degrade import Degraded, NextStep, Obtained
+from reference.parts.degrade import Degraded, NextStep, Obtained
 
 
 def degrade(episode, messages, trip):

@@ -1,6 +1,6 @@
 """Red flag: the facts and the checklist are worked out, but the user is told only "Max steps reached."."""
 from reference import StopReason
-from reference.degrade import Degraded, NextStep, Obtained
+from reference.parts.degrade import Degraded, NextStep, Obtained
 
 
 def degrade(episode, messages, trip):

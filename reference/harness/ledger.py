@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
-from .clock import SimClock
-from .messages import Message, ToolSpec
-from .model import Model, Pricing, Turn, Usage
-from .result import StepRecord, ToolRecord
+from ..sim.clock import SimClock
+from ..core.messages import Message, ToolSpec
+from ..core.model import Model, Pricing, Turn, Usage
+from ..core.result import StepRecord, ToolRecord
 
 
 @dataclass

@@ -5,10 +5,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .episode import Episode
-from .loops import run_loop
-from .result import RunResult, StopReason
-from .scenario import Bound, Scenario
+from ..harness.episode import Episode
+from .registry import run_loop
+from ..core.result import RunResult, StopReason
+from ..sim.scenario import Bound, Scenario
 
 
 @dataclass(frozen=True)

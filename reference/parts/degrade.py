@@ -30,15 +30,15 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional, Sequence
 
-from .episode import Episode
-from .errors import business_failure
+from ..harness.episode import Episode
+from .tool_errors import business_failure
 from .guards.fingerprint import is_empty as empty_payload
-from .messages import Message, ToolMessage, UserMessage
-from .model import Usage
-from .protocol import to_wire
-from .result import StopReason, ToolRecord
-from .scenario import ChecklistItem, LimitsDef
-from .tokens import request_tokens
+from ..core.messages import Message, ToolMessage, UserMessage
+from ..core.model import Usage
+from ..wire.protocol import to_wire
+from ..core.result import StopReason, ToolRecord
+from ..sim.scenario import ChecklistItem, LimitsDef
+from ..sim.tokens import request_tokens
 
 # ---------------------------------------------------------------- the result
 

@@ -18,13 +18,13 @@ from typing import Any, Literal, Optional, Union
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..core.errors import ScenarioError
+from ..core.result import StopReason
+from .clock import parse_start
+
 CATALOGUE = Path(__file__).parent / "scenarios"
 DEFAULT_SYSTEM = ("You are a helpful assistant. Use the tools when you need facts; "
                   "answer the user as soon as you have what you need.")
-
-
-class ScenarioError(ValueError):
-    """A scenario file that cannot be used, with the file, the field and what was expected."""
 
 
 class Strict(BaseModel):
@@ -250,8 +250,6 @@ class ExpectDef(Strict):
     @field_validator("stop_reason")
     @classmethod
     def _known(cls, v: Union[str, list[str]]) -> Union[str, list[str]]:
-        from .result import StopReason
-
         known = {r.value for r in StopReason}
         for reason in [v] if isinstance(v, str) else v:
             if reason not in known:
@@ -282,8 +280,6 @@ class Scenario(Strict):
     @field_validator("clock")
     @classmethod
     def _clock(cls, value: str) -> str:
-        from .clock import parse_start
-
         try:
             parse_start(value)
         except ValueError as exc:

@@ -8,14 +8,13 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from .loops import LOOPS
-from .protocol import ProtocolError
-from .report import cell, format_table
-from .scenario import ScenarioError, catalogue, find
-from .scripted import ScriptExhausted
+from ..runs.registry import LOOPS
+from ..core.errors import ProtocolError, ScenarioError, ScriptExhausted
+from .table import cell, format_table
+from ..sim.scenario import catalogue, find
 
-ROOT = Path(__file__).resolve().parent.parent
-HINTS = Path(__file__).resolve().parent / "hints"
+ROOT = Path(__file__).resolve().parent.parent.parent
+HINTS = Path(__file__).resolve().parent.parent / "hints"
 EXERCISES = {  # exercise -> (module in exercises/ and solutions/, its test file in tests/)
     "ex01": ("ex01_react_loop", "test_ex01_react_loop.py"),
     "ex02": ("ex02_budget", "test_ex02_budget.py"),
@@ -75,7 +74,7 @@ def _side_by_side(rows: list[dict[str, Any]], loops: list[str]) -> str:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .runner import run_catalogue
+    from ..runs.runner import run_catalogue
 
     started = time.perf_counter()
     scenarios = catalogue()
@@ -108,7 +107,7 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .runner import evaluate, row, run
+    from ..runs.runner import evaluate, row, run
 
     scenario = find(args.scenario)
     result = run(scenario, args.loop, seed=args.seed)

@@ -23,16 +23,13 @@ import string
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from ..core.errors import ScriptExhausted
 from . import tokens
 from .clock import SimClock
-from .messages import AssistantMessage, Message, ToolCall, ToolMessage, ToolSpec
-from .model import Turn, Usage
-from .protocol import check_request
+from ..core.messages import AssistantMessage, Message, ToolCall, ToolMessage, ToolSpec
+from ..core.model import Turn, Usage
+from ..wire.protocol import check_request
 from .scenario import ModelDef, ReactionDef, StepDef
-
-
-class ScriptExhausted(RuntimeError):
-    """The model was called after its script ended: the scenario, not the loop, is incomplete."""
 
 
 @dataclass

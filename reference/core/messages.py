@@ -77,20 +77,6 @@ def message_to_dict(m: Message) -> dict[str, Any]:
     return {"role": m.role, "text": m.text}
 
 
-def message_from_dict(d: dict[str, Any]) -> Message:
-    role = d.get("role")
-    if role == "system":
-        return SystemMessage(d["text"])
-    if role == "user":
-        return UserMessage(d["text"])
-    if role == "assistant":
-        calls = tuple(ToolCall(c["id"], c["name"], c.get("arguments", "{}")) for c in d.get("tool_calls", []))
-        return AssistantMessage(d.get("text"), calls)
-    if role == "tool":
-        return ToolMessage(d["call_id"], d["content"], bool(d.get("is_error", False)))
-    raise ValueError(f"unknown message role {role!r} in {d!r}")
-
-
 @dataclass(frozen=True)
 class ToolSpec:
     """A tool as offered to the model: name, description and JSON Schema of its arguments."""

@@ -23,15 +23,15 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
-from ..messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
-from ..result import StopReason
+from ...core.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
+from ...core.result import StopReason
+from ...loops.hooks import RUN, Trip, Verdict
 from . import detectors
 from .fingerprint import (airport_problems, fingerprint, is_empty, news, parse_result, raw_fingerprint,
                           result_fingerprint, show)
 
 if TYPE_CHECKING:
-    from ..episode import Episode
-    from ..loops.guarded import Trip, Verdict
+    from ...harness.episode import Episode
 
 
 @dataclass(frozen=True)
@@ -118,8 +118,6 @@ class LoopGuard:
 
     # -- hook 1: before each tool call ---------------------------------------------------------
     def before_call(self, episode: "Episode", call: ToolCall, messages: Sequence[Message]) -> "Verdict":
-        from ..loops.guarded import RUN, Verdict
-
         self._enter_step(messages)
         info = self.tools.get(call.name)
         params = info.parameters if info else None
@@ -267,8 +265,6 @@ class LoopGuard:
 
     # -- intervene first, then interrupt ------------------------------------------------------
     def _flag(self, d: Detection, call: ToolCall, not_run: bool, original: Optional[ToolMessage] = None) -> "Verdict":
-        from ..loops.guarded import Verdict
-
         self.strikes += 1
         self._step_flagged = True
         n = self.thresholds.interventions

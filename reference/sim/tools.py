@@ -13,13 +13,13 @@ import copy
 import json
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from .clock import SimClock
-from .messages import ToolCall, ToolMessage, ToolSpec
+from ..core.messages import ToolCall, ToolMessage, ToolSpec
+from ..core.toolresult import error_body, to_json, tool_error
 
 if TYPE_CHECKING:
-    from .ledger import Ledger
     from .scenario import ToolDef
 
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -42,12 +42,10 @@ class ToolOutcome:
     def to_content(self) -> str:
         """The JSON text the model reads as the tool result."""
         if self.ok:
-            body: dict[str, Any] = {"ok": True, "data": self.data}
-        else:
-            body = {"ok": False, "error_type": self.error_type, "retryable": self.retryable, "message": self.message}
-            if self.retry_after is not None:
-                body["retry_after"] = self.retry_after
-        return json.dumps(body, ensure_ascii=False, default=str)  # a tool's odd value must not crash the loop
+            return to_json({"ok": True, "data": self.data})
+        extra = {"retry_after": self.retry_after} if self.retry_after is not None else {}
+        return to_json(error_body(self.error_type, self.message, retryable=self.retryable,
+                                  **extra))
 
 
 # The faults a scenario can give a tool: (HTTP status, error_type, retryable, default message)
@@ -58,7 +56,6 @@ FAULTS: dict[str, tuple[int, str, bool, str]] = {
     "permission_denied": (403, "permission_denied", False, "Permission denied."),
     "not_found": (404, "not_found", False, "Not found."),
 }
-RAISING_FAULTS = ("timeout", "exception", "connection_reset")
 
 
 def filler(size: int, seed: str = "") -> list[str]:
@@ -122,6 +119,13 @@ class FakeTool:
         return ToolOutcome(True, data=data, http_status=200)
 
 
+class ToolRecorder(Protocol):
+    """Where each tool attempt is recorded: the harness's ledger (reference/harness/ledger.py)."""
+
+    def record_tool(self, call_id: str, name: str, args: dict[str, Any], outcome: Any, exc: Exception | None,
+                    started: float, ended: float) -> None: ...
+
+
 @dataclass
 class Toolbox:
     """The tools of one run: what is offered to the model and how calls are carried out."""
@@ -129,7 +133,7 @@ class Toolbox:
     tools: dict[str, Callable[[dict[str, Any]], ToolOutcome]]
     specs: list[ToolSpec]
     clock: SimClock
-    ledger: "Ledger"
+    ledger: "ToolRecorder"
     descriptions: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -171,5 +175,4 @@ def _reason(exc: ValueError) -> str:
 
 
 def _error(call: ToolCall, error_type: str, message: str, retryable: bool = False) -> ToolMessage:
-    body = {"ok": False, "error_type": error_type, "retryable": retryable, "message": message}
-    return ToolMessage(call.id, json.dumps(body, ensure_ascii=False), is_error=True)
+    return tool_error(call.id, error_type, message, retryable=retryable)

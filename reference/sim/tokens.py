@@ -14,7 +14,7 @@ import json
 import math
 from typing import Any, Sequence
 
-from .messages import ToolCall
+from ..core.messages import ToolCall
 
 PER_MESSAGE = 4  # role markers and separators, as chat formats add them
 PER_REQUEST = 3

@@ -28,14 +28,12 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from . import errors
-from .episode import Episode
-from .errors import Failure
-from .messages import ToolCall, ToolMessage, ToolSpec
-from .result import StopReason
-
-Trip = tuple[StopReason, str]
-
+from . import tool_errors as errors
+from ..harness.episode import Episode
+from .tool_errors import Failure
+from ..core.messages import ToolCall, ToolMessage, ToolSpec
+from ..core.result import StopReason
+from ..loops.hooks import Trip
 
 @dataclass(frozen=True)
 class RetryPolicy:

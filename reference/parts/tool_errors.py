@@ -34,8 +34,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .messages import ToolCall, ToolMessage
-from .tools import ToolOutcome
+from ..core.messages import ToolCall, ToolMessage
+from ..sim.tools import ToolOutcome
 
 
 @dataclass(frozen=True)

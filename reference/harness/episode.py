@@ -12,15 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .clock import SimClock
+from ..sim.clock import SimClock
 from .ledger import Ledger, MeteredModel
-from .messages import Message, SystemMessage, ToolSpec, UserMessage
-from .model import Model, Pricing
-from .protocol import WIRE_FORMATS
-from .result import RunResult, StopReason
-from .scenario import LimitsDef, Scenario, ScenarioError
-from .scripted import ScriptedModel
-from .tools import FakeTool, Toolbox
+from ..core.messages import Message, SystemMessage, ToolSpec, UserMessage
+from ..core.model import Model, Pricing
+from ..wire.protocol import WIRE_FORMATS
+from ..core.result import RunResult, StopReason
+from ..sim.scenario import LimitsDef, Scenario, ScenarioError
+from ..sim.scripted import ScriptedModel
+from ..sim.tools import FakeTool, Toolbox
 
 
 @dataclass

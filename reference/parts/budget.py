@@ -40,15 +40,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
-from .episode import Episode
-from .messages import Message, ToolCall
-from .model import Usage
-from .protocol import to_wire
-from .result import StopReason
-from .scenario import LimitsDef
-from .tokens import request_tokens
+from ..harness.episode import Episode
+from ..core.messages import Message, ToolCall
+from ..core.model import Usage
+from ..wire.protocol import to_wire
+from ..core.result import StopReason
+from ..loops.hooks import Trip
+from ..sim.scenario import LimitsDef
+from ..sim.tokens import request_tokens
 
-Trip = tuple[StopReason, str]  # the same shape as reference.loops.guarded.Trip
 
 # the four kinds of exit (and `error`), each with its stop reasons, read from reference/result.py
 KINDS: dict[str, tuple[StopReason, ...]] = {

@@ -28,12 +28,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .budget import IntentPolicy, RunBudget
-from .episode import Episode
-from .loops.guarded import Parts, guarded_loop
-from .loops.react import react_loop
+from ..parts.budget import IntentPolicy, RunBudget
+from ..harness.episode import Episode
+from ..loops.guarded import Parts, guarded_loop
+from ..loops.react import react_loop
 from .runner import completed
-from .scenario import Scenario, find
+from ..sim.scenario import Scenario, find
 
 FAMILIES = {"lookup": "fleet-lookup", "troubleshoot": "fleet-troubleshoot"}  # intent -> task family scenario
 RUNS = 300  # runs per fleet: enough for a stable P95, a few hundred milliseconds of wall time

@@ -9,16 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from .episode import Episode
-from .messages import Message, ToolSpec
-from .model import Turn
-from .protocol import ProtocolError
-from .result import RunResult
-from .scenario import Scenario, find
-
-
-class RunawayLoop(RuntimeError):
-    """The loop kept calling the model far past its step limit; the grader pulled the plug."""
+from ..harness.episode import Episode
+from ..core.messages import Message, ToolSpec
+from ..core.model import Turn
+from ..core.errors import ProtocolError, RunawayLoop
+from ..core.result import RunResult
+from ..sim.scenario import Scenario, find
 
 
 class CappedModel:

@@ -10,9 +10,6 @@ from typing import Protocol, Sequence
 
 from .messages import AssistantMessage, Message, ToolCall, ToolSpec
 
-FINISH_REASONS = ("stop", "tool_calls", "length", "refusal")  # length: cut off; refusal: refused or filtered
-
-
 @dataclass(frozen=True)
 class Usage:
     input_tokens: int = 0

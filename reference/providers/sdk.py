@@ -23,13 +23,13 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
 
-from .clock import SimClock
-from .episode import Episode
-from .messages import Message, SystemMessage, ToolSpec
-from .model import Model, Turn
-from .protocol import ProtocolError, check_wire_body
-from .scenario import Scenario
-from .scripted import ScriptedModel
+from ..sim.clock import SimClock
+from ..harness.episode import Episode
+from ..core.messages import Message, SystemMessage, ToolSpec
+from ..core.model import Model, Turn
+from ..wire.protocol import ProtocolError, check_wire_body
+from ..sim.scenario import Scenario
+from ..sim.scripted import ScriptedModel
 
 if TYPE_CHECKING:
     import anthropic
@@ -52,7 +52,7 @@ DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
 
 
 def _wire_module(wire: str):
-    from .wire import anthropic_messages, openai_chat, openai_responses
+    from ..wire import anthropic_messages, openai_chat, openai_responses
 
     return {"openai-chat": openai_chat, "openai-responses": openai_responses, "anthropic": anthropic_messages}[wire]
 

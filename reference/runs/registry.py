@@ -1,0 +1,46 @@
+"""The reference loops, by the stable names that `loopkit run --loop NAME` accepts: each loop with\nits parts assembled."""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..core.result import RunResult
+from ..harness.episode import Episode
+from ..loops.guarded import guarded_loop
+from ..loops.hooks import Parts
+from ..loops.react import react_loop
+from ..parts.budget import RunBudget
+from ..parts.degrade import Degrader
+from ..parts.executor import ResilientExecutor
+from ..parts.guards import LoopGuard
+
+Loop = Callable[..., RunResult]
+
+
+def full_parts(episode: Episode) -> Parts:
+    """Every part of lessons 2-5, configured for the episode's scenario and intent."""
+    budget = RunBudget.for_episode(episode, final_answer_share=0.25)  # a quarter kept for the last answer
+    return Parts(budget=budget, guard=LoopGuard.for_episode(episode), degrade=Degrader(budget=budget),
+                 executor=ResilientExecutor.for_episode(episode))
+
+
+def guarded(episode: Episode, max_steps: int = 8) -> RunResult:
+    """The guarded loop with every part switched on; the tighter of the two step limits applies."""
+    parts = full_parts(episode)
+    return guarded_loop(episode, min(max_steps, parts.budget.max_steps or max_steps), parts)
+
+
+LOOPS: dict[str, tuple[Loop, str]] = {
+    "react": (react_loop, "lesson 1: the 20-line ReAct loop (final answer or step limit)"),
+    "guarded": (guarded, "lessons 2-5: budgets, fingerprint guards, degraded outputs, resilient tools"),
+}
+
+
+def get_loop(name: str) -> Loop:
+    if name not in LOOPS:
+        raise KeyError(f"no loop named {name!r}; choose one of: {', '.join(LOOPS)}")
+    return LOOPS[name][0]
+
+
+def run_loop(name: str, episode: Episode) -> RunResult:
+    episode.loop_name = name
+    return get_loop(name)(episode, max_steps=episode.limits.max_steps)
