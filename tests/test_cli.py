@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from reference import catalogue
@@ -128,14 +127,14 @@ def test_hint_prints_the_requested_hint_and_points_to_the_next(capsys):
     assert out.rstrip().endswith("(more: loopkit hint ex01 3)"), out
 
 
-def test_demo_runs_in_under_two_seconds_wall_time_in_a_fresh_process():
-    started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "reference.cli", "demo"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
-    elapsed = time.perf_counter() - started
+def test_demo_path_imports_no_sdk_in_a_fresh_process():
+    """`loopkit demo` stays fast by never importing the SDKs or jsonschema's heavy extras: checked by what is
+    imported, not by the clock (benchmarks/demo_speed.py measures the time)."""
+    code = ("import sys; from reference.cli.main import main; main(['demo']); "
+            "print(sorted(m for m in ('openai', 'anthropic', 'httpx2', 'rfc3987_syntax') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert elapsed < 2.0, (f"`python -m reference.cli demo` took {elapsed:.2f} s wall time (budget 2 s); "
-                           "check that the demo path imports no SDK (openai, anthropic, jsonschema)")
+    assert proc.stdout.rstrip().endswith("[]"), f"the demo path imported {proc.stdout.splitlines()[-1]}"
 
 
 def test_check_shows_each_failing_test_with_its_story_and_the_first_hint():

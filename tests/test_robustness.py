@@ -79,3 +79,16 @@ def test_a_misspelt_wire_format_lists_the_real_ones():
 def test_a_wrapped_model_can_be_copied():
     episode = Episode.from_scenario(find("happy-path"))
     assert copy.copy(episode.model).inner is episode.model.inner
+
+
+def test_argument_depth_limit_is_the_kits_own_on_every_python():
+    """65 levels is refused and 64 accepted, whatever the interpreter's own recursion behaviour."""
+    from reference.core.messages import MAX_ARGUMENT_DEPTH, ToolCall
+
+    ok = '{"a": ' * (MAX_ARGUMENT_DEPTH - 1) + '{}' + '}' * (MAX_ARGUMENT_DEPTH - 1)
+    assert ToolCall("c", "t", ok).parsed_arguments()
+    too_deep = '{"a": ' * MAX_ARGUMENT_DEPTH + '{}' + '}' * MAX_ARGUMENT_DEPTH
+    with pytest.raises(ValueError, match="nest too deeply"):
+        ToolCall("c", "t", too_deep).parsed_arguments()
+    inside_a_string = '{"a": "' + "[" * 500 + '"}'
+    assert ToolCall("c", "t", inside_a_string).parsed_arguments() == {"a": "[" * 500}

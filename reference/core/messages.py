@@ -13,6 +13,34 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 
+MAX_ARGUMENT_DEPTH = 64  # real tool arguments nest a few levels; deeper is a malformed call
+
+
+def nests_deeper_than(text: str, limit: int) -> bool:
+    """Does this JSON text nest [ and { more than `limit` levels deep, outside strings? (No parsing.)"""
+    if text.count("[") + text.count("{") <= limit:  # the common case, decided at C speed
+        return False
+    depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif ch in "]}":
+            depth -= 1
+    return False
+
+
 @dataclass(frozen=True)
 class ToolCall:
     id: str
@@ -21,9 +49,13 @@ class ToolCall:
 
     def parsed_arguments(self) -> dict[str, Any]:
         """The arguments as a dict; raises ValueError if they are not a JSON object."""
+        # '[[[[...' a thousand deep is malformed for our purposes, not a crash. Python's own limit
+        # differs by version (3.11 raises RecursionError, 3.12+ parses on), so the kit sets its own.
+        if nests_deeper_than(self.arguments, MAX_ARGUMENT_DEPTH):
+            raise ValueError(f"the arguments nest too deeply (more than {MAX_ARGUMENT_DEPTH} levels)")
         try:
             value = json.loads(self.arguments)
-        except RecursionError:  # '[[[[...' a thousand deep: malformed for our purposes, not a crash
+        except RecursionError:
             raise ValueError("the arguments nest too deeply") from None
         if not isinstance(value, dict):
             raise ValueError(f"arguments must be a JSON object, got {type(value).__name__}")
