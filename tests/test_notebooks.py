@@ -45,3 +45,13 @@ def test_every_exercise_test_has_exactly_one_hint(lesson):
     named = [t for hint in read_hints(lesson) for t in hint.tests]
     assert sorted(named) == sorted(tests), (f"{lesson.hints_file}: each test of {lesson.test_file} is named by one "
                                             f"`<!-- for: ... -->` line; differences: {sorted(set(named) ^ set(tests))}")
+
+
+def test_the_notebooks_helper_finds_the_kit_from_any_working_folder(tmp_path):
+    """notebooks/kit.py locates the repository from its own file, not from the kernel's working folder."""
+    script = (f"import sys; sys.path.insert(0, {str(ROOT / 'notebooks')!r}); import kit; "
+              "print(kit.ROOT); print(kit.load_exercise('ex01').react_loop.__name__); "
+              "print(kit.load_exercise('ex02_budget', 'exercises').__name__)")
+    done = subprocess.run([sys.executable, "-I", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [str(ROOT), "react_loop", "ex02_budget_exercises"], done.stdout
