@@ -17,6 +17,7 @@ from reference import RunResult, StopReason, ToolMessage, ToolOutcome, ToolTimeo
 from reference.runs.grading import run_candidate
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
+from reference.parts.executor import load_jsonschema
 from reference.runs.runner import evaluate
 
 # A stack trace with everything that must never reach a model: a path, SQL, a host, an IP, a DSN with
@@ -180,7 +181,7 @@ def test_flaky_tool_recovers_without_the_model_noticing(ex):
 
 
 def test_backoff_waits_on_the_simulated_clock(ex):
-    import jsonschema  # noqa: F401  (imported before timing: the import is slow, the run is not)
+    load_jsonschema()  # imported before timing: the import is slow, the run is not
 
     started = time.perf_counter()
     run = play(ex, "flaky-timeout")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,10 +15,10 @@ from typing import Any
 from ..lessons import Lesson
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-# pytest's own plugins the exercise tests do not need: each one costs start-up time
-QUIET = ["-q", "-p", "no:cacheprovider", "--no-header", "--tb=no", "-rN", "-W", "ignore", "-p", "no:nbval",
-         "-p", "no:hypothesispytest", "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin",
-         "-p", "no:legacypath", "-p", "no:tmpdir"]
+# Plugins the exercise tests do not need cost start-up time: installed ones (nbval, anyio, platformdirs,
+# hypothesis...) are not loaded at all (PYTEST_DISABLE_PLUGIN_AUTOLOAD), and these built-in ones are off.
+QUIET = ["-q", "--no-header", "--tb=no", "-rN", "-W", "ignore", "-p", "no:cacheprovider", "-p", "no:doctest",
+         "-p", "no:junitxml", "-p", "no:pastebin"]
 
 
 @dataclass(frozen=True)
@@ -67,8 +68,16 @@ def run_tests(lesson: Lesson, target: str, first_failure_only: bool = False) -> 
 
     collector = _Collector()
     args = [str(test_file(lesson)), f"--target={target}", *QUIET] + (["-x"] if first_failure_only else [])
-    with contextlib.redirect_stdout(io.StringIO()) as printed:  # the outcomes say it all
-        code = pytest.main(args, plugins=[collector])
+    autoload = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    try:
+        with contextlib.redirect_stdout(io.StringIO()) as printed:  # the outcomes say it all
+            code = pytest.main(args, plugins=[collector])
+    finally:
+        if autoload is None:
+            del os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
+        else:
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = autoload
     return TestRun(collector.outcomes, int(code), printed.getvalue())
 
 
