@@ -55,3 +55,13 @@ def test_the_notebooks_helper_finds_the_kit_from_any_working_folder(tmp_path):
     done = subprocess.run([sys.executable, "-I", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [str(ROOT), "react_loop", "ex02_budget_exercises"], done.stdout
+
+
+def test_the_lessons_registry_imports_nothing_from_the_kit():
+    """reference/lessons.py sits at the bottom of the layers: the build and the tests read it cheaply."""
+    import ast
+
+    tree = ast.parse((ROOT / "reference" / "lessons.py").read_text(encoding="utf-8"))
+    modules = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    modules += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert all(m in ("__future__", "dataclasses") for m in modules), modules
