@@ -50,64 +50,19 @@ from typing import Any, Optional, Sequence
 
 from reference import AssistantMessage, Episode, Message, StopReason, ToolCall, ToolMessage, UserMessage  # noqa: F401
 from reference.parts.guards.airports import AirportCodeError, metro  # noqa: F401  (IATA code -> metro area, raises)
-from reference.parts.guards.fingerprint import airport_problems
 from reference.loops.hooks import RUN, Verdict  # noqa: F401
 
-RELATIVE_DAYS = {"today": 0, "tomorrow": 1, "yesterday": -1}
-
-# Thresholds per intent (the scenario's `intent`); an unknown intent gets "general".
-THRESHOLDS = {
-    "general": {"allowed_runs": 1, "same_result_actions": 2, "no_progress_steps": 2, "interventions": 1},
-    "lookup": {"allowed_runs": 1, "same_result_actions": 2, "no_progress_steps": 2, "interventions": 1},
-    "troubleshoot": {"allowed_runs": 2, "same_result_actions": 2, "no_progress_steps": 3, "interventions": 1},
-}
-
-STOP_REASONS = {"repeated_call": StopReason.REPEATED_CALL, "alternation": StopReason.ALTERNATION,
-                "same_result": StopReason.SAME_RESULT, "no_progress": StopReason.NO_PROGRESS}
-
-
 # ---------------------------------------------------------------- given: helpers you can use (no need to edit)
-
-def feedback(call: ToolCall, pattern: str, evidence: str, options: list[str], instruction: str,
-             result: Any = None, not_run: bool = True) -> ToolMessage:
-    """The intervention: answers `call` with evidence, options and an instruction (error_type loop_detected)."""
-    body = {"ok": False, "error_type": "loop_detected", "pattern": pattern, "evidence": evidence,
-            "options": options, "instruction": instruction, "retryable": False, "not_run": not_run}
-    if result is not None:
-        body["result"] = result
-    return ToolMessage(call.id, json.dumps(body, ensure_ascii=False), is_error=True)
-
-
-def airport_error(call: ToolCall, arguments: dict, schema: Optional[dict],
-                  messages: Sequence[Message]) -> Optional[ToolMessage]:
-    """An actionable invalid_argument error when an airport code is unknown or not where the user asked."""
-    request = "\n".join(m.text for m in messages if isinstance(m, UserMessage))
-    problems = airport_problems(arguments, schema, request)
-    if not problems:
-        return None
-    body = {"ok": False, "error_type": "invalid_argument", "retryable": False, "argument": problems[0].argument,
-            "message": " ".join(p.message for p in problems), "instruction": "Correct the code and call again."}
-    return ToolMessage(call.id, json.dumps(body, ensure_ascii=False), is_error=True)
-
-
-def parse_result(content: str) -> tuple[bool, Any]:
-    """(ok, data) of a tool result in the kit's format; plain text counts as ok data."""
-    try:
-        body = json.loads(content)
-    except ValueError:
-        return True, content
-    if isinstance(body, dict) and "ok" in body:
-        return (True, body.get("data")) if body["ok"] else (False, body)
-    return True, body
-
-
-def leaf_values(payload: Any) -> set[str]:
-    """Every entity or value in a result ({"results": []} has none)."""
-    if isinstance(payload, dict):
-        return set().union(set(), *(leaf_values(v) for v in payload.values()))
-    if isinstance(payload, list):
-        return set().union(set(), *(leaf_values(v) for v in payload))
-    return set() if payload in (None, "") else {json.dumps(payload, ensure_ascii=False)}
+# From reference/parts/guards/given.py (read it there):
+#   feedback(call, pattern, evidence, options, instruction, result=None, not_run=True): the intervention
+#     answering `call` (error_type loop_detected, with evidence, options and an instruction)
+#   airport_error(call, arguments, schema, messages): an actionable invalid_argument error for an
+#     unknown airport code or one that is not where the user asked, else None
+#   parse_result(content) -> (ok, data) of a tool result; leaf_values(payload): every value in it
+#   THRESHOLDS: per intent (an unknown intent gets "general"); STOP_REASONS: pattern -> StopReason;
+#   RELATIVE_DAYS: today/tomorrow/yesterday -> days from the scenario's date
+from reference.parts.guards.given import (  # noqa: F401
+    RELATIVE_DAYS, STOP_REASONS, THRESHOLDS, GuardState, airport_error, feedback, leaf_values, parse_result)
 
 
 # ---------------------------------------------------------------- step 1: canonical values
@@ -143,24 +98,12 @@ def alternation(history: Sequence[str], action: str) -> Optional[tuple[str, str]
 
 # ---------------------------------------------------------------- step 4: the guard
 
-class LoopGuard:
-    def __init__(self, episode: Episode, allowed_runs: int = 1, same_result_actions: int = 2,
-                 no_progress_steps: int = 2, interventions: int = 1):
-        self.schemas = {t.name: t.parameters for t in episode.scenario.tools}
-        self.volatile = {t.name for t in episode.scenario.tools if t.volatile}
-        self.tool_names = [t.name for t in episode.scenario.tools]
-        self.allowed_runs, self.same_result_actions = allowed_runs, same_result_actions
-        self.no_progress_steps, self.interventions = no_progress_steps, interventions
-        self.history: list[str] = []  # every action attempted, in order
-        self.actions: dict[str, str] = {}  # call id -> action
-        self.by_result: dict[tuple[str, str], list[str]] = {}  # (tool, result) -> actions that returned it
-        self.seen: set[str] = set()  # every value any successful result has shown
-        self.quiet_steps = 0  # steps in a row whose successful results brought nothing new
-        self.strikes = 0
-        self.pending: Optional[tuple[StopReason, str]] = None
-        self._last_call_id = ""
-        self._step_ok = self._step_flagged = False
-        self._step_new = 0
+class LoopGuard(GuardState):
+    # GuardState (given) keeps the run's memory: self.schemas, self.volatile, the thresholds (self.allowed_runs,
+    # self.same_result_actions, self.no_progress_steps, self.interventions), self.history (actions in order),
+    # self.actions (call id -> action), self.by_result ((tool, result fingerprint) -> actions), self.seen,
+    # self.quiet_steps, self.strikes, self.pending, and the step's self._last_call_id, _step_ok,
+    # _step_flagged, _step_new. Its _wrap(verdict, result) applies a verdict reached after the call ran.
 
     def before_call(self, episode: Episode, call: ToolCall, messages: Sequence[Message]) -> Verdict:
         raise NotImplementedError("Exercise 3, step 4: before_call")
@@ -175,14 +118,6 @@ class LoopGuard:
              not_run: bool = True) -> Verdict:
         """Intervene first; stop once the model has had its `interventions` warnings."""
         raise NotImplementedError("Exercise 3, step 4: intervene first, then interrupt")
-
-    def _wrap(self, verdict: Verdict, result: ToolMessage) -> ToolMessage:
-        """After a call ran: the feedback replaces its result, or (stopping) the real result stays."""
-        if verdict.action == "stop":
-            self.pending = verdict.trip
-            return result
-        assert verdict.message is not None
-        return verdict.message
 
 
 def make_guard(episode: Episode) -> LoopGuard:

@@ -30,8 +30,8 @@ Steps
        `error_type`, `retryable`, `message`, `instruction`, ...). Never put an exception's text in it;
        a tool's own message only through `safe_text`. Say what to do next.
     4. `ToolErrorExecutor.execute`, before running: unknown tool, withdrawn tool, arguments that are
-       not JSON, arguments that break the tool's JSON Schema (use the `jsonschema` package, imported
-       inside the function: it takes a second to import) -> an actionable error: which argument, what
+       not JSON, arguments that break the tool's JSON Schema (the `jsonschema` package: get it
+       with `load_jsonschema()`, which skips its slow optional IRI grammar) -> an actionable error: which argument, what
        was expected (the schema's description), an example. The tool does not run.
     5. Run the call with retries in code: retry only retryable failures, wait `retry_after` when
        given, else the backoff; stop at `max_attempts`, and do not start a wait that would overrun
@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from reference import Episode, StopReason, ToolCall, ToolMessage, ToolOutcome, ToolSpec  # noqa: F401
+from reference.parts.executor import load_jsonschema  # noqa: F401  (jsonschema, imported on first use)
 from reference.parts.tool_errors import safe_text  # noqa: F401
 
 

@@ -5,9 +5,10 @@
     python notebooks/build.py --check    # fail if a stored notebook no longer matches its source
     python notebooks/build.py --no-execute 01   # build without running (outputs left empty)
 
-A source is a Python file in the "percent" format: a line `# %%` starts a code cell, a line
-`# %% [markdown]` starts a markdown cell whose lines are comments (`# text`). Anything before the
-first marker is a header for people editing the file and is not part of the notebook.
+A source is a Python file in jupytext's "percent" format: `# %%` starts a code cell, `# %% [markdown]`
+a markdown cell of comment lines (`# text`). The YAML header between `# ---` lines at the top holds
+notes for whoever edits the source (as YAML comments) and is not part of the notebook. The lessons
+and their sources are listed in reference/lessons.py.
 
 The notebook is executed in place with nbclient (kernel `python3`, working directory notebooks/),
 offline, with LOOPKIT_PROVIDER forced to "scripted", so the stored outputs are the ones
@@ -22,58 +23,25 @@ import sys
 import time
 from pathlib import Path
 
+import jupytext
 import nbformat
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from kit import ROOT  # notebooks/kit.py: puts the repository root on sys.path
+from reference.lessons import LESSONS
 
 HERE = Path(__file__).resolve().parent
-SOURCES = HERE / "src"
+# the header (`# ---` ... `# ---`) is for people editing the source: not a cell of the notebook
+PERCENT = {"extension": ".py", "format_name": "percent", "root_level_metadata_as_raw_cell": False}
 KERNEL = "python3"
 KERNELSPEC = {"name": KERNEL, "display_name": "Python 3", "language": "python"}
 TIMEOUT_SECONDS = 120  # per cell; every lesson cell runs in well under a second
 
 
-class SourceError(ValueError):
-    """A notebook source that cannot be turned into cells, with the file and the line."""
-
-
-def parse_percent(text: str, source: str = "<source>") -> list[tuple[str, str]]:
-    """(kind, text) for each cell of a percent-format source; kind is "code" or "markdown"."""
-    cells: list[tuple[str, list[str]]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        marker = line.rstrip()
-        if marker == "# %%" or marker.startswith("# %% "):
-            kind = "markdown" if marker.removeprefix("# %%").strip().startswith("[markdown]") else "code"
-            cells.append((kind, []))
-        elif not cells:
-            continue  # the header: notes for whoever edits the source
-        elif cells[-1][0] == "markdown":
-            if marker == "#":
-                cells[-1][1].append("")
-            elif line.startswith("# "):
-                cells[-1][1].append(line[2:])
-            elif marker == "":
-                cells[-1][1].append("")
-            else:
-                raise SourceError(f"{source}:{number}: a markdown cell holds only comment lines ('# text'); "
-                                  f"got {line[:60]!r}. Start a code cell with '# %%' first.")
-        else:
-            cells[-1][1].append(line)
-    out = []
-    for kind, lines in cells:
-        body = "\n".join(lines).strip("\n")
-        if body.strip():
-            out.append((kind, body))
-    if not out:
-        raise SourceError(f"{source}: no cells found; start cells with '# %%' or '# %% [markdown]'")
-    return out
-
-
 def notebook_from_source(path: Path) -> nbformat.NotebookNode:
-    nb = new_notebook()
-    for index, (kind, body) in enumerate(parse_percent(path.read_text(encoding="utf-8"), str(path))):
-        cell = new_markdown_cell(body) if kind == "markdown" else new_code_cell(body)
-        cell.id = f"{kind[:2]}{index:03d}"  # stable ids: a rebuild must not change every cell
-        nb.cells.append(cell)
+    nb = jupytext.read(path, fmt=PERCENT)
+    for index, cell in enumerate(nb.cells):
+        cell.metadata = {}
+        cell.id = f"{cell.cell_type[:2]}{index:03d}"  # stable ids: a rebuild must not change every cell
     nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
     return nb
 
@@ -141,7 +109,7 @@ def build(path: Path, run: bool = True) -> Path:
 
 
 def select(prefixes: list[str]) -> list[Path]:
-    sources = sorted(SOURCES.glob("[0-9][0-9]_*.py"))
+    sources = [ROOT / lesson.source for lesson in LESSONS]
     if not prefixes:
         return sources
     chosen = [p for p in sources if any(p.stem.startswith(x) for x in prefixes)]
@@ -158,22 +126,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true",
                         help="only check that each stored notebook matches its source and was executed")
     args = parser.parse_args(argv)
-    try:
-        sources = select(args.notebooks)
-        if args.check:
-            failed = 0
-            for path in sources:
-                problems = stale_cells(HERE / f"{path.stem}.ipynb", notebook_from_source(path))
-                failed += bool(problems)
-                print(f"{'STALE' if problems else 'ok   '} {path.stem}" + "".join(f"\n      {p}" for p in problems))
-            if failed:
-                print(f"\nrebuild with: python notebooks/build.py {' '.join(p.stem[:2] for p in sources)}")
-            return 1 if failed else 0
+    sources = select(args.notebooks)
+    if args.check:
+        failed = 0
         for path in sources:
-            build(path, run=not args.no_execute)
-    except SourceError as exc:
-        print(f"build.py: {exc}", file=sys.stderr)
-        return 2
+            problems = stale_cells(HERE / f"{path.stem}.ipynb", notebook_from_source(path))
+            failed += bool(problems)
+            print(f"{'STALE' if problems else 'ok   '} {path.stem}" + "".join(f"\n      {p}" for p in problems))
+        if failed:
+            print(f"\nrebuild with: python notebooks/build.py {' '.join(p.stem[:2] for p in sources)}")
+        return 1 if failed else 0
+    for path in sources:
+        build(path, run=not args.no_execute)
     return 0
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from reference import Episode, StopReason, ToolCall, ToolMessage, ToolOutcome, ToolSpec
+from reference.parts.executor import load_jsonschema
 from reference.parts.tool_errors import safe_text
 
 
@@ -139,7 +140,7 @@ class ToolErrorExecutor:
         except ValueError:
             return translate(call, Failure("invalid_json", False), message=f"The arguments for '{call.name}' are "
                              "not a valid JSON object.", expected=_signature(spec.parameters))
-        import jsonschema  # here, not at the top: it takes about a second to import
+        jsonschema = load_jsonschema()  # on first use, without its slow optional IRI grammar
 
         validator_class = jsonschema.validators.validator_for(spec.parameters)
         validator = validator_class(spec.parameters, format_checker=validator_class.FORMAT_CHECKER)

@@ -123,7 +123,9 @@ def test_hint_prints_the_requested_hint_and_points_to_the_next(capsys):
     code, out, _ = run_cli(capsys, "hint", "ex01", "2")
     hints = (ROOT / "reference" / "hints" / "ex01.md").read_text(encoding="utf-8").split("\n## Hint ")[1:]
     assert code == 0 and out.startswith(f"ex01, hint 2 of {len(hints)}:\n\n"), out
-    assert hints[1].split("\n", 1)[1].strip() in out, "hint 2's text, as written in reference/hints/ex01.md"
+    text = hints[1].split("\n", 2)[2].strip()  # under the heading, the line naming the hint's tests
+    assert text in out, "hint 2's text, as written in reference/hints/ex01.md"
+    assert "<!--" not in out, "the tests a hint is for are not part of its text"
     assert out.rstrip().endswith("(more: loopkit hint ex01 3)"), out
 
 
@@ -148,3 +150,22 @@ def test_check_shows_each_failing_test_with_its_story_and_the_first_hint():
     assert "scenario `happy-path`: your loop raised NotImplementedError" in done.stdout, done.stdout[:600]
     assert "ex01: 0 passed" in done.stdout and "Hint 1:" in done.stdout, done.stdout[-600:]
     assert "FFFF" not in done.stdout, "pytest's own progress line leaked into the report"
+
+
+def test_hint_without_a_number_is_the_hint_for_the_first_test_the_stub_fails():
+    done = subprocess.run([sys.executable, "-m", "reference.cli", "hint", "ex02"], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    first = "test_token_blowup_stops_on_the_token_budget"  # the first test in tests/test_ex02_budget.py
+    assert done.returncode == 0 and f"(your code fails {first})" in done.stdout, done.stdout + done.stderr
+    assert done.stdout.startswith("ex02, hint 2 of 5"), "hint 2 is the one written for that test"
+
+
+def test_a_failure_keeps_the_whole_assertion_message_and_drops_pytests_introspection():
+    from types import SimpleNamespace
+
+    from reference.cli.exercise_tests import explanation
+
+    crash = SimpleNamespace(message="AssertionError: scenario `x`: stopped for max_steps\nexpected: completed\n"
+                                    "assert 'max_steps' == 'completed'\n  - completed\n  + max_steps")
+    report = SimpleNamespace(longrepr=SimpleNamespace(reprcrash=crash))
+    assert explanation(report) == "scenario `x`: stopped for max_steps\nexpected: completed"

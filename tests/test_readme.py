@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reference import catalogue
+from reference.lessons import LESSONS
 from reference.runs.runner import run_catalogue
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
@@ -20,3 +21,11 @@ def test_readme_demo_table_matches_a_fresh_run():
         assert line in README, f"README.md should carry the measured line:\n{line}"
     completable = sum(s.expect.completable for s in scenarios)
     assert f"completed (of {completable} completable)" in README and f"over the {len(scenarios)} scenarios" in README
+
+
+def test_readme_lesson_table_is_the_registry():
+    """reference/lessons.py is the one list of lessons; the README's table shows it row by row."""
+    table = README.split("## Lessons\n", 1)[1].strip().split("\n\n", 1)[0]
+    rows = table.splitlines()[2:]  # under the header and its |---| line
+    expected = [f"| {l.number} | `{l.notebook}` | `{l.module}` | {l.teaches} |" for l in LESSONS]
+    assert rows == expected, "README.md's lesson table should read, from reference/lessons.py:\n" + "\n".join(expected)

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from reference.lessons import LESSONS
+
 ROOT = Path(__file__).resolve().parent.parent
 RED = Path(__file__).resolve().parent / "red_flags"
-
 
 
 def red_flags() -> dict[str, dict[str, tuple[str, str]]]:
@@ -24,12 +25,12 @@ def red_flags() -> dict[str, dict[str, tuple[str, str]]]:
 
     Each exercise keeps its own table in tests/red_flags/exNN_caught.py."""
     tables = {}
-    for path in sorted(RED.glob("ex*_caught.py")):
-        namespace: dict = {}
-        exec(path.read_text(encoding="utf-8"), namespace)
-        exercise = path.stem.removesuffix("_caught")
-        test_file = next((ROOT / "tests").glob(f"test_{exercise}_*.py")).name
-        tables[test_file] = namespace["CAUGHT_BY"]
+    for lesson in LESSONS:
+        path = RED / f"{lesson.exercise}_caught.py"
+        if path.exists():
+            namespace: dict = {}
+            exec(path.read_text(encoding="utf-8"), namespace)
+            tables[Path(lesson.test_file).name] = namespace["CAUGHT_BY"]
     return tables
 
 
@@ -55,14 +56,11 @@ def run_against(test_file: str, targets: list[str], tmp_path: Path,
     return {k: (all(ok for ok, _ in v), "\n".join(t for _, t in v)) for k, v in outcomes.items()}
 
 
-EXERCISE_TESTS = sorted(p.name for p in (ROOT / "tests").glob("test_ex[0-9][0-9]_*.py"))
-
-
-@pytest.mark.parametrize("test_file", EXERCISE_TESTS)
-def test_stub_fails_every_test_and_red_flags_are_caught(test_file, tmp_path):
-    assert test_file in CAUGHT_BY, f"tests/{test_file} has no red-flag table tests/red_flags/{test_file[5:9]}_caught.py"
-    exercise = test_file.removeprefix("test_").removesuffix(".py")
-    assert (ROOT / "exercises" / f"{exercise}.py").exists(), f"tests/{test_file} has no exercises/{exercise}.py"
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.module)
+def test_stub_fails_every_test_and_red_flags_are_caught(lesson, tmp_path):
+    test_file, exercise = Path(lesson.test_file).name, lesson.module
+    assert test_file in CAUGHT_BY, f"{lesson.test_file} has no red-flag table tests/red_flags/{lesson.exercise}_caught.py"
+    assert (ROOT / "exercises" / f"{exercise}.py").exists(), f"{lesson.test_file} has no exercises/{exercise}.py"
     flags = CAUGHT_BY[test_file]
     targets = [str(ROOT / "exercises" / f"{exercise}.py")] + [str(RED / f) for f in flags]
     # the stub runs every test; each red flag only the test named to catch it

@@ -1,7 +1,9 @@
-# Lesson 1 source. Edit this file, then rebuild and re-run the notebook:
-#     python notebooks/build.py 01
-# Cells: `# %%` starts code, `# %% [markdown]` starts markdown (comment lines). Every figure quoted
-# in prose is computed by a cell (Markdown built from f-strings): never type a measured number.
+# ---
+# # Lesson 1 source. Edit this file, then rebuild and re-run the notebook:
+# #     python notebooks/build.py 01
+# # Cells: `# %%` starts code, `# %% [markdown]` starts markdown (comment lines). Every figure quoted
+# # in prose is computed by a cell (Markdown built from f-strings): never type a measured number.
+# ---
 
 # %% [markdown]
 # # Lesson 1: the ReAct loop, in 20 lines
@@ -20,8 +22,8 @@
 # %% [markdown]
 # ## Setup
 #
-# The kit's code lives in `reference/`, at the repository root. The setup finds that root (the folder
-# holding `pyproject.toml`) whether the kernel started in `notebooks/` or in the root itself.
+# The kit's code lives in `reference/`, at the repository root. `notebooks/kit.py`, next to this
+# notebook, puts that root on `sys.path` and loads the exercises and their solutions from their files.
 
 # %%
 from __future__ import annotations
@@ -29,13 +31,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
-from pathlib import Path
 
-# the repository root: the folder holding pyproject.toml, whether the kernel runs in notebooks/ or at the root
-ROOT = next(p for p in (Path.cwd().resolve(), *Path.cwd().resolve().parents) if (p / "pyproject.toml").exists())
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))  # so `reference` imports even without `pip install -e .`
+from kit import load_exercise  # notebooks/kit.py: puts the repository root on sys.path; loads solutions/ and exercises/
 
 from IPython.display import Markdown, display
 
@@ -496,23 +493,19 @@ plt.show()
 # %%
 from reference.cli import main as loopkit
 
-exit_code = loopkit(["hint", "ex01"])  # what `loopkit hint ex01` prints in a shell
+exit_code = loopkit(["hint", "ex01", "1"])  # what `loopkit hint ex01 1` prints in a shell
 
 # %% [markdown]
 # ## 8. Answer
 #
 # The reference solution is `solutions/ex01_react_loop.py`. Load it straight from the file and run
-# it through the same grader the tests use, on a scenario it completes and one it cannot. (Point
-# the path at `exercises/` to try yours.)
+# it through the same grader the tests use, on a scenario it completes and one it cannot.
+# (`load_exercise("ex01", "exercises")` loads yours.)
 
 # %%
-import importlib.util
-
 from reference.runs.grading import run_candidate
 
-spec = importlib.util.spec_from_file_location("ex01_solution", ROOT / "solutions" / "ex01_react_loop.py")
-solution = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(solution)
+solution = load_exercise("ex01")  # load_exercise("ex01", "exercises"): yours
 
 for name in ("happy-path", "repeat-exact"):
     attempt = run_candidate(solution.react_loop, name)

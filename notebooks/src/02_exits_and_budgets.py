@@ -1,7 +1,9 @@
-# Lesson 2 source. Edit this file, then rebuild and re-run the notebook:
-#     python notebooks/build.py 02
-# Cells: `# %%` starts code, `# %% [markdown]` starts markdown (comment lines). Every figure quoted
-# in prose is computed by a cell (Markdown built from f-strings): never type a measured number.
+# ---
+# # Lesson 2 source. Edit this file, then rebuild and re-run the notebook:
+# #     python notebooks/build.py 02
+# # Cells: `# %%` starts code, `# %% [markdown]` starts markdown (comment lines). Every figure quoted
+# # in prose is computed by a cell (Markdown built from f-strings): never type a measured number.
+# ---
 
 # %% [markdown]
 # # Lesson 2: exits and budgets
@@ -30,14 +32,9 @@ from __future__ import annotations
 
 import inspect
 import json
-import sys
 from collections import Counter
-from pathlib import Path
 
-# the repository root: the folder holding pyproject.toml, whether the kernel runs in notebooks/ or at the root
-ROOT = next(p for p in (Path.cwd().resolve(), *Path.cwd().resolve().parents) if (p / "pyproject.toml").exists())
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from kit import load_exercise  # notebooks/kit.py: puts the repository root on sys.path; loads solutions/ and exercises/
 
 import logging
 
@@ -572,21 +569,16 @@ model never got to an answer.
 # %%
 from reference.cli import main as loopkit
 
-exit_code = loopkit(["hint", "ex02"])  # what `loopkit hint ex02` prints in a shell
+exit_code = loopkit(["hint", "ex02", "1"])  # what `loopkit hint ex02 1` prints in a shell
 
 # %% [markdown]
 # The reference solution, `solutions/ex02_budget.py`, loaded straight from its file and run by the
-# grader the tests use, with each scenario's own limits (point the path at `exercises/` to try yours):
+# grader the tests use, with each scenario's own limits (`load_exercise("ex02", "exercises")` loads yours):
 
 # %%
-import importlib.util
-
 from reference.runs.grading import run_candidate
 
-spec = importlib.util.spec_from_file_location("ex02_solution", ROOT / "solutions" / "ex02_budget.py")
-solution = importlib.util.module_from_spec(spec)
-sys.modules[spec.name] = solution  # registered first: its dataclasses look their module up while it loads
-spec.loader.exec_module(solution)
+solution = load_exercise("ex02")  # load_exercise("ex02", "exercises"): yours
 
 
 def budgeted_loop(episode, max_steps):

@@ -1,7 +1,9 @@
-# Lesson 3 source. Edit this file, then rebuild and re-run the notebook:
-#     python notebooks/build.py 03
-# Cells: `# %%` starts code, `# %% [markdown]` starts markdown (comment lines). Every figure quoted
-# in prose is computed by a cell (Markdown built from f-strings): never type a measured number.
+# ---
+# # Lesson 3 source. Edit this file, then rebuild and re-run the notebook:
+# #     python notebooks/build.py 03
+# # Cells: `# %%` starts code, `# %% [markdown]` starts markdown (comment lines). Every figure quoted
+# # in prose is computed by a cell (Markdown built from f-strings): never type a measured number.
+# ---
 
 # %% [markdown]
 # # Lesson 3: fingerprint guards that intervene before they interrupt
@@ -32,13 +34,8 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
-# the repository root: the folder holding pyproject.toml, whether the kernel runs in notebooks/ or at the root
-ROOT = next(p for p in (Path.cwd().resolve(), *Path.cwd().resolve().parents) if (p / "pyproject.toml").exists())
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from kit import load_exercise  # notebooks/kit.py: puts the repository root on sys.path; loads solutions/ and exercises/
 
 from IPython.display import Markdown, display
 
@@ -418,22 +415,16 @@ first; the two parts are meant to work together, and neither alone is the whole 
 # %%
 from reference.cli import main as loopkit
 
-exit_code = loopkit(["hint", "ex03"])  # what `loopkit hint ex03` prints in a shell
+exit_code = loopkit(["hint", "ex03", "1"])  # what `loopkit hint ex03 1` prints in a shell
 
 # %% [markdown]
 # The reference solution, `solutions/ex03_fingerprint_guard.py`, loaded from its file and run by the
-# grader the tests use, on a cooperative and a stubborn model in the same disguised loop (point the
-# path at `exercises/` to try yours):
+# grader the tests use, on a cooperative and a stubborn model in the same disguised loop (`load_exercise("ex03", "exercises")` loads yours):
 
 # %%
-import importlib.util
-
 from reference.runs.grading import run_candidate
 
-spec = importlib.util.spec_from_file_location("ex03_solution", ROOT / "solutions" / "ex03_fingerprint_guard.py")
-solution = importlib.util.module_from_spec(spec)
-sys.modules[spec.name] = solution  # registered first: its dataclasses and types look their module up
-spec.loader.exec_module(solution)
+solution = load_exercise("ex03")  # load_exercise("ex03", "exercises"): yours
 
 
 def solution_loop(episode, max_steps):

@@ -1,7 +1,9 @@
-# Lesson 4 source. Edit this file, then rebuild and re-run the notebook:
-#     python notebooks/build.py 04
-# Cells: `# %%` starts code, `# %% [markdown]` starts markdown (comment lines). Every figure quoted
-# in prose is computed by a cell (Markdown built from f-strings): never type a measured number.
+# ---
+# # Lesson 4 source. Edit this file, then rebuild and re-run the notebook:
+# #     python notebooks/build.py 04
+# # Cells: `# %%` starts code, `# %% [markdown]` starts markdown (comment lines). Every figure quoted
+# # in prose is computed by a cell (Markdown built from f-strings): never type a measured number.
+# ---
 
 # %% [markdown]
 # # Lesson 4: degraded outputs
@@ -32,13 +34,8 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
-# the repository root: the folder holding pyproject.toml, whether the kernel runs in notebooks/ or at the root
-ROOT = next(p for p in (Path.cwd().resolve(), *Path.cwd().resolve().parents) if (p / "pyproject.toml").exists())
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from kit import load_exercise  # notebooks/kit.py: puts the repository root on sys.path; loads solutions/ and exercises/
 
 from IPython.display import Markdown, display
 
@@ -174,7 +171,6 @@ judgement), and the facts themselves are listed under *obtained* for the reader 
 """))
 
 # %% [markdown]
-#
 # **The next steps** depend on why the run stopped. Retrying the same request later only makes
 # sense when something outside was slow or failing; after a loop or a budget stop it would end the
 # same way.
@@ -418,18 +414,13 @@ print(res.answer.splitlines()[0])
 # %%
 from reference.cli import main as loopkit
 
-exit_code = loopkit(["hint", "ex04"])
+exit_code = loopkit(["hint", "ex04", "1"])  # what `loopkit hint ex04 1` prints in a shell
 
 # %% [markdown]
-# The reference solution, loaded from its file and plugged into the guarded loop (point the path at
-# `exercises/` to try yours):
+# The reference solution, loaded from its file and plugged into the guarded loop (`load_exercise("ex04", "exercises")` loads yours):
 
 # %%
-import importlib.util
-
-spec = importlib.util.spec_from_file_location("ex04_solution", ROOT / "solutions" / "ex04_degraded_output.py")
-solution = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(solution)
+solution = load_exercise("ex04")  # load_exercise("ex04", "exercises"): yours
 
 for name in ("business-failure", "slow-tools"):
     scenario = find(name)

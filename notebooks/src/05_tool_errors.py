@@ -1,7 +1,9 @@
-# Lesson 5 source. Edit this file, then rebuild and re-run the notebook:
-#     python notebooks/build.py 05
-# Cells: `# %%` starts code, `# %% [markdown]` starts markdown (comment lines). Every figure quoted
-# in prose is computed by a cell (Markdown built from f-strings): never type a measured number.
+# ---
+# # Lesson 5 source. Edit this file, then rebuild and re-run the notebook:
+# #     python notebooks/build.py 05
+# # Cells: `# %%` starts code, `# %% [markdown]` starts markdown (comment lines). Every figure quoted
+# # in prose is computed by a cell (Markdown built from f-strings): never type a measured number.
+# ---
 
 # %% [markdown]
 # # Lesson 5: tool errors that do not turn into loops
@@ -29,14 +31,9 @@
 from __future__ import annotations
 
 import json
-import sys
 import traceback
-from pathlib import Path
 
-# the repository root: the folder holding pyproject.toml, whether the kernel runs in notebooks/ or at the root
-ROOT = next(p for p in (Path.cwd().resolve(), *Path.cwd().resolve().parents) if (p / "pyproject.toml").exists())
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from kit import ROOT, load_exercise  # notebooks/kit.py: puts the repository root on sys.path; loads solutions/ and exercises/
 
 from IPython.display import Markdown, display
 
@@ -442,22 +439,16 @@ hint:
 # %%
 from reference.cli import main as loopkit
 
-exit_code = loopkit(["hint", "ex05"])  # what `loopkit hint ex05` prints in a shell
+exit_code = loopkit(["hint", "ex05", "1"])  # what `loopkit hint ex05 1` prints in a shell
 
 # %% [markdown]
 # The reference solution, loaded from its file and run by the grader the tests use, on a tool that
-# heals after two timeouts and on one whose exception is full of secrets (point the path at
-# `exercises/` to try yours):
+# heals after two timeouts and on one whose exception is full of secrets (`load_exercise("ex05", "exercises")` loads yours):
 
 # %%
-import importlib.util
-
 from reference.runs.grading import run_candidate
 
-spec = importlib.util.spec_from_file_location("ex05_solution", solution_path)
-solution = importlib.util.module_from_spec(spec)
-sys.modules[spec.name] = solution  # registered first: its dataclasses look their module up while it loads
-spec.loader.exec_module(solution)
+solution = load_exercise("ex05")  # load_exercise("ex05", "exercises"): yours
 
 
 def solution_loop(episode, max_steps):

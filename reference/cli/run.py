@@ -1,0 +1,37 @@
+"""`loopkit run`: one scenario (a catalogue name or a YAML path), step by step, checked against its expect block."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..runs.runner import evaluate, row, run
+from ..sim.scenario import find
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    scenario = find(args.scenario)
+    result = run(scenario, args.loop, seed=args.seed)
+    record = row(scenario, result)
+    record["answer"] = result.answer
+    checks = evaluate(scenario, result)
+    if args.json:
+        record["degraded"] = result.degraded if not hasattr(result.degraded, "to_dict") else result.degraded.to_dict()
+        record["expect"] = [{"check": c.name, "ok": c.ok, "detail": c.detail} for c in checks]
+        print(json.dumps(record, indent=2, ensure_ascii=False, default=str))
+        return 0
+    print(f"{scenario.name}: {scenario.title}\nloop: {args.loop}\n")
+    for step in result.steps:
+        calls = ", ".join(f"{c['name']}({c['arguments']})" for c in step.tool_calls) or "(answer)"
+        print(f"  step {step.step:>2}  in={step.input_tokens:>6} out={step.output_tokens:>4}  {calls[:110]}")
+        for t in step.tools:
+            status = "ok" if t.ok else (t.exception or (t.outcome or {}).get("error_type"))
+            print(f"           -> {t.name}: {status} ({t.seconds:.2f}s)")
+    print(f"\nstop reason: {result.stop_reason.value}" + (f" ({result.detail})" if result.detail else ""))
+    print(f"answer: {result.answer!r}")
+    print(f"model calls {record['model_calls']} (oracle {record['oracle_model_calls']}), tool calls "
+          f"{record['tool_calls']}, tokens {record['input_tokens']}+{record['output_tokens']}, "
+          f"cost ${record['cost_usd']:.4f}, simulated {record['sim_seconds']:.1f} s")
+    print("\nexpect:")
+    for c in checks:
+        print(f"  {'PASS' if c.ok else 'FAIL'}  {c.detail}")
+    return 0

@@ -1,0 +1,67 @@
+"""The lessons, one row each: what `loopkit check/hint`, the notebook build, the tests and the README read.
+
+Adding a lesson is one row here plus its files: notebooks/src/NN_name.py, exercises/ and solutions/
+exNN_name.py, tests/test_exNN_name.py, tests/red_flags/exNN_caught.py and reference/hints/exNN.md.
+Paths are relative to the repository root. This module imports nothing from the rest of reference/.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Lesson:
+    number: int
+    title: str
+    notebook: str  # the stored, executed notebook; its source is notebooks/src/<same stem>.py
+    exercise: str  # what `loopkit check` and `loopkit hint` take: ex01, ex02...
+    module: str  # the exercise's file name in exercises/ and solutions/, without .py
+    test_file: str
+    hints_file: str  # inside the installed package too (package data), so `loopkit hint` works anywhere
+    teaches: str  # one line, as in the README's lesson table
+
+    @property
+    def source(self) -> str:
+        return self.notebook.replace("notebooks/", "notebooks/src/", 1).removesuffix(".ipynb") + ".py"
+
+    @property
+    def stem(self) -> str:
+        """The notebook's name without folder or suffix, e.g. 01_react_loop."""
+        return self.notebook.rsplit("/", 1)[-1].removesuffix(".ipynb")
+
+
+def _lesson(number: int, title: str, notebook: str, module: str, teaches: str) -> Lesson:
+    """One row: the exercise id, test file and hints file follow from the module's name."""
+    exercise = module[:4]
+    return Lesson(number, title, f"notebooks/{notebook}.ipynb", exercise, module, f"tests/test_{module}.py",
+                  f"reference/hints/{exercise}.md", teaches)
+
+
+LESSONS: tuple[Lesson, ...] = (
+    _lesson(1, "The ReAct loop, in 20 lines", "01_react_loop", "ex01_react_loop",
+            "the 20-line ReAct loop on native function calling; why text-parsed ReAct was replaced; the "
+            "id-pairing red flag; the naive loop across the catalogue"),
+    _lesson(2, "Exits and budgets", "02_exits_and_budgets", "ex02_budget",
+            "four kinds of exit; token, time and cost budgets checked before each request; choosing "
+            "`max_steps` from a seeded fleet (P95 plus a margin, per-intent tiers)"),
+    _lesson(3, "Fingerprint guards that intervene before they interrupt", "03_fingerprint_guards",
+            "ex03_fingerprint_guard",
+            "normalised action fingerprints (key order, whitespace, case, relative dates, IATA metropolitan "
+            "areas), result fingerprints, A-B-A-B, no progress; intervene first, then stop"),
+    _lesson(4, "Degraded outputs", "04_degraded_outputs", "ex04_degraded_output",
+            "what was obtained, what is unfinished, what to do next instead of \"max steps reached\"; a last "
+            "tool-less answer paid from a reserve"),
+    _lesson(5, "Tool errors that do not turn into loops", "05_tool_errors", "ex05_tool_errors",
+            "retryable vs non-retryable errors, retries in code on the simulated clock, actionable messages "
+            "with no stack trace or secret, HTTP 200 business failures, schema validation, circuit breakers"),
+)
+
+BY_EXERCISE = {lesson.exercise: lesson for lesson in LESSONS}
+
+
+def lesson_for(exercise: str) -> Lesson:
+    """The lesson of `ex01`..., or a KeyError listing the exercises there are."""
+    try:
+        return BY_EXERCISE[exercise]
+    except KeyError:
+        raise KeyError(f"no exercise {exercise!r}; exercises: {', '.join(BY_EXERCISE)}") from None

@@ -1,0 +1,102 @@
+"""What exercise 3 hands the learner ready-made, and its solution uses as they are.
+
+The learner writes the fingerprints, the detectors and the guard (exercises/ex03_fingerprint_guard.py);
+these are the pieces around them: the intervention message, the airport check, reading a tool result,
+the thresholds per intent. They are simpler than the kit's own guard (guard.py), on purpose.
+"""
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Optional, Sequence
+
+from ...core.messages import Message, ToolCall, ToolMessage, UserMessage
+from .fingerprint import RELATIVE_DAYS, airport_problems
+from .guard import STOP_REASONS
+from .guard import THRESHOLDS as _GUARD_THRESHOLDS
+from ...core.result import StopReason
+from ...loops.hooks import Verdict
+
+if TYPE_CHECKING:
+    from ...harness.episode import Episode
+
+__all__ = ["GuardState", "RELATIVE_DAYS", "STOP_REASONS", "THRESHOLDS", "airport_error", "feedback", "leaf_values", "parse_result"]
+
+# Thresholds per intent (the scenario's `intent`), as keyword arguments of the exercise's LoopGuard; an
+# unknown intent gets "general". The same figures as the kit's guard.
+THRESHOLDS = {intent: {"allowed_runs": t.allowed_runs, "same_result_actions": t.same_result_actions,
+                       "no_progress_steps": t.no_progress_steps, "interventions": t.interventions}
+              for intent, t in _GUARD_THRESHOLDS.items()}
+
+
+def feedback(call: ToolCall, pattern: str, evidence: str, options: list[str], instruction: str,
+             result: Any = None, not_run: bool = True) -> ToolMessage:
+    """The intervention: answers `call` with evidence, options and an instruction (error_type loop_detected)."""
+    body = {"ok": False, "error_type": "loop_detected", "pattern": pattern, "evidence": evidence,
+            "options": options, "instruction": instruction, "retryable": False, "not_run": not_run}
+    if result is not None:
+        body["result"] = result
+    return ToolMessage(call.id, json.dumps(body, ensure_ascii=False), is_error=True)
+
+
+def airport_error(call: ToolCall, arguments: dict, schema: Optional[dict],
+                  messages: Sequence[Message]) -> Optional[ToolMessage]:
+    """An actionable invalid_argument error when an airport code is unknown or not where the user asked."""
+    request = "\n".join(m.text for m in messages if isinstance(m, UserMessage))
+    problems = airport_problems(arguments, schema, request)
+    if not problems:
+        return None
+    body = {"ok": False, "error_type": "invalid_argument", "retryable": False, "argument": problems[0].argument,
+            "message": " ".join(p.message for p in problems), "instruction": "Correct the code and call again."}
+    return ToolMessage(call.id, json.dumps(body, ensure_ascii=False), is_error=True)
+
+
+def parse_result(content: str) -> tuple[bool, Any]:
+    """(ok, data) of a tool result in the kit's format; plain text counts as ok data."""
+    try:
+        body = json.loads(content)
+    except ValueError:
+        return True, content
+    if isinstance(body, dict) and "ok" in body:
+        return (True, body.get("data")) if body["ok"] else (False, body)
+    return True, body
+
+
+def leaf_values(payload: Any) -> set[str]:
+    """Every entity or value in a result ({"results": []} has none)."""
+    if isinstance(payload, dict):
+        return set().union(set(), *(leaf_values(v) for v in payload.values()))
+    if isinstance(payload, list):
+        return set().union(set(), *(leaf_values(v) for v in payload))
+    return set() if payload in (None, "") else {json.dumps(payload, ensure_ascii=False)}
+
+
+class GuardState:
+    """The exercise guard's memory of the run, and how a verdict reached after a call ran is applied.
+
+    The exercise's `LoopGuard(GuardState)` adds the hooks (before_call, after_result, after_step, flag)."""
+
+    def __init__(self, episode: "Episode", allowed_runs: int = 1, same_result_actions: int = 2,
+                 no_progress_steps: int = 2, interventions: int = 1):
+        self.schemas = {t.name: t.parameters for t in episode.scenario.tools}
+        self.volatile = {t.name for t in episode.scenario.tools if t.volatile}
+        self.tool_names = [t.name for t in episode.scenario.tools]
+        self.allowed_runs, self.same_result_actions = allowed_runs, same_result_actions
+        self.no_progress_steps, self.interventions = no_progress_steps, interventions
+        self.history: list[str] = []  # every action attempted, in order
+        self.actions: dict[str, str] = {}  # call id -> action
+        self.by_result: dict[tuple[str, str], list[str]] = {}  # (tool, result) -> actions that returned it
+        self.seen: set[str] = set()  # every value any successful result has shown
+        self.quiet_steps = 0  # steps in a row whose successful results brought nothing new
+        self.strikes = 0
+        self.pending: Optional[tuple[StopReason, str]] = None
+        self._last_call_id = ""
+        self._step_ok = self._step_flagged = False
+        self._step_new = 0
+
+    def _wrap(self, verdict: Verdict, result: ToolMessage) -> ToolMessage:
+        """After a call ran: the feedback replaces its result, or (stopping) the real result stays."""
+        if verdict.action == "stop":
+            self.pending = verdict.trip
+            return result
+        assert verdict.message is not None
+        return verdict.message
