@@ -12,6 +12,7 @@ character: the text keeps its length, so a replay from a redacted trace costs th
 """
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -31,8 +32,21 @@ SECRET_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+# Every pattern needs one of these (lower-cased): one pass in C over a 40 kB tool result instead of
+# seven regular expressions, for the common case of nothing to mask.
+_CLUES = ("pass", "pwd", "secret", "token", "key", "credential", "bearer", "basic", "://", "sk-", "pk-", "rk-",
+          "xox", "akia")
+
+
+def _may_hold_a_secret(text: str) -> bool:
+    lower = text.lower()
+    return any(clue in lower for clue in _CLUES)
+
+
 def redact_text(text: str) -> str:
     """`text` with every credential masked, length kept."""
+    if not _may_hold_a_secret(text):
+        return text
     for _, pattern in SECRET_PATTERNS:
         text = pattern.sub(_mask, text)
     return text
@@ -49,6 +63,8 @@ def _mask(match: re.Match[str]) -> str:
 
 def redact(value: Any) -> Any:
     """Any JSON-like value with every string in it (keys too) redacted."""
+    if not isinstance(value, str) and not _may_hold_a_secret(json.dumps(value, ensure_ascii=False, default=str)):
+        return value
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, dict):
