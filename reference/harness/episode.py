@@ -14,6 +14,7 @@ from typing import Any
 
 from ..sim.clock import SimClock
 from .ledger import Ledger, MeteredModel
+from .trace import Trace
 from ..core.messages import Message, SystemMessage, ToolSpec, UserMessage
 from ..core.model import Model, Pricing
 from ..wire.protocol import WIRE_FORMATS
@@ -34,8 +35,9 @@ class Episode:
 
     @classmethod
     def from_scenario(cls, scenario: Scenario, *, seed: int | None = None, model: Model | None = None,
-                      wire: str | None = None) -> "Episode":
-        """`wire` replays the scenario in another wire format (openai-chat, openai-responses, anthropic)."""
+                      wire: str | None = None, trace: Trace | None = None) -> "Episode":
+        """`wire` replays the scenario in another wire format (openai-chat, openai-responses, anthropic);
+        `trace` records the run somewhere of your choosing (a file, content capture), else in memory."""
         if wire is not None:
             if wire not in WIRE_FORMATS:
                 raise ValueError(f"unknown wire format {wire!r}; expected one of {', '.join(WIRE_FORMATS)}")
@@ -46,7 +48,8 @@ class Episode:
             scenario = scenario.model_copy(update={"model": scenario.model.model_copy(update={"wire": wire})})
         clock = SimClock.at(scenario.clock)
         pricing = Pricing(scenario.model.pricing.input_per_mtok, scenario.model.pricing.output_per_mtok)
-        ledger = Ledger(clock, pricing)
+        ledger = Ledger(clock, pricing, trace=trace if trace is not None else Trace())
+        ledger.trace.start(scenario, clock, seed)
         inner = model if model is not None else ScriptedModel(scenario.model, clock, seed=seed, label=scenario.name)
         specs = [ToolSpec(t.name, t.description, t.parameters) for t in scenario.tools]
         toolbox = Toolbox({t.name: FakeTool(t, clock) for t in scenario.tools}, specs, clock, ledger)
@@ -55,6 +58,11 @@ class Episode:
     @property
     def limits(self) -> LimitsDef:
         return self.scenario.limits
+
+    @property
+    def trace(self) -> Trace:
+        """The run's trace (lesson 6): parts add their events with `episode.trace.event(kind, **fields)`."""
+        return self.ledger.trace
 
     @property
     def scripted(self) -> ScriptedModel | None:
@@ -66,7 +74,9 @@ class Episode:
 
     def finish(self, stop_reason: StopReason, messages: list[Message], answer: str | None = None,
                degraded: Any = None, detail: str | None = None) -> RunResult:
-        return RunResult(
+        result = RunResult(
             scenario=self.scenario.name, loop=self.loop_name, stop_reason=StopReason(stop_reason), answer=answer,
             messages=list(messages), usage=self.ledger.usage, cost_usd=self.ledger.cost_usd,
             sim_seconds=self.clock.elapsed, steps=list(self.ledger.steps), degraded=degraded, detail=detail)
+        self.trace.finish(result)
+        return result

@@ -12,6 +12,7 @@ from ..sim.clock import SimClock
 from ..core.messages import Message, ToolSpec
 from ..core.model import Model, Pricing, Turn, Usage
 from ..core.result import StepRecord, ToolRecord
+from .trace import Trace
 
 
 @dataclass
@@ -20,6 +21,7 @@ class Ledger:
     pricing: Pricing
     steps: list[StepRecord] = field(default_factory=list)
     orphan_tools: list[ToolRecord] = field(default_factory=list)  # tools run before any model call
+    trace: Trace = field(default_factory=Trace)  # lesson 6: every record also goes to the run's trace
 
     @property
     def usage(self) -> Usage:
@@ -35,6 +37,7 @@ class Ledger:
             model_seconds=self.clock.elapsed - started, finish_reason=turn.finish_reason, text=turn.text,
             tool_calls=[{"id": c.id, "name": c.name, "arguments": c.arguments} for c in turn.tool_calls],
             started=started))
+        self.trace.on_step(self.steps[-1], self.pricing.cost(turn.usage))
 
     def record_tool(self, call_id: str, name: str, args: dict[str, Any], outcome: Any, exc: Exception | None,
                     started: float, ended: float) -> None:
@@ -42,6 +45,7 @@ class Ledger:
                             outcome=asdict(outcome) if outcome is not None else None,
                             exception=type(exc).__name__ if exc else None, started=started, seconds=ended - started)
         (self.steps[-1].tools if self.steps else self.orphan_tools).append(record)
+        self.trace.on_tool(record)
 
 
 class MeteredModel:
@@ -54,7 +58,12 @@ class MeteredModel:
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
                  tool_choice: str = "auto") -> Turn:
         started = self.ledger.clock.elapsed
-        turn = self.inner.complete(messages, tools, tool_choice=tool_choice)
+        self.ledger.trace.before_request(messages, tools, tool_choice)
+        try:
+            turn = self.inner.complete(messages, tools, tool_choice=tool_choice)
+        except BaseException as exc:  # a refused request, a provider failure, a grader's cap: traced, not hidden
+            self.ledger.trace.on_request_failed(exc)
+            raise
         self.ledger.record_model(turn, started)
         return turn
 

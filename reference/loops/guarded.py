@@ -25,6 +25,7 @@ def guarded_loop(episode: Episode, max_steps: int = 8, parts: Parts | None = Non
     messages = episode.initial_messages()
 
     def stop(trip: Trip) -> RunResult:
+        episode.trace.event("trip", reason=trip[0].value, detail=trip[1])  # which part ended the run, and why
         degraded = parts.degrade(episode, messages, trip) if parts.degrade else None
         answer = getattr(degraded, "answer", None)
         return episode.finish(trip[0], messages, answer=answer, degraded=degraded, detail=trip[1])
@@ -33,15 +34,24 @@ def guarded_loop(episode: Episode, max_steps: int = 8, parts: Parts | None = Non
         """One tool call: the guard's verdict, then the budget, then the executor."""
         verdict = parts.guard.before_call(episode, call, messages) if parts.guard else RUN
         if verdict.action != "run":  # intervene (feedback instead of a result), or stop
+            episode.trace.event("guard", action=verdict.action, call_id=call.id, tool=call.name,
+                                detail=verdict.trip[1] if verdict.trip else None)
             trip = verdict.trip if verdict.action == "stop" else None
             return verdict.message or not_run(call, trip[1] if trip else "not run"), trip
         trip = parts.budget.before_tool(episode, call) if parts.budget else None
         if trip:
             return not_run(call, trip[1]), trip
         result = parts.executor.execute(episode, call)
-        return (parts.guard.after_result(episode, call, result) if parts.guard else result), None
+        if not parts.guard:
+            return result, None
+        checked = parts.guard.after_result(episode, call, result)
+        if checked is not result:
+            episode.trace.event("guard", action="intervene_after_result", call_id=call.id, tool=call.name)
+        return checked, None
 
     for step in range(max_steps):
+        if hasattr(parts.budget, "headroom"):  # the budget's state before each request, for the trace (lesson 6)
+            episode.trace.event("budget", **parts.budget.headroom(episode))
         trip = parts.budget.before_request(episode, messages, step) if parts.budget else None
         if trip:
             return stop(trip)

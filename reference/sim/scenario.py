@@ -23,6 +23,8 @@ from ..core.result import StopReason
 from .clock import parse_start
 
 CATALOGUE = Path(__file__).parent / "scenarios"
+# The trajectory shapes of lesson 6 (reference/diagnosis/shapes.py): what the naive loop's run looks like
+SHAPES = ("repeat", "cycle", "rephrase", "blowup", "error_storm", "drift", "polling", "healthy")
 DEFAULT_SYSTEM = ("You are a helpful assistant. Use the tools when you need facts; "
                   "answer the user as soon as you have what you need.")
 
@@ -270,6 +272,7 @@ class Scenario(Strict):
     user: str
     clock: str = "2026-11-30T09:00:00+08:00"
     intent: str = Field("general", description="the task family, for per-intent limits and thresholds")
+    shape: Optional[Literal[SHAPES]] = Field(None, description="the trajectory shape the naive loop shows (lesson 6)")
     checklist: list[ChecklistItem] = Field(default_factory=list)
     limits: LimitsDef = LimitsDef()
     tools: list[ToolDef] = Field(min_length=1)

@@ -1,0 +1,62 @@
+"""Lesson 6: a trace becomes a regression scenario that plays the same run again."""
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from reference.diagnosis.replay import replay, replay_scenario
+from reference.harness.episode import Episode
+from reference.harness.trace import Trace
+from reference.runs.registry import run_loop
+from reference.runs.runner import evaluate
+from reference.sim.scenario import catalogue, parse_scenario
+
+SCENARIOS = catalogue()
+
+
+def _trajectory(result):
+    return result.stop_reason, result.model_calls, [c["name"] for s in result.steps for c in s.tool_calls]
+
+
+def _replayed(scenario, loop, capture=False):
+    episode = Episode.from_scenario(scenario, trace=Trace(capture_content=capture))
+    first = run_loop(loop, episode)
+    again = parse_scenario(yaml.safe_load(replay(episode.trace)), "replay.yaml")
+    return first, again, run_loop(loop, Episode.from_scenario(again))
+
+
+@pytest.mark.parametrize("loop", ["react", "guarded"])
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
+def test_run_trace_replay_run_gives_the_same_trajectory(scenario, loop):
+    first, again, second = _replayed(scenario, loop)
+    assert _trajectory(second) == _trajectory(first)
+    failed = [c.detail for c in evaluate(again, second) if not c.ok]
+    assert not failed, failed  # the expect block pins the recorded run
+
+
+@pytest.mark.parametrize("loop", ["react", "guarded"])
+def test_with_content_capture_even_the_bill_is_the_same(loop):
+    for scenario in SCENARIOS:
+        first, _, second = _replayed(scenario, loop, capture=True)
+        assert (second.summary() | {"scenario": None}) == (first.summary() | {"scenario": None}), scenario.name
+
+
+def test_the_replay_keeps_ids_faults_and_what_the_run_depended_on():
+    episode = Episode.from_scenario(next(s for s in SCENARIOS if s.name == "rate-limited"), seed=7)
+    run_loop("guarded", episode)
+    data = replay_scenario(episode.trace)
+    ids = [c["id"] for s in data["model"]["script"] if "calls" in s for c in s["calls"]]
+    assert ids == [c["id"] for r in episode.trace.records if r["kind"] == "step" for c in r["tool_calls"]]
+    results = data["tools"][0]["rules"][0]["results"]
+    assert results[0] == {"fault": "rate_limit", "message": results[0]["message"], "retry_after_seconds": 5}
+    assert "data" in results[1]
+    assert data["limits"] == episode.scenario.limits.model_dump()
+    assert data["model"]["wire"] == "openai-chat" and data["intent"] == episode.scenario.intent
+    assert data["expect"]["stop_reason"] == "completed" and data["expect"]["must_call"] == ["search_flights"]
+    assert "[not captured" in data["user"] and len(data["user"]) == len(episode.scenario.user)
+
+
+def test_a_trace_without_an_end_cannot_be_pinned():
+    episode = Episode.from_scenario(SCENARIOS[0])
+    with pytest.raises(ValueError, match="no finish record"):
+        replay_scenario(episode.trace)
