@@ -11,7 +11,7 @@ from typing import Any, Sequence
 from ..runs.registry import LOOPS
 from ..core.errors import ProtocolError, ScenarioError, ScriptExhausted
 from .table import cell, format_table
-from ..sim.scenario import catalogue, find
+from ..sim.scenario.loading import catalogue, find
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 HINTS = Path(__file__).resolve().parent.parent / "hints"

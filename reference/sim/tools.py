@@ -20,7 +20,7 @@ from ..core.messages import ToolCall, ToolMessage, ToolSpec
 from ..core.toolresult import error_body, to_json, tool_error
 
 if TYPE_CHECKING:
-    from .scenario import ToolDef
+    from .scenario.schema_tools import ToolDef
 
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
