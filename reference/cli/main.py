@@ -81,7 +81,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     loops = args.loop or list(LOOPS)
     rows = [r for loop in loops for r in run_catalogue(scenarios, loop)]
     if args.json:
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        print(json.dumps(rows, indent=2, ensure_ascii=False, allow_nan=False))  # JSON has no NaN: fail, never print it
         return 0
     for r in rows:
         r["tokens"] = r["input_tokens"] + r["output_tokens"]
@@ -117,7 +117,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         record["degraded"] = result.degraded if not hasattr(result.degraded, "to_dict") else result.degraded.to_dict()
         record["expect"] = [{"check": c.name, "ok": c.ok, "detail": c.detail} for c in checks]
-        print(json.dumps(record, indent=2, ensure_ascii=False, default=str))
+        print(json.dumps(record, indent=2, ensure_ascii=False, default=str, allow_nan=False))
         return 0
     print(f"{scenario.name}: {scenario.title}\nloop: {args.loop}\n")
     for step in result.steps:

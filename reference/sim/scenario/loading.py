@@ -6,37 +6,34 @@ expected (see `messages.py`).
 from __future__ import annotations
 
 import functools
+import gc
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
-import yaml
 from pydantic import ValidationError
 
 from ...core.errors import ScenarioError
 from .messages import problem_lines
+from . import yaml_reader
 from .schema import Scenario
+from .yaml_reader import Lines
 
 CATALOGUE = Path(__file__).parent.parent / "scenarios"
 
 
-def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
+def parse_scenario(data: Any, source: str = "<scenario>", lines: Optional[Lines] = None) -> Scenario:
+    """Validate YAML data (or the same structure built in Python); `lines` names the line of each problem."""
     if not isinstance(data, dict):
+        got = "an empty file" if data is None and lines is not None else type(data).__name__
         raise ScenarioError(f"{source}: expected a mapping at the top level (name, title, user, tools, model, "
-                            f"expect), got {type(data).__name__}")
+                            f"expect), got {got}")
     if isinstance(data.get("checklist"), list):  # plain strings are items without a tool
         data = {**data, "checklist": [{"item": c} if isinstance(c, str) else c for c in data["checklist"]]}
     try:
         return Scenario.model_validate({**data, "source": source})
     except ValidationError as exc:
-        raise ScenarioError("\n".join(problem_lines(exc, source))) from None
-
-
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]  # libyaml: ~10x faster
-    """Safe YAML, except that dates and times stay text: tool results are JSON, which has no dates, and an
-    unquoted `date: 2026-12-01` must match the string argument a model sends (and `clock:` is a string)."""
-
-
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node))
+        line_of = (lambda loc: lines.line(data, loc)) if lines is not None else None
+        raise ScenarioError("\n".join(problem_lines(exc, source, line_of))) from None
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -52,16 +49,21 @@ def load_scenario(path: str | Path) -> Scenario:
 def _load_cached(path_text: str, stamp: int) -> Scenario:
     path = Path(path_text)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read the file ({exc.strerror})") from None
+    collecting = gc.isenabled()
+    gc.disable()  # a big file is hundreds of thousands of new objects: the cyclic collector would rescan them
     try:
-        data = yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ScenarioError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
-    return parse_scenario(data, str(path))
+        data, lines = yaml_reader.read(yaml_reader.decode(raw))
+    except yaml_reader.YamlProblem as problem:
+        where = f"{problem.where}: " if problem.where else ""
+        line = f" (line {problem.line})" if problem.line and "line" not in problem.message else ""
+        raise ScenarioError(f"{path}: {where}{problem.message}{line}") from None
+    finally:
+        if collecting:
+            gc.enable()
+    return parse_scenario(data, str(path), lines)
 
 
 def catalogue() -> list[Scenario]:

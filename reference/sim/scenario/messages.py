@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from pydantic import BaseModel, ValidationError
 
@@ -16,6 +16,10 @@ from .schema import Scenario
 # pydantic's names for the branches of a union or a validator, which mean nothing to a scenario author
 _NOISE = ("function-", "union[", "list[", "dict[", "literal[", "tagged-union[", "nullable[")
 _TYPE_NAMES = ("str", "int", "float", "bool", "none")
+
+
+def _noise(part: Any) -> bool:
+    return str(part) in _TYPE_NAMES or str(part).startswith(_NOISE)
 
 
 def _where(loc: tuple[Any, ...]) -> str:
@@ -76,15 +80,24 @@ def _message(err: Any) -> str:
     return msg
 
 
-def problem_lines(exc: ValidationError, source: str) -> list[str]:
-    """One line per field, each naming the file: `source: field.path: what was expected`."""
+MAX_LINES = 10  # a file with 20,000 mistakes gets a report a person reads, not 20,000 lines
+
+
+def problem_lines(exc: ValidationError, source: str,
+                  line_of: Optional[Callable[[tuple[Any, ...]], Optional[int]]] = None) -> list[str]:
+    """One line per field, each naming the file: `source: field.path: what was expected (line N)`."""
     problems: dict[str, list[str]] = {}  # one line per field: a union's branches become "X or Y"
+    lines: dict[str, int] = {}
     for err in exc.errors():
         where, msg = _where(err["loc"]), _message(err)
         if where == "(top level)" and re.match(r"^[\w.\[\]]+: ", msg):
             where, msg = msg.split(": ", 1)  # a cross-field check names its own field
+        elif line_of is not None and where not in lines:
+            line = line_of(tuple(p for p in err["loc"] if isinstance(p, int) or not _noise(p)))
+            if line is not None:
+                lines[where] = line
         problems.setdefault(where, []).append(msg)
-    lines = []
+    out: list[str] = []
     for where, msgs in problems.items():
         alternatives = [m.removeprefix("Input should be ") for m in msgs if m.startswith("Input should be ")]
         if len(alternatives) == len(msgs) > 1:
@@ -94,5 +107,8 @@ def problem_lines(exc: ValidationError, source: str) -> list[str]:
                 msgs = ["Input should be " + " or ".join(alternatives) + " (got " + got.pop()]
             else:
                 msgs = ["Input should be " + " or ".join(alternatives)]
-        lines += [f"{source}: {where}: {m}" for m in msgs]
-    return lines
+        at = f" (line {lines[where]})" if where in lines else ""
+        out += [f"{source}: {where}: {m}{at}" for m in msgs]
+    if len(out) > MAX_LINES:
+        out = out[:MAX_LINES - 1] + [f"{source}: and {len(out) - MAX_LINES + 1:,} more problems"]
+    return out

@@ -12,7 +12,7 @@ from pydantic import Field, field_validator, model_validator
 from ...core.result import StopReason
 from ..clock import parse_start
 from .schema_script import ModelDef
-from .schema_tools import Strict, ToolDef
+from .schema_tools import Integer, Number, Strict, ToolDef
 
 DEFAULT_SYSTEM = ("You are a helpful assistant. Use the tools when you need facts; "
                   "answer the user as soon as you have what you need.")
@@ -28,15 +28,21 @@ class ChecklistItem(Strict):
 
 
 class LimitsDef(Strict):
-    max_steps: int = Field(8, ge=1, le=10_000)
-    max_tokens: Optional[int] = Field(None, ge=1)
-    max_seconds: Optional[float] = Field(None, gt=0)
-    max_cost_usd: Optional[float] = Field(None, gt=0)
+    max_steps: Integer = Field(8, ge=1, le=10_000)
+    max_tokens: Optional[Integer] = Field(None, ge=1)
+    max_seconds: Optional[Number] = Field(None, gt=0)
+    max_cost_usd: Optional[Number] = Field(None, gt=0)
 
 
 class Bound(Strict):
-    min: Optional[float] = None
-    max: Optional[float] = None
+    min: Optional[Number] = None
+    max: Optional[Number] = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "Bound":
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min ({self.min:g}) is greater than max ({self.max:g}): the bound can never hold")
+        return self
 
 
 class ExpectDef(Strict):
@@ -44,7 +50,7 @@ class ExpectDef(Strict):
 
     completable: bool
     stop_reason: Union[str, list[str]]
-    oracle_model_calls: Optional[int] = Field(None, ge=1)
+    oracle_model_calls: Optional[Integer] = Field(None, ge=1)
     model_calls: Optional[Bound] = None
     tool_calls: Optional[Bound] = None
     tokens: Optional[Bound] = None

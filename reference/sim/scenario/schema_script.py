@@ -9,7 +9,7 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import Field, model_validator
 
-from .schema_tools import Strict
+from .schema_tools import Integer, Number, Strict
 
 
 class CallDef(Strict):
@@ -38,7 +38,7 @@ class StepDef(Strict):
     text: Optional[str] = None
     answer: Optional[str] = None
     finish_reason: Optional[Literal["stop", "length", "refusal"]] = None
-    repeat: int = Field(1, ge=1, le=1000)
+    repeat: Integer = Field(1, ge=1, le=1000)
 
     @model_validator(mode="after")
     def _shape(self) -> "StepDef":
@@ -86,20 +86,20 @@ class ReactionDef(Strict):
 class PolicyDef(Strict):
     """Seeded stochastic behaviour, for fleets of runs."""
 
-    repeat_last_call: float = Field(0.0, ge=0.0, le=1.0)
-    stuck: float = Field(0.0, ge=0.0, le=1.0, description="probability (drawn once per run) that the model never "
+    repeat_last_call: Number = Field(0.0, ge=0.0, le=1.0)
+    stuck: Number = Field(0.0, ge=0.0, le=1.0, description="probability (drawn once per run) that the model never "
                          "concludes: where its plan says answer, it repeats its last tool call instead")
 
 
 class PricingDef(Strict):
-    input_per_mtok: float = Field(2.5, ge=0)
-    output_per_mtok: float = Field(10.0, ge=0)
+    input_per_mtok: Number = Field(2.5, ge=0)
+    output_per_mtok: Number = Field(10.0, ge=0)
 
 
 class LatencyDef(Strict):
-    base_seconds: float = Field(0.5, ge=0)
-    per_output_token_seconds: float = Field(0.02, ge=0)
-    per_input_token_seconds: float = Field(0.00002, ge=0)
+    base_seconds: Number = Field(0.5, ge=0)
+    per_output_token_seconds: Number = Field(0.02, ge=0)
+    per_input_token_seconds: Number = Field(0.00002, ge=0)
 
 
 class ModelDef(Strict):
@@ -111,7 +111,7 @@ class ModelDef(Strict):
     cycle: list[StepDef] = Field(default_factory=list)
     reactions: list[ReactionDef] = Field(default_factory=list)
     policy: PolicyDef = PolicyDef()
-    seed: int = 0
+    seed: Integer = 0
     allow_unknown_tools: bool = False
     answer_without_tools: Optional[str] = Field(
         None, description="what the model answers when asked to answer without calling tools")

@@ -4,9 +4,20 @@ Part of the scenario format (docs/scenarios.md); `schema.py` assembles the whole
 """
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator, model_validator
+
+from .parameters import check_parameters
+
+# Numbers as JSON has them: no `true` for 1, no "8" for 8, no infinity or NaN (a bound of NaN never fails)
+Number = Annotated[StrictFloat, AllowInfNan(False)]
+Integer = StrictInt
+
+# Tool results are held in memory for the whole run: a result is at most MAX_RESULT_CHARS characters
+MAX_SIZE_CHARS = 1_000_000
+MAX_GROW_CHARS = 100_000
+MAX_RESULT_CHARS = 1_000_000  # a growing result stops growing here
 
 
 class Strict(BaseModel):
@@ -20,11 +31,13 @@ class ResultDef(Strict):
     fault: Optional[Literal["timeout", "rate_limit", "server_error", "invalid_argument", "permission_denied",
                             "not_found", "business_failure", "exception", "connection_reset"]] = None
     message: Optional[str] = None
-    retry_after_seconds: Optional[float] = Field(None, ge=0)
-    timeout_seconds: float = Field(30.0, gt=0)
+    retry_after_seconds: Optional[Number] = Field(None, ge=0)
+    timeout_seconds: Number = Field(30.0, gt=0)
     error_code: Optional[str] = None
-    size_chars: Optional[int] = Field(None, gt=0, description="huge output: about this many characters")
-    grow_chars: Optional[int] = Field(None, gt=0, description="output grows by this many characters per call")
+    size_chars: Optional[Integer] = Field(None, gt=0, le=MAX_SIZE_CHARS,
+                                          description="huge output: about this many characters")
+    grow_chars: Optional[Integer] = Field(None, gt=0, le=MAX_GROW_CHARS,
+                                          description="output grows by this many characters per call")
 
 
 class RuleDef(Strict):
@@ -34,7 +47,7 @@ class RuleDef(Strict):
     when: Optional[dict[str, Any]] = None
     result: Optional[ResultDef] = None
     results: Optional[list[ResultDef]] = Field(None, min_length=1)
-    latency_seconds: Optional[float] = Field(None, ge=0)
+    latency_seconds: Optional[Number] = Field(None, ge=0)
 
     @model_validator(mode="after")
     def _one_result(self) -> "RuleDef":
@@ -46,24 +59,11 @@ class RuleDef(Strict):
         return self.when is None or all(k in args and args[k] == v for k, v in self.when.items())
 
 
-def _object_schema(value: dict[str, Any]) -> dict[str, Any]:
-    """Tool arguments are a JSON object: the schema must say so in a shape every provider accepts."""
-    if value.get("type", "object") != "object":
-        raise ValueError(f"the arguments schema must have type 'object', got {value.get('type')!r}")
-    properties = value.get("properties", {})
-    if not isinstance(properties, dict):
-        raise ValueError(f"'properties' must be a mapping of argument names to schemas, got {type(properties).__name__}")
-    for name, schema in properties.items():
-        if not isinstance(schema, (dict, bool)):
-            raise ValueError(f"properties.{name}: expected a schema (a mapping), got {type(schema).__name__}")
-    return value
-
-
 class ToolDef(Strict):
     name: str = Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
-    latency_seconds: float = Field(0.2, ge=0)
+    latency_seconds: Number = Field(0.2, ge=0)
     volatile: bool = Field(False, description="results change over time (a job status, a queue length): "
                                              "calling it again with the same arguments can be progress")
     alternatives: list[str] = Field(default_factory=list, description="other tools of the scenario that can do "
@@ -73,4 +73,4 @@ class ToolDef(Strict):
     @field_validator("parameters")
     @classmethod
     def _parameters(cls, value: dict[str, Any]) -> dict[str, Any]:
-        return _object_schema(value)
+        return check_parameters(value)
