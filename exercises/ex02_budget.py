@@ -40,7 +40,7 @@ from typing import Optional, Sequence
 
 from reference import Episode, StopReason, ToolCall, Usage, to_wire  # noqa: F401  (you will need them)
 from reference.core.messages import Message
-from reference.sim.scenario import LimitsDef
+from reference.sim.scenario.schema import LimitsDef
 from reference.sim.tokens import request_tokens  # noqa: F401
 
 Trip = tuple[StopReason, str]

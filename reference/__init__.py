@@ -5,7 +5,9 @@ from .core.messages import AssistantMessage, Message, SystemMessage, ToolCall, T
 from .core.model import Model, Pricing, Turn, Usage
 from .wire.protocol import ProtocolError, check_request, to_wire
 from .core.result import RunResult, StepRecord, StopReason
-from .sim.scenario import Scenario, ScenarioError, catalogue, find, load_scenario, parse_scenario
+from .core.errors import ScenarioError
+from .sim.scenario.loading import catalogue, find, load_scenario, parse_scenario
+from .sim.scenario.schema import Scenario
 from .sim.scripted import ScriptedModel, ScriptExhausted
 from .sim.tools import ToolOutcome, Toolbox, ToolTimeout
 

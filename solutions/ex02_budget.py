@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 
 from reference import Episode, StopReason, ToolCall, Usage, to_wire
 from reference.core.messages import Message
-from reference.sim.scenario import LimitsDef
+from reference.sim.scenario.schema import LimitsDef
 from reference.sim.tokens import request_tokens
 
 Trip = tuple[StopReason, str]

@@ -11,7 +11,7 @@ from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
 from reference.loops.react import react_loop
 from reference.runs.runner import evaluate
-from reference.sim.scenario import catalogue
+from reference.sim.scenario.loading import catalogue
 from reference.sim.tokens import request_tokens
 
 BUDGET_SCENARIOS = ["token-blowup", "cost-blowup", "slow-tools", "incident-40-step"]

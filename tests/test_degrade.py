@@ -12,7 +12,7 @@ from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
 from reference.wire.protocol import check_request
 from reference.core.result import RunResult
-from reference.sim.scenario import LimitsDef
+from reference.sim.scenario.schema import LimitsDef
 from test_ex04_degraded_output import FAILURES, HALLUCINATING, TinyBudget, TinyGuard
 
 

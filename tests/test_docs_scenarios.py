@@ -39,9 +39,12 @@ from reference.harness.episode import Episode
 from reference.core.messages import ToolCall, ToolMessage
 from reference.core.result import StopReason
 from reference.runs.runner import completed, evaluate, row, run
-from reference.sim.scenario import (Bound, CallDef, ChecklistItem, ExpectDef, LatencyDef, LimitsDef, ModelDef, PolicyDef,
-                                PricingDef, ReactionDef, ResultDef, RuleDef, Scenario, ScenarioError, StepDef,
-                                ToolDef, WhenDef, catalogue, load_scenario, parse_scenario)
+from reference.core.errors import ScenarioError
+from reference.sim.scenario.loading import catalogue, load_scenario, parse_scenario
+from reference.sim.scenario.schema import Bound, ChecklistItem, ExpectDef, LimitsDef, Scenario
+from reference.sim.scenario.schema_script import (CallDef, LatencyDef, ModelDef, PolicyDef, PricingDef, ReactionDef,
+                                                  StepDef, WhenDef)
+from reference.sim.scenario.schema_tools import ResultDef, RuleDef, ToolDef
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "scenarios.md"
@@ -422,7 +425,7 @@ def test_every_field_of_the_format_is_documented():
               LatencyDef, ModelDef, ChecklistItem, LimitsDef, Bound, ExpectDef]
     missing = [f"{m.__name__}.{name}" for m in models for name in m.model_fields  # `name` or `name: ...`
                if name != "source" and not re.search(rf"`{name}`|\b{name}:", text)]
-    assert not missing, f"docs/scenarios.md never mentions these fields of reference/scenario.py: {missing}"
+    assert not missing, f"docs/scenarios.md never mentions these fields of reference/sim/scenario/: {missing}"
 
 
 # ---------------------------------------------------------------- the catalogue table

@@ -20,7 +20,7 @@ from reference.loops.hooks import RUN, Parts, Verdict
 from reference.core.model import Usage
 from reference.wire.protocol import to_wire
 from reference.core.result import RunResult, StopReason
-from reference.sim.scenario import Scenario
+from reference.sim.scenario.schema import Scenario
 from reference.sim.tokens import request_tokens
 
 # ---------------------------------------------------------------- stand-ins for lessons 2 and 3

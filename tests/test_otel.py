@@ -15,7 +15,7 @@ from reference.diagnosis.otel import export, file_exporter, meter_provider, trac
 from reference.harness.episode import Episode  # noqa: E402
 from reference.harness.trace import Trace  # noqa: E402
 from reference.runs.registry import run_loop  # noqa: E402
-from reference.sim.scenario import catalogue, find  # noqa: E402
+from reference.sim.scenario.loading import catalogue, find  # noqa: E402
 
 
 def _spans(name, loop="react", capture=False, trace_capture=False):

@@ -9,7 +9,7 @@ from reference.harness.episode import Episode
 from reference.harness.trace import Trace
 from reference.runs.registry import run_loop
 from reference.runs.runner import evaluate
-from reference.sim.scenario import catalogue, parse_scenario
+from reference.sim.scenario.loading import catalogue, parse_scenario
 
 SCENARIOS = catalogue()
 

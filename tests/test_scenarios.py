@@ -6,7 +6,7 @@ import pytest
 
 from reference import ScenarioError, catalogue, find, load_scenario
 from reference.core.result import StopReason
-from reference.sim.scenario import CATALOGUE
+from reference.sim.scenario.loading import CATALOGUE
 
 # What an interviewer writes: the smallest complete scenario, used as the base of the broken ones.
 VALID = """\

@@ -1,6 +1,6 @@
 """The kit through the official SDKs (openai, anthropic): real request shapes, real SDK errors.
 
-The scripted model sits behind an in-process HTTP server (`reference.providers.sdk.ScriptedServer`); the loop
+The scripted model sits behind an in-process HTTP server (`reference.providers.server.ScriptedServer`); the loop
 talks to it through `openai.OpenAI` / `anthropic.Anthropic` and the kit's provider adapters. A run
 through the SDK must be the same run as in process, and a protocol mistake must surface as the
 SDK's own `BadRequestError` with the service's text.
@@ -17,8 +17,8 @@ from conftest import load_exercise
 from reference import Episode, ProtocolError, Scenario, StopReason, find
 from reference.runs.grading import run_candidate
 from reference.loops.react import react_loop
-from reference.providers.sdk import (ANTHROPIC_BASE_URL, AnthropicModel, OpenAIChatModel, ScriptedServer,
-                           scripted_anthropic_client, sdk_episode)
+from reference.providers.adapters import AnthropicModel, OpenAIChatModel, scripted_anthropic_client, sdk_episode
+from reference.providers.server import ANTHROPIC_BASE_URL, ScriptedServer
 
 WIRES = ["openai-chat", "openai-responses", "anthropic"]
 RED_FLAGS = Path(__file__).resolve().parent / "red_flags"

@@ -8,7 +8,8 @@ import pytest
 from reference.diagnosis.shapes import FIXES, PROBLEMS, classify
 from reference.harness.episode import Episode
 from reference.runs.registry import run_loop
-from reference.sim.scenario import SHAPES, catalogue, parse_scenario
+from reference.sim.scenario.loading import catalogue, parse_scenario
+from reference.sim.scenario.schema import SHAPES
 
 SCENARIOS = catalogue()
 

@@ -10,7 +10,7 @@ import pytest
 from reference import SimClock, ToolCall, ToolOutcome, ToolSpec, ToolTimeout
 from reference.harness.ledger import Ledger
 from reference.core.model import Pricing
-from reference.sim.scenario import ToolDef
+from reference.sim.scenario.schema_tools import ToolDef
 from reference.sim.tools import FakeTool, Toolbox
 
 

@@ -12,7 +12,7 @@ from reference.harness.trace import Trace, canonical_fingerprint, load
 from reference.loops.react import react_loop
 from reference.runs.grading import run_candidate
 from reference.runs.registry import run_loop
-from reference.sim.scenario import find, parse_scenario
+from reference.sim.scenario.loading import find, parse_scenario
 
 SECRET = "postgresql://orders_rw:FAKE-PASSWORD-not-real@db:5432/orders"
 

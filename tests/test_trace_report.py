@@ -7,7 +7,7 @@ from reference.diagnosis.fleet import ALERTS, alerts, fleet_metrics, quantile, r
 from reference.diagnosis.timeline import timeline
 from reference.harness.episode import Episode
 from reference.runs.registry import run_loop
-from reference.sim.scenario import find
+from reference.sim.scenario.loading import find
 
 
 def _trace(name, loop="react", seed=None):

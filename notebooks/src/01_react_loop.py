@@ -44,7 +44,7 @@ from reference import Episode, ProtocolError, StopReason, ToolCall, catalogue, f
 # The lesson runs on the scenario's **scripted model** unless you set `LOOPKIT_PROVIDER` before
 # starting Jupyter. With `openai` or `anthropic` (and the provider's API key; `LOOPKIT_MODEL` picks
 # the model, else the adapter's default), the step-by-step walk-through below talks to a real model
-# through the adapters in `reference.providers.sdk`, while the tools stay the scenario's fake tools. The stored
+# through the adapters in `reference.providers.adapters`, while the tools stay the scenario's fake tools. The stored
 # notebook never runs that branch, and `pytest --nbval` only passes with the scripted model: a real
 # model writes different text.
 
@@ -59,11 +59,11 @@ def live_model():
     chosen = {"model": os.environ["LOOPKIT_MODEL"]} if os.environ.get("LOOPKIT_MODEL") else {}
     if PROVIDER == "openai":
         import openai
-        from reference.providers.sdk import OpenAIChatModel
+        from reference.providers.adapters import OpenAIChatModel
         return OpenAIChatModel(openai.OpenAI(), **chosen)  # reads OPENAI_API_KEY
     if PROVIDER == "anthropic":
         import anthropic
-        from reference.providers.sdk import AnthropicModel
+        from reference.providers.adapters import AnthropicModel
         return AnthropicModel(anthropic.Anthropic(), **chosen)  # reads ANTHROPIC_API_KEY
     raise ValueError(f"LOOPKIT_PROVIDER must be scripted, openai or anthropic; got {PROVIDER!r}")
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..runs.registry import LOOPS
 from ..runs.runner import run_catalogue
-from ..sim.scenario import catalogue
+from ..sim.scenario.loading import catalogue
 from .table import cell, format_table
 
 DEMO_COLUMNS = [("scenario", "scenario"), ("stop_reason", "stop reason"), ("model_calls", "model calls"),
@@ -66,7 +66,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     loops = args.loop or list(LOOPS)
     rows = [r for loop in loops for r in run_catalogue(scenarios, loop)]
     if args.json:
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        print(json.dumps(rows, indent=2, ensure_ascii=False, allow_nan=False))  # JSON has no NaN: fail, never print it
         return 0
     for r in rows:
         r["tokens"] = r["input_tokens"] + r["output_tokens"]

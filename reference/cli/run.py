@@ -5,7 +5,7 @@ import argparse
 import json
 
 from ..runs.runner import evaluate, row, run
-from ..sim.scenario import find
+from ..sim.scenario.loading import find
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -17,7 +17,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         record["degraded"] = result.degraded if not hasattr(result.degraded, "to_dict") else result.degraded.to_dict()
         record["expect"] = [{"check": c.name, "ok": c.ok, "detail": c.detail} for c in checks]
-        print(json.dumps(record, indent=2, ensure_ascii=False, default=str))
+        print(json.dumps(record, indent=2, ensure_ascii=False, default=str, allow_nan=False))
         return 0
     print(f"{scenario.name}: {scenario.title}\nloop: {args.loop}\n")
     for step in result.steps:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..sim.scenario import catalogue
+from ..sim.scenario.loading import catalogue
 
 
 def cmd_scenarios(args: argparse.Namespace) -> int:

@@ -19,7 +19,8 @@ from ..core.messages import Message, SystemMessage, ToolSpec, UserMessage
 from ..core.model import Model, Pricing
 from ..wire.protocol import WIRE_FORMATS
 from ..core.result import RunResult, StopReason
-from ..sim.scenario import LimitsDef, Scenario, ScenarioError
+from ..core.errors import ScenarioError
+from ..sim.scenario.schema import LimitsDef, Scenario
 from ..sim.scripted import ScriptedModel
 from ..sim.tools import FakeTool, Toolbox
 

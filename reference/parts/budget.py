@@ -46,7 +46,7 @@ from ..core.model import Usage
 from ..wire.protocol import to_wire
 from ..core.result import StopReason
 from ..loops.hooks import Trip
-from ..sim.scenario import LimitsDef
+from ..sim.scenario.schema import LimitsDef
 from ..sim.tokens import request_tokens
 
 

@@ -37,7 +37,7 @@ from ..core.messages import Message, ToolMessage, UserMessage
 from ..core.model import Usage
 from ..wire.protocol import to_wire
 from ..core.result import StopReason, ToolRecord
-from ..sim.scenario import ChecklistItem, LimitsDef
+from ..sim.scenario.schema import ChecklistItem, LimitsDef
 from ..sim.tokens import request_tokens
 
 # ---------------------------------------------------------------- the result

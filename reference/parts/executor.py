@@ -31,6 +31,7 @@ from typing import Any, Optional
 from . import tool_errors as errors
 from ..harness.episode import Episode
 from .tool_errors import Failure
+from ..core.lazy import load_jsonschema
 from ..core.messages import ToolCall, ToolMessage, ToolSpec
 from ..core.result import StopReason
 from ..loops.hooks import Trip
@@ -271,30 +272,6 @@ class ResilientExecutor:
         tool = next((t for t in episode.scenario.tools if t.name == name), None)
         offered = self._offered if self._offered is not None else set(episode.tools.names)
         return [a for a in getattr(tool, "alternatives", []) if a in offered and a not in self.withdrawn]
-
-
-def load_jsonschema() -> Any:
-    """The `jsonschema` package, imported on first use (never at module import: the demo must stay fast).
-
-    With its format extras installed (Jupyter brings them), importing jsonschema also imports
-    `rfc3987_syntax`, which builds an IRI grammar: about 1 s of the 1.1 s the import takes here
-    (measured with `python -X importtime -c "import jsonschema"`). Tool schemas check no IRI
-    formats, so unless something already loaded it, that one optional module is masked during the
-    import (jsonschema skips the `iri` checkers when it is missing) and unmasked right after.
-    """
-    import sys
-
-    if "jsonschema" in sys.modules:
-        return sys.modules["jsonschema"]
-    mask = "rfc3987_syntax" not in sys.modules
-    if mask:
-        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # import -> ImportError
-    try:
-        import jsonschema
-    finally:
-        if mask:
-            del sys.modules["rfc3987_syntax"]
-    return jsonschema
 
 
 def _relevance(error: Any) -> tuple[int, str]:

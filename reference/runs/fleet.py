@@ -33,7 +33,8 @@ from ..harness.episode import Episode
 from ..loops.guarded import Parts, guarded_loop
 from ..loops.react import react_loop
 from .runner import completed
-from ..sim.scenario import Scenario, find
+from ..sim.scenario.loading import find
+from ..sim.scenario.schema import Scenario
 
 FAMILIES = {"lookup": "fleet-lookup", "troubleshoot": "fleet-troubleshoot"}  # intent -> task family scenario
 RUNS = 300  # runs per fleet: enough for a stable P95, a few hundred milliseconds of wall time

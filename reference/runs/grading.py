@@ -14,7 +14,8 @@ from ..core.messages import Message, ToolSpec
 from ..core.model import Turn
 from ..core.errors import ProtocolError, RunawayLoop
 from ..core.result import RunResult
-from ..sim.scenario import Scenario, find
+from ..sim.scenario.loading import find
+from ..sim.scenario.schema import Scenario
 
 
 class CappedModel:

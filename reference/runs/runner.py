@@ -8,7 +8,7 @@ from typing import Any, Callable
 from ..harness.episode import Episode
 from .registry import run_loop
 from ..core.result import RunResult, StopReason
-from ..sim.scenario import Bound, Scenario
+from ..sim.scenario.schema import Bound, Scenario
 
 
 @dataclass(frozen=True)

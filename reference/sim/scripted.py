@@ -29,7 +29,7 @@ from .clock import SimClock
 from ..core.messages import AssistantMessage, Message, ToolCall, ToolMessage, ToolSpec
 from ..core.model import Turn, Usage
 from ..wire.protocol import check_request
-from .scenario import ModelDef, ReactionDef, StepDef
+from .scenario.schema_script import ModelDef, ReactionDef, StepDef
 
 
 @dataclass

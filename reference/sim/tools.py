@@ -13,14 +13,12 @@ import copy
 import json
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import Any, Callable, Protocol
 
 from .clock import SimClock
 from ..core.messages import ToolCall, ToolMessage, ToolSpec
 from ..core.toolresult import error_body, to_json, tool_error
-
-if TYPE_CHECKING:
-    from .scenario import ToolDef
+from .scenario.schema_tools import MAX_RESULT_CHARS, ToolDef
 
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -113,7 +111,8 @@ class FakeTool:
             return ToolOutcome(True, data=body, http_status=200)
         data = copy.deepcopy(result.data)  # scenarios are cached: never hand out their objects
         if result.grow_chars:
-            data = {"page": hit + 1, "lines": filler(result.grow_chars * (hit + 1), self.spec.name)}
+            size = min(result.grow_chars * (hit + 1), MAX_RESULT_CHARS)  # bounded: the run holds every result
+            data = {"page": hit + 1, "lines": filler(size, self.spec.name)}
         elif result.size_chars:
             data = {"lines": filler(result.size_chars, self.spec.name)}
         return ToolOutcome(True, data=data, http_status=200)

@@ -1,0 +1,76 @@
+"""The tools of a scenario file: what each fake tool is offered as and what it answers.
+
+Part of the scenario format (docs/scenarios.md); `schema.py` assembles the whole file.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Optional
+
+from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator, model_validator
+
+from .parameters import check_parameters
+
+# Numbers as JSON has them: no `true` for 1, no "8" for 8, no infinity or NaN (a bound of NaN never fails)
+Number = Annotated[StrictFloat, AllowInfNan(False)]
+Integer = StrictInt
+
+# Tool results are held in memory for the whole run: a result is at most MAX_RESULT_CHARS characters
+MAX_SIZE_CHARS = 1_000_000
+MAX_GROW_CHARS = 100_000
+MAX_RESULT_CHARS = 1_000_000  # a growing result stops growing here
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ResultDef(Strict):
+    """What one call of a tool returns: data, or a fault."""
+
+    data: Any = None
+    fault: Optional[Literal["timeout", "rate_limit", "server_error", "invalid_argument", "permission_denied",
+                            "not_found", "business_failure", "exception", "connection_reset"]] = None
+    message: Optional[str] = None
+    retry_after_seconds: Optional[Number] = Field(None, ge=0)
+    timeout_seconds: Number = Field(30.0, gt=0)
+    error_code: Optional[str] = None
+    size_chars: Optional[Integer] = Field(None, gt=0, le=MAX_SIZE_CHARS,
+                                          description="huge output: about this many characters")
+    grow_chars: Optional[Integer] = Field(None, gt=0, le=MAX_GROW_CHARS,
+                                          description="output grows by this many characters per call")
+
+
+class RuleDef(Strict):
+    """`when` (a subset of the arguments) selects the rule; `result` or `results` (one per call, the last
+    repeating) says what the tool returns."""
+
+    when: Optional[dict[str, Any]] = None
+    result: Optional[ResultDef] = None
+    results: Optional[list[ResultDef]] = Field(None, min_length=1)
+    latency_seconds: Optional[Number] = Field(None, ge=0)
+
+    @model_validator(mode="after")
+    def _one_result(self) -> "RuleDef":
+        if (self.result is None) == (self.results is None):
+            raise ValueError("give exactly one of 'result' or 'results'")
+        return self
+
+    def matches(self, args: dict[str, Any]) -> bool:
+        return self.when is None or all(k in args and args[k] == v for k, v in self.when.items())
+
+
+class ToolDef(Strict):
+    name: str = Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    latency_seconds: Number = Field(0.2, ge=0)
+    volatile: bool = Field(False, description="results change over time (a job status, a queue length): "
+                                             "calling it again with the same arguments can be progress")
+    alternatives: list[str] = Field(default_factory=list, description="other tools of the scenario that can do "
+                                    "this job; lesson 5's executor suggests them when this one fails")
+    rules: list[RuleDef] = Field(min_length=1)
+
+    @field_validator("parameters")
+    @classmethod
+    def _parameters(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return check_parameters(value)
