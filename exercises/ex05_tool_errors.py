@@ -17,7 +17,7 @@ The task
     is a TimeoutError; ConnectionResetError; RuntimeError...). Every attempt is recorded in the ledger.
     `episode.clock.sleep(seconds)` waits on the simulated clock (never `time.sleep`).
     `episode.tools.specs` are the tools with their JSON Schemas; `episode.scenario.tools` have
-    `alternatives` (other tools that can do the job). `reference.parts.tool_errors.safe_text(text)` returns the
+    `alternatives` (other tools that can do the job). `reference.parts.executor.redaction.safe_text(text)` returns the
     text if it holds nothing internal (stack trace, path, SQL, host, secret), else None.
 
 Steps
@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from reference import Episode, StopReason, ToolCall, ToolMessage, ToolOutcome, ToolSpec  # noqa: F401
-from reference.parts.tool_errors import safe_text  # noqa: F401
+from reference.parts.executor.redaction import safe_text  # noqa: F401
 
 
 @dataclass(frozen=True)
