@@ -54,8 +54,8 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from reference import Episode, StopReason, ToolCall, ToolMessage, ToolOutcome, ToolSpec  # noqa: F401
-from reference.parts.executor import load_jsonschema  # noqa: F401  (jsonschema, imported on first use)
-from reference.parts.tool_errors import safe_text  # noqa: F401
+from reference.core.lazy import load_jsonschema  # noqa: F401  (jsonschema, imported on first use)
+from reference.parts.executor.redaction import safe_text  # noqa: F401
 
 
 @dataclass(frozen=True)

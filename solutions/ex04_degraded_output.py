@@ -1,4 +1,4 @@
-"""Exercise 4, solved: a degraded result built from the ledger (reference/degrade.py does the same,
+"""Exercise 4, solved: a degraded result built from the ledger (reference/parts/degrade/ does the same,
 plus the optional last tool-less answer).
 
 Why each part is there:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from reference import Episode, StopReason, ToolCall, ToolMessage, ToolOutcome, ToolSpec
-from reference.parts.executor import load_jsonschema
-from reference.parts.tool_errors import safe_text
+from reference.core.lazy import load_jsonschema
+from reference.parts.executor.redaction import safe_text
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The reference degrader (reference/degrade.py): the structured result, and the optional last
+"""The reference degrader (reference/parts/degrade/): the structured result, and the optional last
 tool-less answer with its budget check and its fallbacks."""
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ import json
 import pytest
 
 from reference import Episode, StopReason, find
-from reference.parts.degrade import Degraded, Degrader, clipped, gather, ungrounded, values_in
+from reference.parts.degrade import Degraded, Degrader
+from reference.parts.degrade.degrader import clipped
+from reference.parts.degrade.evidence import gather
+from reference.parts.degrade.grounding import ungrounded, values_in
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
 from reference.wire.protocol import check_request

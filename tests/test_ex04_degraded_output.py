@@ -14,7 +14,8 @@ import pytest
 
 from conftest import load_exercise
 from reference import Episode, ToolMessage, find, parse_scenario
-from reference.parts.degrade import Degraded, ungrounded
+from reference.parts.degrade import Degraded
+from reference.parts.degrade.grounding import ungrounded
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import RUN, Parts, Verdict
 from reference.core.model import Usage

@@ -1,4 +1,5 @@
-"""Lesson 5's reference executor (reference/executor.py) and taxonomy (reference/errors.py).
+"""Lesson 5's reference executor (reference/parts/executor/executor.py) and taxonomy
+(reference/parts/executor/taxonomy.py).
 
 The lesson-5 scenarios end as their `expect` blocks say with the executor in the guarded loop, and
 the lesson-1 loop does not meet them (the "before" picture). Then each behaviour on its own: the
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from reference import Episode, StopReason, ToolMessage, ToolOutcome, ToolTimeout, find, parse_scenario
-from reference.parts import tool_errors as errors
+from reference.parts.executor import taxonomy as errors
 from reference.parts.executor import ResilientExecutor, RetryPolicy
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
@@ -310,14 +311,14 @@ def test_execute_never_raises_even_when_the_toolbox_itself_breaks():
 
 
 def test_jsonschema_is_not_imported_when_the_demo_path_is():
-    code = ("import sys, reference.cli, reference.runs.runner, reference.parts.executor, reference.parts.tool_errors; "
+    code = ("import sys, reference.cli, reference.runs.runner, reference.parts.executor, reference.parts.executor.taxonomy; "
             "print('jsonschema' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert out.stdout.strip() == "False", out.stderr or "importing the executor imported jsonschema"
 
 
 def test_jsonschema_loads_without_building_the_iri_grammar_and_still_checks_formats():
-    code = ("import sys; from reference.parts.executor import load_jsonschema; js = load_jsonschema(); "
+    code = ("import sys; from reference.parts.executor.schema import load_jsonschema; js = load_jsonschema(); "
             "v = js.Draft202012Validator({'format': 'date'}, format_checker=js.Draft202012Validator.FORMAT_CHECKER); "
             "print('rfc3987_syntax' in sys.modules, [e.validator for e in v.iter_errors('01/12/2026')]); "
             "import rfc3987_syntax; print('importable later')")

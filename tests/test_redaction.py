@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference import Episode, ToolMessage, find, parse_scenario
-from reference.parts.tool_errors import leaks, safe_code, safe_text
+from reference.parts.executor.redaction import leaks, safe_code, safe_text
 from reference.parts.executor import ResilientExecutor
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts

@@ -275,7 +275,7 @@ print("echo:                ", detectors.echo(["Let me double-check the status."
 # %% [markdown]
 # ## 6. Fix it, part 4: intervene first, then interrupt
 #
-# `LoopGuard` (reference/guards/guard.py) plugs into the guarded loop's three guard hooks:
+# `LoopGuard` (reference/parts/guards/guard.py) plugs into the guarded loop's three guard hooks:
 #
 # - `before_call`: a repeat or an alternation is not executed. The call is answered by a feedback
 #   message as its tool result, so the history stays protocol-valid (every call id gets its answer);

@@ -41,7 +41,9 @@ from IPython.display import Markdown, display
 
 from reference import Episode, find
 from reference.parts.budget import RunBudget
-from reference.parts.degrade import NEXT_STEPS, Degrader, gather, outcome_of, records
+from reference.parts.degrade import Degrader
+from reference.parts.degrade.evidence import gather, outcome_of, records
+from reference.parts.degrade.next_steps import NEXT_STEPS
 from reference.parts.guards.guard import LoopGuard
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
@@ -130,7 +132,7 @@ table([{"tool": tool, "outcome": outcome, "runs": n} for (tool, outcome), n in b
 # %% [markdown]
 # ## 3. Fix: a structured degraded result
 #
-# `reference/degrade.py` turns those rules into the guarded loop's `degrade` part. With only that
+# `reference/parts/degrade/` turns those rules into the guarded loop's `degrade` part. With only that
 # part switched on (no budget, no guard), the run is the same run, same calls, same cost; only the
 # ending changes.
 

@@ -39,7 +39,7 @@ from IPython.display import Markdown, display
 
 from reference import Episode, ToolMessage, find
 from reference.sim import tokens
-from reference.parts import tool_errors as errors
+from reference.parts.executor import taxonomy
 from reference.parts.executor import ResilientExecutor
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts, PlainExecutor
@@ -219,17 +219,17 @@ model calls in all. And `tool-down`, a service answering 503 to everything: the 
 #
 # ### One table decides
 #
-# `reference/errors.py` holds the taxonomy in one place. The decision comes from the HTTP status
-# and the exception's class, never from the tool's own `retryable` flag, and never from reading the
-# exception's text:
+# `reference/parts/executor/taxonomy.py` holds the taxonomy in one place. The decision comes from
+# the HTTP status and the exception's class, never from the tool's own `retryable` flag, and never
+# from reading the exception's text:
 
 # %%
 table([{"error_type": name, "retryable": "yes" if k.retryable else "no",
         "opens the circuit": "yes" if k.tool_fault else "no", "the model is told": k.summary.split(".")[0]}
-       for name, k in errors.KINDS.items()])
+       for name, k in taxonomy.KINDS.items()])
 
 # %% [markdown]
-# `reference/executor.py` builds the `executor` part of the guarded loop on it. For one call:
+# `reference/parts/executor/` builds the `executor` part of the guarded loop on it. For one call:
 #
 # 1. a malformed call never reaches a tool: unknown name, tool not offered (or withdrawn), arguments
 #    that are not a JSON object, arguments that break the tool's JSON Schema (checked with the
@@ -242,7 +242,7 @@ table([{"error_type": name, "retryable": "yes" if k.retryable else "no",
 # 3. what still fails becomes a structured result: `error_type`, `retryable: false` (the code already
 #    retried), a message, and where it applies the argument, what was expected, an example, an
 #    alternative tool and an instruction. A tool's own words pass only if they hold nothing internal
-#    (`errors.safe_text` fails closed);
+#    (`safe_text` in redaction.py fails closed);
 # 4. two failed calls in a row that were the tool's fault withdraw it for the rest of the run; when
 #    every tool the task still needs is withdrawn, the run stops with `circuit_open`;
 # 5. the same rejected call three times stops the run (`repeated_call`).

@@ -1,6 +1,6 @@
 """Redaction for what the kit writes down (traces, spans, replays): secrets are masked, the rest is kept.
 
-Why not lesson 5's `LEAK_PATTERNS` (reference/parts/tool_errors.py)? Two reasons. They live in `parts`,
+Why not lesson 5's `LEAK_PATTERNS` (reference/parts/executor/redaction.py)? Two reasons. They live in `parts`,
 above the harness that records traces, and an import may only point down. And they answer another
 question: "may the model read this text?", failing closed on anything internal-looking (a domain name,
 a file path, an exception's class name), so a tool result that names `example.com` would be dropped

@@ -28,6 +28,7 @@ from . import tokens
 from .clock import SimClock
 from ..core.messages import AssistantMessage, Message, ToolCall, ToolMessage, ToolSpec
 from ..core.model import Turn, Usage
+from ..core.toolresult import read_body
 from ..wire.protocol import check_request
 from .scenario.schema_script import ModelDef, ReactionDef, StepDef
 
@@ -137,11 +138,8 @@ class ScriptedModel:
         facts = []
         for m in messages:
             if isinstance(m, ToolMessage) and not m.is_error:
-                try:
-                    body = json.loads(m.content)
-                except (ValueError, RecursionError):
-                    continue
-                if isinstance(body, dict) and body.get("ok") and body.get("data") not in (None, [], {}):
+                body = read_body(m.content)
+                if body is not None and body.get("ok") and body.get("data") not in (None, [], {}):
                     facts.append(json.dumps(body["data"], ensure_ascii=False)[:200])
         if not facts:
             return "I could not find the information needed to answer."
@@ -185,10 +183,7 @@ def _matches(reaction: ReactionDef, result: ToolMessage) -> bool:
         return False
     if when.error_type is not None:
         wanted = [when.error_type] if isinstance(when.error_type, str) else when.error_type
-        try:
-            body = json.loads(result.content)
-        except (ValueError, RecursionError):
-            return False
-        if not isinstance(body, dict) or body.get("error_type") not in wanted:
+        body = read_body(result.content)
+        if body is None or body.get("error_type") not in wanted:
             return False
     return True

@@ -41,6 +41,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional
 
+from ...core.toolresult import read_result
 from . import airports
 
 RELATIVE_DAYS = {"today": 0, "tomorrow": 1, "yesterday": -1}
@@ -191,16 +192,9 @@ def airport_problems(arguments: Mapping[str, Any], parameters: Optional[Mapping[
 # ---------------------------------------------------------------- results
 
 def parse_result(content: str) -> tuple[bool, Any]:
-    """(ok, payload) of a tool result: the data when it succeeded, the error's type and text when not."""
-    try:
-        body = json.loads(content)
-    except (ValueError, RecursionError):
-        return True, clean_text(content)  # a plain-text tool result
-    if isinstance(body, dict) and "ok" in body:
-        if body.get("ok"):
-            return True, body.get("data")
-        return False, {"error_type": body.get("error_type"), "message": body.get("message")}
-    return True, body
+    """(ok, payload) of a tool result, as `read_result` reads it; plain text comes back normalised."""
+    ok, payload = read_result(content)
+    return ok, clean_text(payload) if payload is content else payload  # `content` itself: it was not JSON
 
 
 def result_fingerprint(content: str, is_error: bool = False) -> str:

@@ -19,16 +19,18 @@ allowed interventions), the run stops with the pattern's stop reason. Thresholds
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
 from ...core.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from ...core.result import StopReason
+from ...core.toolresult import read_body, to_json
 from ...loops.hooks import RUN, Trip, Verdict
-from . import detectors
+from . import detectors, feedback
+from .feedback import Detection
 from .fingerprint import (airport_problems, fingerprint, is_empty, news, parse_result, raw_fingerprint,
                           result_fingerprint, show)
+from .state import GuardedCall, Step
 
 if TYPE_CHECKING:
     from ...harness.episode import Episode
@@ -71,43 +73,18 @@ class ToolInfo:
 
 
 @dataclass
-class GuardedCall:
-    """One tool call the model asked for, as the guard saw it."""
-
-    step: int
-    call: ToolCall
-    action: str  # the fingerprint
-    ran: bool = False
-    result: Optional[str] = None  # the result fingerprint
-    retryable_error: bool = False
-
-
-@dataclass
-class Detection:
-    pattern: str
-    evidence: str
-    count: int
-    options: list[str]
-    instruction: str
-
-
-@dataclass
 class LoopGuard:
     tools: dict[str, ToolInfo]
     thresholds: Thresholds = Thresholds()
     attempts: list[GuardedCall] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)  # what the guard did, for traces
-    strikes: int = 0
+    strikes: int = 0  # detections so far; the one after `thresholds.interventions` stops the run
     _by_id: dict[str, GuardedCall] = field(default_factory=dict)
     _by_result: dict[str, list[str]] = field(default_factory=dict)  # "tool result-fp" -> actions
-    _seen: set[str] = field(default_factory=set)
-    _new_per_step: list[int] = field(default_factory=list)
-    _step: int = 0
-    _turn: tuple[str, ...] = ()
-    _step_new: int = 0
-    _step_counts: bool = False  # a call of this step succeeded: only such steps count for no-progress
-    _step_flagged: bool = False
-    _pending: Optional[tuple[StopReason, str]] = None
+    _seen: set[str] = field(default_factory=set)  # every value the run's results have shown
+    _new_per_step: list[int] = field(default_factory=list)  # new values, per step that counts
+    _now: Step = field(default_factory=Step)
+    _pending: Optional[tuple[StopReason, str]] = None  # a stop decided after a result, reported after the step
 
     @classmethod
     def for_episode(cls, episode: "Episode") -> "LoopGuard":
@@ -127,7 +104,7 @@ class LoopGuard:
         except ValueError:  # not a JSON object: the executor answers it; we still count it
             args, action = None, raw_fingerprint(call.name, call.arguments)
         history = [a.action for a in self.attempts]
-        attempt = GuardedCall(self._step, call, action)
+        attempt = GuardedCall(self._now.number, call, action)
         self.attempts.append(attempt)
         self._by_id[call.id] = attempt
 
@@ -139,9 +116,9 @@ class LoopGuard:
         if args is not None and params:
             problems = airport_problems(args, params, _request(messages))
             if problems:
-                self.events.append({"step": self._step, "pattern": "invalid_argument", "action": show(action),
+                self.events.append({"step": self._now.number, "pattern": "invalid_argument", "action": show(action),
                                     "did": "answered with an actionable error"})
-                return Verdict("intervene", message=_invalid_argument(call, problems))
+                return Verdict("intervene", message=feedback.invalid_argument(call, problems))
         return RUN
 
     # -- hook 2: after each tool result -------------------------------------------------------
@@ -156,11 +133,11 @@ class LoopGuard:
         attempt.retryable_error = not ok and _retryable(result.content)
         fresh = news(result.content, result.is_error, self._seen)
         self._seen |= fresh
-        self._step_new += len(fresh)
+        self._now.new += len(fresh)
         # A step in which every call failed is neither progress nor a stall: errors are answered by the
         # executor (actionable errors, retries, circuit breakers: lesson 5), and wrapping them here would
         # hide the very message the model needs. An identical failing call is still caught as a repeat.
-        self._step_counts = self._step_counts or ok
+        self._now.counts = self._now.counts or ok
 
         detection = None
         if ok and not is_empty(payload):  # empty results are no-progress's business, not this one's
@@ -170,12 +147,13 @@ class LoopGuard:
                 actions.append(attempt.action)
                 same = detectors.same_result(self._by_result, key, self.thresholds.same_result_actions)
                 if same:
-                    detection = self._same_result(call.name, same)
-        if (detection is None and self._step_counts and not self._step_flagged
-                and self._turn and call.id == self._turn[-1]):
-            run = detectors.no_progress([*self._new_per_step, self._step_new], self.thresholds.no_progress_steps)
+                    detection = feedback.same_result(call.name, same, list(self.tools))
+        if (detection is None and self._now.counts and not self._now.flagged
+                and self._now.turn and call.id == self._now.turn[-1]):
+            run = detectors.no_progress([*self._new_per_step, self._now.new], self.thresholds.no_progress_steps)
             if run:
-                detection = self._no_progress(run)
+                recent = [a for a in self.attempts if a.ran and a.step > self._now.number - run]
+                detection = feedback.no_progress(run, recent, list(self.tools))
         if detection is None:
             return result
         flagged = self._flag(detection, call, not_run=False, original=result)
@@ -186,13 +164,13 @@ class LoopGuard:
 
     # -- hook 3: after each step --------------------------------------------------------------
     def after_step(self, episode: "Episode", messages: Sequence[Message]) -> "Optional[Trip]":
-        if self._step_counts:
-            self._new_per_step.append(self._step_new)
-        self._step_new, self._step_counts, self._step_flagged = 0, False, False
+        if self._now.counts:
+            self._new_per_step.append(self._now.new)
+        self._now.end()
         trip, self._pending = self._pending, None
         return trip
 
-    # -- the detectors, with evidence the model can read --------------------------------------
+    # -- the detectors that run before a call (the others need its result) ------------------
     def _repeat(self, history: list[str], action: str, messages: Sequence[Message]) -> Optional[Detection]:
         earlier = detectors.repeated_call(history, action, self.thresholds.allowed_runs)
         if earlier is None:
@@ -200,88 +178,35 @@ class LoopGuard:
         before = [a for a in self.attempts[:-1] if a.action == action]
         if before and before[-1].retryable_error:
             return None  # retrying after a retryable error is not a loop (lesson 5 moves it into code)
-        ran = [a for a in before if a.ran]
-        spellings = list(dict.fromkeys(a.call.arguments for a in [*before, self.attempts[-1]]))
-        evidence = (f"{show(action)} was already {'run' if ran else 'attempted'} {_times(earlier)} in this run "
-                    f"(step {', '.join(str(a.step) for a in before)}); this is attempt {earlier + 1}.")
-        if len(spellings) > 1:
-            evidence += (" The arguments were written differently but mean the same call: "
-                         + "; ".join(spellings[:4]) + ".")
-        if ran:
-            evidence += f" Its result is already in the conversation (step {ran[-1].step})."
-        evidence += self._echo(messages)
-        tool = action.split(" ", 1)[0]
-        return Detection("repeated_call", evidence, earlier + 1, self._options(tool, ran=bool(ran)),
-                         f"Do not call {show(action)} again. Answer the user now with what you have, or "
-                         "take one of the options. If this goes on, the run stops.")
+        return feedback.repeated_call(action, earlier, before, self.attempts[-1], list(self.tools),
+                                      feedback.echo(messages, self.thresholds.echo_similarity))
 
     def _alternation(self, history: list[str], action: str, messages: Sequence[Message]) -> Optional[Detection]:
-        pair = detectors.alternation(history, action, self.thresholds.alternation_length)
+        length = self.thresholds.alternation_length
+        pair = detectors.alternation(history, action, length)
         if pair is None:
             return None
-        a, b = pair
-        steps = [x.step for x in self.attempts[-self.thresholds.alternation_length:]]
-        evidence = (f"You are going back and forth between {show(a)} and {show(b)}: "
-                    f"{self.thresholds.alternation_length} calls in a row alternate between them "
-                    f"(steps {', '.join(map(str, steps))})."
-                    + self._echo(messages))
-        return Detection("alternation", evidence, self.thresholds.alternation_length,
-                         self._options(a.split(" ", 1)[0], b.split(" ", 1)[0], ran=True),
-                         f"Stop alternating between {show(a).split('(')[0]} and {show(b).split('(')[0]}. The "
-                         "results will not change by asking again: answer the user with what both results say, "
-                         "or use a different tool. If this goes on, the run stops.")
-
-    def _same_result(self, tool: str, actions: list[str]) -> Detection:
-        evidence = (f"{len(actions)} different {tool} calls returned the same result: "
-                    + "; ".join(show(a) for a in actions) + ". Rephrasing does not change what this tool knows.")
-        return Detection("same_result", evidence, len(actions), self._options(tool, ran=True, rephrase=True),
-                         f"Do not rephrase {tool} again. Answer the user from the result you have (it is "
-                         "included here as `result`), or use a different tool. If this goes on, the run stops.")
-
-    def _no_progress(self, run: int) -> Detection:
-        recent = [a for a in self.attempts if a.ran and a.step > self._step - run]
-        evidence = (f"The last {run} steps brought no new information (no new entity or value in any "
-                    f"successful result): " + "; ".join(show(a.action) for a in recent[-4:]) + ".")
-        tool = recent[-1].action.split(" ", 1)[0] if recent else ""
-        return Detection("no_progress", evidence, run, self._options(tool, ran=False, rephrase=True),
-                         "Stop repeating what brings nothing new. Tell the user what you tried and what you found "
-                         "(or that nothing was found), and what they can do next. If this goes on, the run stops.")
-
-    def _options(self, *tools: str, ran: bool, rephrase: bool = False) -> list[str]:
-        others = [name for name in self.tools if name not in tools]
-        options = [("answer the user now with the results you already have" if ran else
-                    "answer the user now: say what you tried, what you found, and what they can do next")]
-        if others:
-            options.append("call a different tool that can answer this: " + ", ".join(others))
-        options.append("change an argument that changes the question (not its spelling, case, key order, "
-                       "date format or an equivalent code)" if not rephrase else
-                       "ask the user to narrow or rephrase the request")
-        return options
-
-    def _echo(self, messages: Sequence[Message]) -> str:
-        texts = [m.text for m in messages if isinstance(m, AssistantMessage)]
-        score = detectors.echo(texts, self.thresholds.echo_similarity)
-        return "" if score is None else f" Your last two messages are {score:.0%} alike."
+        steps = [x.step for x in self.attempts[-length:]]
+        return feedback.alternation(*pair, steps, length, list(self.tools),
+                                    feedback.echo(messages, self.thresholds.echo_similarity))
 
     # -- intervene first, then interrupt ------------------------------------------------------
     def _flag(self, d: Detection, call: ToolCall, not_run: bool, original: Optional[ToolMessage] = None) -> "Verdict":
         self.strikes += 1
-        self._step_flagged = True
+        self._now.flagged = True
         n = self.thresholds.interventions
         warned = f"{n} warning" + ("" if n == 1 else "s")
         stopping = self.strikes > self.thresholds.interventions
-        body: dict[str, Any] = {"ok": False, "error_type": "loop_detected", "pattern": d.pattern,
-                                "evidence": d.evidence, "count": d.count, "options": d.options,
-                                "instruction": (f"The run is stopping: the loop went on after {warned}."
-                                                if stopping else d.instruction),
-                                "retryable": False, "not_run": not_run}
+        body = feedback.intervention(d, not_run=not_run, stopping=(
+            f"The run is stopping: the loop went on after {warned}." if stopping else None))
         if original is not None:
             ok, payload = parse_result(original.content)
             body["result"] = payload if ok and not original.is_error else None
-        self.events.append({"step": self._step, "pattern": d.pattern, "action": show(self._by_id[call.id].action),
+        self.events.append({"step": self._now.number, "pattern": d.pattern,
+                            "action": show(self._by_id[call.id].action),
                             "did": "stopped the run" if stopping else
                             ("answered the call without running it" if not_run else "wrapped the result")})
-        message = ToolMessage(call.id, json.dumps(body, ensure_ascii=False), is_error=True)
+        message = ToolMessage(call.id, to_json(body), is_error=True)
         if stopping:
             detail = f"{d.pattern}: the model carried on after {warned}. {d.evidence}"
             return Verdict("stop", message=message, trip=(STOP_REASONS[d.pattern], detail))
@@ -289,14 +214,10 @@ class LoopGuard:
 
     def _enter_step(self, messages: Sequence[Message]) -> None:
         step = sum(1 for m in messages if isinstance(m, AssistantMessage))
-        if step != self._step:
-            self._step = step
+        if step != self._now.number:
+            self._now.number = step
             last = next((m for m in reversed(messages) if isinstance(m, AssistantMessage)), None)
-            self._turn = tuple(c.id for c in last.tool_calls) if last else ()
-
-
-def _times(n: int) -> str:
-    return {1: "once", 2: "twice"}.get(n, f"{n} times")
+            self._now.turn = tuple(c.id for c in last.tool_calls) if last else ()
 
 
 def _request(messages: Sequence[Message]) -> str:
@@ -304,20 +225,5 @@ def _request(messages: Sequence[Message]) -> str:
 
 
 def _retryable(content: str) -> bool:
-    try:
-        body = json.loads(content)
-    except (ValueError, RecursionError):
-        return False
-    return isinstance(body, dict) and body.get("retryable") is True
-
-
-def _invalid_argument(call: ToolCall, problems: list) -> ToolMessage:
-    """An actionable error for arguments the guard will not send: what is wrong, what to use instead."""
-    first = problems[0]
-    body = {"ok": False, "error_type": "invalid_argument", "retryable": False,
-            "argument": first.argument, "value": first.value,
-            "message": " ".join(p.message for p in problems),
-            "suggestions": sorted({s for p in problems for s in p.suggestions}),
-            "instruction": f"Call {call.name} again with corrected {', '.join(p.argument for p in problems)}, "
-                           "or ask the user which airport they mean. The call was not run."}
-    return ToolMessage(call.id, json.dumps(body, ensure_ascii=False), is_error=True)
+    body = read_body(content)
+    return body is not None and body.get("retryable") is True

@@ -6,7 +6,7 @@ How one tool call runs:
   1. Malformed calls never reach a tool: an unknown name, a tool not offered in this run (or
      withdrawn), arguments that are not a JSON object, arguments that break the tool's JSON Schema
      (checked with the `jsonschema` package). Each is answered with an actionable error.
-  2. The call runs; a failure is classified by `reference.errors` (the one place that decides).
+  2. The call runs; a failure is classified by taxonomy.py (the one place that decides).
      Retryable failures are retried *in code*, with exponential backoff and seeded jitter on the
      simulated clock, honouring Retry-After, capped by attempts and by the run's time budget.
      A retry that succeeds is invisible to the model; the ledger records every attempt.
@@ -28,13 +28,15 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from . import tool_errors as errors
-from ..harness.episode import Episode
-from .tool_errors import Failure
-from ..core.lazy import load_jsonschema
-from ..core.messages import ToolCall, ToolMessage, ToolSpec
-from ..core.result import StopReason
-from ..loops.hooks import Trip
+from ...core.messages import ToolCall, ToolMessage, ToolSpec
+from ...core.result import StopReason
+from ...core.toolresult import to_json
+from ...harness.episode import Episode
+from ...loops.hooks import Trip
+from . import translate
+from .schema import Validators
+from .taxonomy import KINDS, Failure, classify_exception, classify_outcome
+
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -87,7 +89,7 @@ class ResilientExecutor:
         self._succeeded: list[tuple[str, dict[str, Any]]] = []
         self._offered: Optional[set[str]] = None  # names offered in the latest request
         self._trip: Optional[Trip] = None
-        self._validators: dict[str, Any] = {}
+        self._validators = Validators()
 
     @classmethod
     def for_episode(cls, episode: Episode, **overrides: Any) -> "ResilientExecutor":
@@ -119,7 +121,7 @@ class ResilientExecutor:
             return self._execute(episode, call)
         except Exception as exc:  # a bug here (or in a tool wrapper) must not end the run
             failure = Failure("internal_error", exception=type(exc).__name__)
-            return errors.translate(call, failure, alternatives=self._alternatives(episode, call.name))
+            return translate.translate(call, failure, alternatives=self._alternatives(episode, call.name))
 
     def after_step(self, episode: Episode) -> Optional[Trip]:
         if self._trip:
@@ -144,18 +146,18 @@ class ResilientExecutor:
             self._consecutive[call.name] = 0
             self._succeeded.append((call.name, args))
             return ToolMessage(call.id, outcome.to_content())
-        message = errors.translate(call, failure, schema=self._schema(episode, call.name), attempts=attempts,
-                                   alternatives=self._alternatives(episode, call.name), gave_up=gave_up,
-                                   clock_today=episode.clock.today())
+        body = translate.failure_body(call, failure, schema=self._schema(episode, call.name), attempts=attempts,
+                                      alternatives=self._alternatives(episode, call.name), gave_up=gave_up,
+                                      clock_today=episode.clock.today())
         if failure.tool_fault:
             self._consecutive[call.name] = self._consecutive.get(call.name, 0) + 1
             if self._consecutive[call.name] >= self.failure_threshold:
-                return self._open_circuit(episode, call, failure, message)
+                self._open_circuit(call, failure, body)
         else:  # the tool answered: it is up, the call was wrong
             self._consecutive[call.name] = 0
             if not self._volatile(episode, call.name):  # polling until a job exists can be progress
                 self._count_rejection(call, failure.error_type)
-        return message
+        return ToolMessage(call.id, to_json(body), is_error=True)
 
     def _run_with_retries(self, episode: Episode, call: ToolCall, args: dict[str, Any]):
         """(outcome, failure or None, attempts made, why the retries stopped early or None)."""
@@ -166,9 +168,9 @@ class ResilientExecutor:
             outcome = None
             try:
                 outcome = episode.tools.invoke(call.name, args, call.id)  # the ledger records it
-                failure = errors.classify_outcome(outcome)
+                failure = classify_outcome(outcome)
             except Exception as exc:
-                failure = errors.classify_exception(exc)
+                failure = classify_exception(exc)
             if failure is None:
                 return outcome, None, number, None
             record.error_type = failure.error_type
@@ -195,41 +197,30 @@ class ResilientExecutor:
             return ("unknown_tool", f"There is no tool named '{call.name}'.{hint}",
                     {"available_tools": sorted(offered)})
         if call.name in self.withdrawn:
-            return ("circuit_open", f"'{call.name}' {errors.KINDS['circuit_open'].summary} "
+            return ("circuit_open", f"'{call.name}' {KINDS['circuit_open'].summary} "
                     f"({self.withdrawn[call.name].removeprefix('withdrawn after ')}).",
                     {"alternatives": self._alternatives(episode, call.name), "available_tools": sorted(offered)})
         if call.name not in offered:
-            return ("tool_not_offered", f"'{call.name}' {errors.KINDS['tool_not_offered'].summary}.",
+            return ("tool_not_offered", f"'{call.name}' {KINDS['tool_not_offered'].summary}.",
                     {"available_tools": sorted(offered)})
         try:
             args = call.parsed_arguments()
         except ValueError as exc:
             reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
             return ("invalid_json", f"The arguments for '{call.name}' are not a valid JSON object ({reason}).",
-                    errors.signature_help(self._schema(episode, call.name), episode.clock.today()))
+                    translate.signature_help(self._schema(episode, call.name), episode.clock.today()))
         if self.validate:
-            problem = self._schema_problem(episode, call.name, args)
+            problem = self._validators.problem(call.name, self._schema(episode, call.name), args,
+                                               episode.clock.today())
             if problem is not None:
                 text, fields = problem
                 return ("invalid_argument", f"'{call.name}' was not run: {text}.", fields)
         return None
 
-    def _schema_problem(self, episode: Episode, name: str, args: dict[str, Any]):
-        schema = self._schema(episode, name)
-        validator = self._validators.get(name)
-        if validator is None:
-            jsonschema = load_jsonschema()
-            cls = jsonschema.validators.validator_for(schema)
-            validator = self._validators[name] = cls(schema, format_checker=cls.FORMAT_CHECKER)
-        found = sorted(validator.iter_errors(args), key=_relevance)
-        if not found:
-            return None
-        return errors.schema_problems(found, schema, episode.clock.today())
-
     def _reject(self, call: ToolCall, rejected: tuple[str, str, dict[str, Any]]) -> ToolMessage:
         error_type, text, fields = rejected
         self._count_rejection(call, error_type)
-        return errors.error_message(call, error_type, text, **fields)
+        return translate.error_message(call, error_type, text, **fields)
 
     def _count_rejection(self, call: ToolCall, error_type: str) -> None:
         """The same rejected call again and again is a loop: stop it after `max_same_rejections`."""
@@ -240,16 +231,15 @@ class ResilientExecutor:
                           f"the model sent the same rejected call to '{call.name}' {self._rejections[key]} times "
                           f"({error_type})")
 
-    def _open_circuit(self, episode: Episode, call: ToolCall, failure: Failure, message: ToolMessage) -> ToolMessage:
+    def _open_circuit(self, call: ToolCall, failure: Failure, body: dict[str, Any]) -> None:
+        """Withdraw the tool, and turn the failure's error body into the news that it is gone."""
         count = self._consecutive[call.name]
         self.withdrawn[call.name] = f"withdrawn after {count} failed calls in a row, last: {failure.error_type}"
-        body = json.loads(message.content)
         body["error_type"] = "circuit_open"
         body["cause"] = failure.error_type
         body["message"] += (f" '{call.name}' has now failed {count} calls in a row and is withdrawn for the rest of "
                             "this run.")
-        body["instruction"] = errors.KINDS["circuit_open"].instruction
-        return ToolMessage(call.id, json.dumps(body, ensure_ascii=False), is_error=True)
+        body["instruction"] = KINDS["circuit_open"].instruction
 
     # -- the task's tools -----------------------------------------------------------------------
     def needed_tools(self, episode: Episode) -> set[str]:
@@ -272,12 +262,6 @@ class ResilientExecutor:
         tool = next((t for t in episode.scenario.tools if t.name == name), None)
         offered = self._offered if self._offered is not None else set(episode.tools.names)
         return [a for a in getattr(tool, "alternatives", []) if a in offered and a not in self.withdrawn]
-
-
-def _relevance(error: Any) -> tuple[int, str]:
-    """Missing and unknown arguments first (the call's shape), then the values, in argument order."""
-    order = {"required": 0, "additionalProperties": 1}
-    return order.get(error.validator, 2), "/".join(str(p) for p in error.path)
 
 
 def _canonical(arguments: str) -> str:

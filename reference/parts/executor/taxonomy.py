@@ -1,0 +1,157 @@
+"""Lesson 5: the tool-error taxonomy, in one place.
+
+Every failure a tool call can meet gets one `error_type`, and this table alone says whether the
+code may try again (`retryable`) and whether it counts against the tool's circuit breaker
+(`tool_fault`: the tool is sick, not the call):
+
+    error_type         retryable  tool_fault  comes from
+    timeout            yes        yes         TimeoutError (ToolTimeout), HTTP 408
+    connection_error   yes        yes         ConnectionError (reset, refused, broken pipe)
+    rate_limited       yes        yes         HTTP 429 (Retry-After honoured)
+    unavailable        yes        yes         HTTP 5xx
+    internal_error     no         yes         any other exception: a bug does not heal on retry
+    invalid_argument   no         no          HTTP 400/422, or arguments that break the JSON Schema
+    permission_denied  no         no          HTTP 401/403
+    not_found          no         no          HTTP 404/410
+    rejected           no         no          a business rule said no: HTTP 409/other 4xx, or
+                                              HTTP 200 whose body says success: false
+    invalid_json       no         no          the model's arguments are not a JSON object
+    unknown_tool       no         no          no tool has that name
+    tool_not_offered   no         no          the tool exists but was not offered in this run
+    circuit_open       no         no          the tool was withdrawn after repeated failures
+
+The decision is made from the HTTP status and the exception class, never from the tool's own
+`retryable` flag: one place decides. What the model reads is built in translate.py, and it never
+holds an exception's text (redaction.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from ...sim.tools import ToolOutcome
+
+
+@dataclass(frozen=True)
+class Kind:
+    retryable: bool  # may the code try the same call again?
+    tool_fault: bool  # does it count against the tool's circuit breaker?
+    summary: str  # what happened, completing "'<tool>' ..."
+    instruction: str  # what the model should do next
+
+
+_GAVE_UP = ("It was already retried automatically. Do not call it again with the same arguments now: use an "
+            "alternative tool if one is listed, or answer with what you have and say what is missing.")
+WITHOUT_IT = "Use an alternative tool if one is listed, or answer with what you have and say what is missing."
+
+KINDS: dict[str, Kind] = {
+    "timeout": Kind(True, True, "did not answer in time", _GAVE_UP),
+    "connection_error": Kind(True, True, "could not be reached (the connection failed)", _GAVE_UP),
+    "rate_limited": Kind(True, True, "is rate-limited (too many requests)", _GAVE_UP),
+    "unavailable": Kind(True, True, "is temporarily unavailable (a server error on its side)", _GAVE_UP),
+    "internal_error": Kind(False, True, "failed with an internal error. This was not caused by your arguments, "
+                                        "and calling it again will not help", WITHOUT_IT),
+    "invalid_argument": Kind(False, False, "rejected the arguments",
+                             "Correct the arguments as described and call the tool again."),
+    "permission_denied": Kind(False, False, "refused the request: it is not permitted",
+                              "Do not call it again: the same request will be refused. Tell the user what could "
+                              "not be done, or use an alternative tool if one is listed."),
+    "not_found": Kind(False, False, "found nothing for these arguments",
+                      "Check the arguments (spelling, id, date). If they are right, tell the user that nothing "
+                      "was found: the same call returns the same answer."),
+    "rejected": Kind(False, False, "understood the request and refused it (a business rule)",
+                     "The same request will be refused again. Tell the user the reason, or change the request "
+                     "if the reason says how."),
+    "invalid_json": Kind(False, False, "was called with arguments that are not a valid JSON object",
+                         "Send the arguments again as one JSON object that matches the tool's schema."),
+    "unknown_tool": Kind(False, False, "does not exist", "Call one of the available tools, by its exact name."),
+    "tool_not_offered": Kind(False, False, "is not offered in this run", "Call one of the tools offered in this run."),
+    "circuit_open": Kind(False, False, "has been withdrawn for the rest of this run after repeated failures",
+                         "Do not call it again. " + WITHOUT_IT),
+}
+RETRYABLE = frozenset(t for t, k in KINDS.items() if k.retryable)
+MALFORMED = frozenset({"invalid_json", "unknown_tool", "tool_not_offered", "circuit_open"})  # never ran
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failed attempt, classified. `detail` is text the tool wrote for its caller (never an
+    exception's text) and reaches the model only through `safe_text`."""
+
+    error_type: str
+    http_status: Optional[int] = None
+    retry_after: Optional[float] = None
+    detail: Optional[str] = None
+    error_code: Optional[str] = None
+    exception: Optional[str] = None  # the class name, for the trace; never shown to the model
+
+    @property
+    def kind(self) -> Kind:
+        return KINDS[self.error_type]
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind.retryable
+
+    @property
+    def tool_fault(self) -> bool:
+        return self.kind.tool_fault
+
+
+# ---------------------------------------------------------------- classification
+
+def kind_for_status(status: int) -> str:
+    if status == 408:
+        return "timeout"
+    if status == 429:
+        return "rate_limited"
+    if status >= 500:
+        return "unavailable"
+    if status in (400, 422):
+        return "invalid_argument"
+    if status in (401, 403):
+        return "permission_denied"
+    if status in (404, 410):
+        return "not_found"
+    return "rejected"  # 409 and the other 4xx: the service understood and said no
+
+
+def classify_exception(exc: BaseException) -> Failure:
+    """What a raised exception means. Its text is never kept: only the class name, for the trace."""
+    name = type(exc).__name__
+    if isinstance(exc, TimeoutError):  # ToolTimeout, socket.timeout
+        return Failure("timeout", exception=name)
+    if isinstance(exc, ConnectionError):  # reset, refused, aborted, broken pipe
+        return Failure("connection_error", exception=name)
+    status = getattr(exc, "status_code", None)  # HTTP client errors (an SDK's APIStatusError has one)
+    if isinstance(status, int) and status >= 400:
+        return Failure(kind_for_status(status), http_status=status, exception=name,
+                       retry_after=_number(getattr(exc, "retry_after", None)))
+    return Failure("internal_error", exception=name)
+
+
+def business_failure(data: Any) -> Optional[Failure]:
+    """HTTP 200 whose body says it failed: `success: false` (or `ok: false`). The explicit flags only:
+    a job whose *status* is "failed" is data about the job, not a failed call."""
+    if isinstance(data, dict) and (data.get("success") is False or data.get("ok") is False):
+        detail = data.get("error_message") or data.get("message") or data.get("error")
+        code = data.get("error_code") or data.get("code")
+        return Failure("rejected", http_status=200, detail=detail if isinstance(detail, str) else None,
+                       error_code=str(code) if code is not None else None)
+    return None
+
+
+def classify_outcome(outcome: ToolOutcome) -> Optional[Failure]:
+    """None when the call really succeeded; the tool's own `retryable` flag is deliberately ignored."""
+    if outcome.ok:
+        return business_failure(outcome.data)
+    status = outcome.http_status
+    if status >= 400:
+        error_type = kind_for_status(status)
+    else:  # a failure reported without an HTTP error status: trust its type only if we know it
+        error_type = outcome.error_type if outcome.error_type in KINDS else "rejected"
+    return Failure(error_type, http_status=status, retry_after=_number(outcome.retry_after), detail=outcome.message)
+
+
+def _number(value: Any) -> Optional[float]:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 else None

@@ -1,0 +1,120 @@
+"""What the loop guard tells the model: the evidence it saw, the options left, and what to do now.
+
+Every intervention is a structured tool result (`"error_type": "loop_detected"`) answering the call
+that was caught, so the history stays protocol-valid; an argument the guard will not send gets an
+actionable `invalid_argument` error instead.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+from ...core.messages import AssistantMessage, Message, ToolCall, ToolMessage
+from ...core.toolresult import to_json
+from . import detectors
+from .fingerprint import ArgumentProblem, show
+from .state import GuardedCall
+
+
+@dataclass
+class Detection:
+    pattern: str
+    evidence: str
+    count: int
+    options: list[str]
+    instruction: str
+
+
+def repeated_call(action: str, earlier: int, before: Sequence[GuardedCall], current: GuardedCall,
+                  tools: Sequence[str], echo: str) -> Detection:
+    """`action` again, after `earlier` attempts (`before`, in order); `current` is this attempt."""
+    ran = [a for a in before if a.ran]
+    spellings = list(dict.fromkeys(a.call.arguments for a in [*before, current]))
+    evidence = (f"{show(action)} was already {'run' if ran else 'attempted'} {times(earlier)} in this run "
+                f"(step {', '.join(str(a.step) for a in before)}); this is attempt {earlier + 1}.")
+    if len(spellings) > 1:
+        evidence += (" The arguments were written differently but mean the same call: "
+                     + "; ".join(spellings[:4]) + ".")
+    if ran:
+        evidence += f" Its result is already in the conversation (step {ran[-1].step})."
+    evidence += echo
+    tool = action.split(" ", 1)[0]
+    return Detection("repeated_call", evidence, earlier + 1, options(tools, tool, ran=bool(ran)),
+                     f"Do not call {show(action)} again. Answer the user now with what you have, or "
+                     "take one of the options. If this goes on, the run stops.")
+
+
+def alternation(a: str, b: str, steps: Sequence[int], length: int, tools: Sequence[str], echo: str) -> Detection:
+    """A-B-A-B: the last `length` calls (asked for in `steps`) alternate between actions `a` and `b`."""
+    evidence = (f"You are going back and forth between {show(a)} and {show(b)}: "
+                f"{length} calls in a row alternate between them "
+                f"(steps {', '.join(map(str, steps))})."
+                + echo)
+    return Detection("alternation", evidence, length,
+                     options(tools, a.split(" ", 1)[0], b.split(" ", 1)[0], ran=True),
+                     f"Stop alternating between {show(a).split('(')[0]} and {show(b).split('(')[0]}. The "
+                     "results will not change by asking again: answer the user with what both results say, "
+                     "or use a different tool. If this goes on, the run stops.")
+
+
+def same_result(tool: str, actions: Sequence[str], tools: Sequence[str]) -> Detection:
+    """Different calls of `tool` (`actions`) returned one result."""
+    evidence = (f"{len(actions)} different {tool} calls returned the same result: "
+                + "; ".join(show(a) for a in actions) + ". Rephrasing does not change what this tool knows.")
+    return Detection("same_result", evidence, len(actions), options(tools, tool, ran=True, rephrase=True),
+                     f"Do not rephrase {tool} again. Answer the user from the result you have (it is "
+                     "included here as `result`), or use a different tool. If this goes on, the run stops.")
+
+
+def no_progress(run: int, recent: Sequence[GuardedCall], tools: Sequence[str]) -> Detection:
+    """`run` steps without a new value; `recent` are the calls that ran in them."""
+    evidence = (f"The last {run} steps brought no new information (no new entity or value in any "
+                f"successful result): " + "; ".join(show(a.action) for a in recent[-4:]) + ".")
+    tool = recent[-1].action.split(" ", 1)[0] if recent else ""
+    return Detection("no_progress", evidence, run, options(tools, tool, ran=False, rephrase=True),
+                     "Stop repeating what brings nothing new. Tell the user what you tried and what you found "
+                     "(or that nothing was found), and what they can do next. If this goes on, the run stops.")
+
+
+def options(tools: Sequence[str], *caught: str, ran: bool, rephrase: bool = False) -> list[str]:
+    """The ways out: answer now, another of the run's `tools` than the `caught` ones, a real change."""
+    others = [name for name in tools if name not in caught]
+    out = [("answer the user now with the results you already have" if ran else
+            "answer the user now: say what you tried, what you found, and what they can do next")]
+    if others:
+        out.append("call a different tool that can answer this: " + ", ".join(others))
+    out.append("change an argument that changes the question (not its spelling, case, key order, "
+               "date format or an equivalent code)" if not rephrase else
+               "ask the user to narrow or rephrase the request")
+    return out
+
+
+def echo(messages: Sequence[Message], similarity: float) -> str:
+    """A note when the model's last two messages say the same: supporting evidence, never a trigger."""
+    texts = [m.text for m in messages if isinstance(m, AssistantMessage)]
+    score = detectors.echo(texts, similarity)
+    return "" if score is None else f" Your last two messages are {score:.0%} alike."
+
+
+def intervention(d: Detection, *, not_run: bool, stopping: Optional[str] = None) -> dict[str, Any]:
+    """The `loop_detected` body; `stopping` (why the run ends now) replaces the instruction."""
+    return {"ok": False, "error_type": "loop_detected", "pattern": d.pattern, "evidence": d.evidence,
+            "count": d.count, "options": d.options, "instruction": stopping or d.instruction,
+            "retryable": False, "not_run": not_run}
+
+
+def invalid_argument(call: ToolCall, problems: Sequence[ArgumentProblem]) -> ToolMessage:
+    """An actionable error for arguments the guard will not send: what is wrong, what to use instead."""
+    first = problems[0]
+    # not `error_body`: the argument comes before the message here, and the text the model reads stays as it was
+    body = {"ok": False, "error_type": "invalid_argument", "retryable": False,
+            "argument": first.argument, "value": first.value,
+            "message": " ".join(p.message for p in problems),
+            "suggestions": sorted({s for p in problems for s in p.suggestions}),
+            "instruction": f"Call {call.name} again with corrected {', '.join(p.argument for p in problems)}, "
+                           "or ask the user which airport they mean. The call was not run."}
+    return ToolMessage(call.id, to_json(body), is_error=True)
+
+
+def times(n: int) -> str:
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")
