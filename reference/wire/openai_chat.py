@@ -76,7 +76,12 @@ def _fail(message: str, param: str | None, code: str | None = None) -> None:
     raise ProtocolError(WIRE, message, param, code)
 
 
-def _check_name(name: str, where: str) -> None:
+def check_name(name: str, where: str, wire: str = WIRE) -> None:
+    """OpenAI's checks on a tool name, the same on Chat Completions and Responses (public reports quote
+    "Invalid 'tools[0].name': empty string." on Responses, the rest as on Chat)."""
+    def _fail(message: str, param: str, code: str) -> None:
+        raise ProtocolError(wire, message, param, code)
+
     if name == "":
         _fail(f"Invalid '{where}': empty string. Expected a string with minimum length 1, "
               "but got an empty string instead.", where, "empty_string")
@@ -94,7 +99,7 @@ def check(body: dict[str, Any]) -> None:
         _fail("Invalid 'messages': empty array. Expected an array with minimum length 1, "
               "but got an empty array instead.", "messages", "empty_array")
     for i, tool in enumerate(body.get("tools", [])):
-        _check_name(tool["function"]["name"], f"tools[{i}].function.name")
+        check_name(tool["function"]["name"], f"tools[{i}].function.name")
 
     pending: dict[str, None] = {}  # ids of the last assistant turn still waiting for an answer
     pending_from = -1
@@ -113,7 +118,7 @@ def check(body: dict[str, Any]) -> None:
                     _fail(f"Invalid 'messages[{i}].tool_calls': empty array. Expected an array with minimum "
                           "length 1, but got an empty array instead.", f"messages[{i}].tool_calls", "empty_array")
                 for j, c in enumerate(calls):
-                    _check_name(c["function"]["name"], f"messages[{i}].tool_calls[{j}].function.name")
+                    check_name(c["function"]["name"], f"messages[{i}].tool_calls[{j}].function.name")
                 pending = {c["id"]: None for c in calls}
                 pending_from = i
                 open_ids = set(pending)

@@ -7,16 +7,14 @@ their turn immediately. The kit requires the call to come earlier in the input t
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Sequence
 
 from ..core.messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage
 from ..core.model import Turn, Usage
 from ..core.errors import ProtocolError
+from . import openai_chat
 
 WIRE = "openai-responses"
-NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
-NAME_MAX = 64
 
 
 def item_id(call_id: str) -> str:
@@ -89,15 +87,7 @@ def check(body: dict[str, Any]) -> None:
     items = body.get("input") or []
     for i, tool in enumerate(body.get("tools", [])):
         name, where = tool["name"], f"tools[{i}].name"
-        if name == "":  # public reports quote "Invalid 'tools[0].name': empty string." (rest as in Chat)
-            _fail(f"Invalid '{where}': empty string. Expected a string with minimum length 1, "
-                  "but got an empty string instead.", where, "empty_string")
-        if not NAME_PATTERN.match(name):
-            _fail(f"Invalid '{where}': string does not match pattern. Expected a string that matches the "
-                  "pattern '^[a-zA-Z0-9_-]+$'.", where, "invalid_value")
-        if len(name) > NAME_MAX:
-            _fail(f"Invalid '{where}': string too long. Expected a string with maximum length {NAME_MAX}, "
-                  f"but got a string with length {len(name)} instead.", where, "string_above_max_length")
+        openai_chat.check_name(name, where, WIRE)
     seen_item_ids: set[str] = set()
     calls: set[str] = set()
     outputs: set[str] = set()
