@@ -54,6 +54,10 @@ LESSONS: tuple[Lesson, ...] = (
     _lesson(5, "Tool errors that do not turn into loops", "05_tool_errors", "ex05_tool_errors",
             "retryable vs non-retryable errors, retries in code on the simulated clock, actionable messages "
             "with no stack trace or secret, HTTP 200 business failures, schema validation, circuit breakers"),
+    _lesson(6, "Trace-based diagnosis", "06_trace_diagnosis", "ex06_trace_diagnosis",
+            "a JSONL trace for every run; stop reasons, then shape, then text; trajectory shapes and their "
+            "fixes; fleet metrics and alerts; a 40-step incident from its trace; a bad run replayed into a "
+            "regression case"),
 )
 
 BY_EXERCISE = {lesson.exercise: lesson for lesson in LESSONS}

@@ -13,17 +13,6 @@ from reference.sim.scenario.schema import SHAPES
 
 SCENARIOS = catalogue()
 
-# Where the classifier, written after the labels and not tuned to them, reads the naive run otherwise.
-# Each is a fair reading of the run; the label says what the scenario is about.
-DISAGREEMENTS = {
-    "metric-trend": ("cycle", "the 14-day fetch and the card render alternate, A-B-A-B, each with the same "
-                              "result: the repeat of the story is a two-tool cycle in the run"),
-    "rate-limited": ("healthy", "one 429, then the same call succeeds: one error is not a storm"),
-    "slow-tools": ("drift", "every region's report is the same data, so each new region reads as the same "
-                            "question asked with a new identifier"),
-}
-
-
 def _naive(scenario):
     episode = Episode.from_scenario(scenario)
     run_loop("react", episode)
@@ -38,8 +27,7 @@ def test_every_catalogue_scenario_has_a_shape():
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
 def test_the_naive_run_of_each_scenario_has_its_shape(scenario):
     diagnosis = classify(_naive(scenario))
-    expected = DISAGREEMENTS.get(scenario.name, (scenario.shape, ""))[0]
-    assert diagnosis.shape == expected, (diagnosis.found, diagnosis.evidence)
+    assert diagnosis.shape == scenario.shape, (diagnosis.found, diagnosis.evidence)
 
 
 def test_detection_step_and_tokens_after_it():

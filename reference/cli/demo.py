@@ -64,7 +64,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     scenarios = catalogue()
     loops = args.loop or list(LOOPS)
-    rows = [r for loop in loops for r in run_catalogue(scenarios, loop)]
+    rows = [r for loop in loops for r in run_catalogue(scenarios, loop, traces=args.traces)]
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False, allow_nan=False))  # JSON has no NaN: fail, never print it
         return 0

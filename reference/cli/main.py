@@ -1,4 +1,5 @@
-"""`loopkit`: the parser and the entry point; each command is its own module (demo, scenarios, run, check, hint)."""
+"""`loopkit`: the parser and the entry point; each command is its own module (demo, scenarios, run, check, hint,
+and lesson 6's trace, report, replay)."""
 from __future__ import annotations
 
 import argparse
@@ -11,8 +12,11 @@ from ..runs.registry import LOOPS
 from .check import cmd_check
 from .demo import cmd_demo
 from .hint import cmd_hint
+from .replay import cmd_replay
+from .report import cmd_report
 from .run import cmd_run
 from .scenarios import cmd_scenarios
+from .trace import cmd_trace
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="run the whole catalogue with the reference loop(s)")
     d.add_argument("--json", action="store_true", help="print a JSON array, one object per scenario and loop")
     d.add_argument("--loop", action="append", choices=list(LOOPS), help="only this loop (repeatable)")
+    d.add_argument("--traces", metavar="DIR", help="write each run's JSONL trace to DIR/<scenario>.<loop>.jsonl")
     d.set_defaults(func=cmd_demo)
     s = sub.add_parser("scenarios", help="list the scenario catalogue")
     s.set_defaults(func=cmd_scenarios)
@@ -29,7 +34,25 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--loop", default="react", choices=list(LOOPS))
     r.add_argument("--seed", type=int, default=None, help="seed for the model's stochastic policy")
     r.add_argument("--json", action="store_true")
+    r.add_argument("--trace", metavar="FILE", help="write the run's JSONL trace to FILE (read it with `loopkit trace`)")
     r.set_defaults(func=cmd_run)
+    t = sub.add_parser("trace", help="a run's trace as a timeline: one line per step, the stop reason, the shape")
+    t.add_argument("file", help="a JSONL trace (`loopkit run NAME --trace FILE`)")
+    t.set_defaults(func=cmd_trace)
+    f = sub.add_parser("report", help="fleet metrics and alerts over traces, the catalogue, or a seeded fleet")
+    f.add_argument("traces", nargs="*", help="trace files or folders of them (default: run the catalogue)")
+    f.add_argument("--fleet", metavar="SCENARIO", help="run a seeded fleet of this task family instead (e.g. fleet-lookup)")
+    f.add_argument("--runs", type=int, default=100, help="runs in the fleet (seeds 1..N)")
+    f.add_argument("--loop", default="react", choices=list(LOOPS), help="the loop for fresh runs")
+    f.add_argument("--json", action="store_true")
+    f.set_defaults(func=cmd_report)
+    p_replay = sub.add_parser("replay", help="turn a trace into a scenario that plays the run again")
+    p_replay.add_argument("trace", help="a JSONL trace")
+    p_replay.add_argument("-o", "--output", help="the YAML file to write (default: print it)")
+    p_replay.add_argument("--name", help="the scenario's name (default: the recorded one)")
+    p_replay.add_argument("--regression", action="store_true",
+                          help="expect the fix: the recorded run fails the case, a fixed loop passes it")
+    p_replay.set_defaults(func=cmd_replay)
     c = sub.add_parser("check", help="run an exercise's tests against your code in exercises/")
     c.add_argument("exercise", choices=list(BY_EXERCISE))
     c.add_argument("--solutions", action="store_true", help="check the reference solution instead")

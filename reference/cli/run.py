@@ -10,7 +10,7 @@ from ..sim.scenario.loading import find
 
 def cmd_run(args: argparse.Namespace) -> int:
     scenario = find(args.scenario)
-    result = run(scenario, args.loop, seed=args.seed)
+    result = run(scenario, args.loop, seed=args.seed, trace=args.trace)
     record = row(scenario, result)
     record["answer"] = result.answer
     checks = evaluate(scenario, result)
@@ -34,4 +34,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     print("\nexpect:")
     for c in checks:
         print(f"  {'PASS' if c.ok else 'FAIL'}  {c.detail}")
+    if args.trace:
+        print(f"\ntrace: {args.trace} (read it with `loopkit trace {args.trace}`)")
     return 0

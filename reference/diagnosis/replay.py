@@ -11,6 +11,10 @@ The `expect` block pins the recorded run, in the bad-case form: the input (the s
 the tools that must be called, the tools whose calls must not start repeating, and the stop reason.
 Fix the loop, then edit the expectation: the test fails until the fix holds.
 
+`regression_case(trace)` is the same run with the expectation a fixed loop must meet instead: it
+does not run to the step limit, and it spends fewer model calls than the recorded run. The naive loop
+fails it (it plays the recorded run again), the guarded loop passes: the case enters the regression set.
+
 Without content capture the trace holds no prompt, only its length: the replay stands in a text of
 the same length (the same tokens), and says so. A part that reads the request's words (the airport
 guard checks codes against the cities the user named) may then decide differently.
@@ -23,6 +27,7 @@ from typing import Any
 
 import yaml
 
+from ..core.result import StopReason
 from ..harness.trace import load
 
 # the HTTP status of a failed outcome -> the scenario fault that produces it (reference/sim/tools.py)
@@ -165,6 +170,29 @@ def replay_scenario(trace: Any, name: str | None = None) -> dict[str, Any]:
     return {k: v for k, v in scenario.items() if v is not None}
 
 
-def replay(trace: Any, name: str | None = None) -> str:
-    """The regression scenario as YAML text, ready to save under a name and run with `loopkit run`."""
-    return yaml.safe_dump(replay_scenario(trace, name), sort_keys=False, allow_unicode=True, width=110)
+def replay(trace: Any, name: str | None = None, *, regression: bool = False) -> str:
+    """The replayed scenario as YAML text, ready to save under a name and run with `loopkit run`; with
+    `regression`, the regression case (`regression_case`)."""
+    data = regression_case(trace, name) if regression else replay_scenario(trace, name)
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110)
+
+
+def regression_case(trace: Any, name: str | None = None) -> dict[str, Any]:
+    """The traced bad run as a regression case: the same scenario, and an `expect` block a fixed loop
+    meets and the recorded run does not. A run that reached the step limit must now stop some other way
+    (a guard, a budget; not an error) and in fewer model calls. Which tools run is left open: a fixed
+    loop may rightly refuse a call (arguments that fail the schema never reach the tool).
+    A run that ended well is pinned as it is (stop reason and call bounds): the case guards against
+    a regression, not for a fix."""
+    scenario = replay_scenario(trace, name)
+    recorded = scenario["expect"]
+    if recorded["stop_reason"] != "max_steps":
+        return scenario
+    calls = recorded["model_calls"]["max"]
+    scenario["tags"] = ["replay", "regression", "fix-required"]
+    scenario["expect"] = {
+        "completable": False,  # the replayed model does not react: no loop can finish the task from it
+        "stop_reason": [r.value for r in StopReason if r not in (StopReason.MAX_STEPS, StopReason.ERROR)],
+        "model_calls": {"max": calls - 1},
+    }
+    return scenario

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from ..core.messages import Message, ToolSpec
 from ..core.model import Model, Turn
 from ..harness.episode import Episode
+from ..harness.trace import Trace
 from ..sim.scenario.schema import Scenario
 from ..sim.scripted import ScriptedModel
 from ..wire.protocol import wire_module
@@ -139,15 +140,17 @@ def sdk_model(wire: str, model: Model | ScriptedServer) -> Model:
     raise ValueError(f"unknown wire format {wire!r}; expected openai-chat, openai-responses or anthropic")
 
 
-def sdk_episode(scenario: Scenario, wire: str, *, seed: int | None = None) -> tuple[Episode, ScriptedServer]:
+def sdk_episode(scenario: Scenario, wire: str, *, seed: int | None = None,
+                trace: Trace | None = None) -> tuple[Episode, ScriptedServer]:
     """An Episode whose model is the scenario's scripted model, reached through the official SDK for `wire`.
 
     The scripted model is built as `Episode.from_scenario` builds it (same label and seed, hence the
     same tool-call ids) and shares the episode's clock, so usage, cost and time match the in-process run.
+    The harness traces it like any run (`trace`, or one in memory): the trace replays without the SDK.
     """
     scenario = scenario.model_copy(update={"model": scenario.model.model_copy(update={"wire": wire})})
     scripted = ScriptedModel(scenario.model, seed=seed, label=scenario.name)
     server = ScriptedServer(scripted)
-    episode = Episode.from_scenario(scenario, seed=seed, model=sdk_model(wire, server))
+    episode = Episode.from_scenario(scenario, seed=seed, model=sdk_model(wire, server), trace=trace)
     scripted.clock = episode.clock  # one clock: the model's latency shows in the run's time
     return episode, server

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..harness.episode import Episode
+from ..harness.trace import Trace
 from .registry import run_loop
 from ..core.result import RunResult, StopReason
 from ..sim.scenario.schema import Bound, Scenario
@@ -18,8 +20,15 @@ class Check:
     detail: str
 
 
-def run(scenario: Scenario, loop: str = "react", *, seed: int | None = None) -> RunResult:
-    return run_loop(loop, Episode.from_scenario(scenario, seed=seed))
+def run(scenario: Scenario, loop: str = "react", *, seed: int | None = None,
+        trace: str | Path | Trace | None = None) -> RunResult:
+    """One run; with `trace` (a path, or a Trace of your own), its JSONL trace is written there (lesson 6)."""
+    own = trace if isinstance(trace, Trace) else Trace(trace) if trace is not None else None
+    try:
+        return run_loop(loop, Episode.from_scenario(scenario, seed=seed, trace=own))
+    finally:
+        if own is not None and own is not trace:
+            own.close()
 
 
 def within_budget(scenario: Scenario, result: RunResult) -> bool:
@@ -97,11 +106,20 @@ def row(scenario: Scenario, result: RunResult) -> dict[str, Any]:
     }
 
 
+def trace_path(folder: str | Path, scenario: Scenario, loop: str) -> Path:
+    """Where `run_catalogue(..., traces=folder)` writes a run's trace: <folder>/<scenario>.<loop>.jsonl."""
+    return Path(folder) / f"{scenario.name}.{loop}.jsonl"
+
+
 def run_catalogue(scenarios: list[Scenario], loop: str = "react",
-                  on_result: Callable[[Scenario, RunResult], None] | None = None) -> list[dict[str, Any]]:
+                  on_result: Callable[[Scenario, RunResult], None] | None = None,
+                  traces: str | Path | None = None) -> list[dict[str, Any]]:
+    """One row per scenario; with `traces` (a folder, made if missing), each run's trace is written there."""
+    if traces is not None:
+        Path(traces).mkdir(parents=True, exist_ok=True)
     rows = []
     for scenario in scenarios:
-        result = run(scenario, loop)
+        result = run(scenario, loop, trace=trace_path(traces, scenario, loop) if traces is not None else None)
         if on_result:
             on_result(scenario, result)
         rows.append(row(scenario, result))

@@ -1,0 +1,71 @@
+"""`loopkit report`: fleet metrics over traces (files or folders of .jsonl), over the catalogue, or over
+a seeded fleet of one task family; one row per run, the metrics, and the alert rules."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from ..diagnosis.fleet import alerts, fleet_metrics, report
+from ..harness.episode import Episode
+from ..harness.trace import Trace
+from ..runs.registry import run_loop
+from ..sim.scenario.loading import catalogue, find
+from .table import cell, format_table
+
+COLUMNS = [("scenario", "scenario"), ("loop", "loop"), ("seed", "seed"), ("stop_reason", "stop reason"),
+           ("steps", "steps"), ("tool_calls", "tool calls"), ("tool_errors", "errors"), ("tokens", "tokens"),
+           ("cost_usd", "cost $"), ("shape", "shape"), ("detected_at", "at step")]
+
+
+def _files(paths: list[str]) -> list[Path]:
+    out: list[Path] = []
+    for p in map(Path, paths):
+        out += sorted(p.glob("*.jsonl")) if p.is_dir() else [p]
+    return out
+
+
+def _traces(args: argparse.Namespace) -> list[Any]:
+    """What to report on: the given trace files, else fresh runs (a fleet, or the catalogue) in memory."""
+    if args.traces:
+        return [str(p) for p in _files(args.traces)]
+    if args.fleet:
+        scenario = find(args.fleet)
+        seeds = range(1, args.runs + 1)
+        episodes = [Episode.from_scenario(scenario, seed=s, trace=Trace()) for s in seeds]
+    else:
+        episodes = [Episode.from_scenario(s, trace=Trace()) for s in catalogue()]
+    for episode in episodes:
+        run_loop(args.loop, episode)
+    return [e.trace for e in episodes]
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    traces = _traces(args)
+    if not traces:
+        print("loopkit report: no traces found")
+        return 2
+    metrics = fleet_metrics(traces)
+    fired = alerts(metrics)
+    if args.json:
+        print(json.dumps({"runs": report(traces), "metrics": metrics, "alerts": fired}, indent=2, default=str))
+        return 0
+    print(format_table(report(traces), COLUMNS))
+    print(f"\nruns {metrics['runs']}, completed {metrics['completion_rate']:.0%}, "
+          f"fallback (degraded) {metrics['fallback_rate']:.0%}")
+    print("stop reasons: " + ", ".join(f"{k} {v}" for k, v in metrics["stop_reasons"].items()))
+    print("tool rounds per intent: " + "; ".join(
+        f"{intent} p50 {q['p50']} p95 {q['p95']} p99 {q['p99']}" for intent, q in metrics["tool_rounds"].items()))
+    print(f"duplicate tool calls {metrics['duplicate_call_rate']:.1%}, tool errors {metrics['tool_error_rate']:.1%}, "
+          f"steps with nothing new {metrics['stale_step_rate']:.1%}, candidate tools per request "
+          f"{metrics['candidate_tools']['mean']:.1f} (max {metrics['candidate_tools']['max']})")
+    print(f"P99 steps {metrics['p99_steps']}, P99 cost per run ${metrics['p99_cost_per_run']:.4f}, "
+          f"P99 cost per request ${metrics['p99_cost_per_request']:.4f}, "
+          f"cost per completed task ${metrics['cost_per_completed_task']:.4f}\n")
+    print(format_table([{**a, "fires": "FIRES" if a["fires"] else "ok", "value": cell(a["value"])} for a in fired],
+                       [("alert", "alert"), ("value", "value"), ("threshold", "threshold"), ("fires", "")]))
+    for a in fired:
+        if a["fires"]:
+            print(f"  {a['alert']}: {a['meaning']}")
+    return 0
