@@ -6,8 +6,10 @@ import sys
 from typing import Sequence
 
 from ..core.errors import ProtocolError, ScenarioError, ScriptExhausted
+from ..interview.bank import LANGS
 from ..lessons import BY_EXERCISE
 from ..runs.registry import LOOPS
+from .card import cmd_card
 from .check import cmd_check
 from .demo import cmd_demo
 from .hint import cmd_hint
@@ -38,6 +40,13 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("exercise", choices=list(BY_EXERCISE))
     h.add_argument("n", nargs="?", type=int, default=None, help="hint N (they escalate: 1, 2, 3...)")
     h.set_defaults(func=cmd_hint)
+    k = sub.add_parser("card", help="the interviewer's printable card (questions, what to listen for, scoring)")
+    k.add_argument("--lang", choices=LANGS, default="en")
+    k.add_argument("--format", choices=("md", "html"), default="md", help="Markdown, or HTML to print on A4")
+    k.add_argument("--lesson", type=int, default=None, help="only one lesson's questions (1-7)")
+    k.add_argument("--bank", default=None, help="another questions.yaml (default: the kit's)")
+    k.add_argument("-o", "--output", default=None, help="file to write (default: stdout)")
+    k.set_defaults(func=cmd_card)
     return p
 
 
