@@ -169,3 +169,12 @@ def test_a_failure_keeps_the_whole_assertion_message_and_drops_pytests_introspec
                                     "assert 'max_steps' == 'completed'\n  - completed\n  + max_steps")
     report = SimpleNamespace(longrepr=SimpleNamespace(reprcrash=crash))
     assert explanation(report) == "scenario `x`: stopped for max_steps\nexpected: completed"
+
+
+def test_demo_names_the_loops_stop_reason_apart_from_whether_the_task_was_done(capsys):
+    """A run whose stop reason is `completed` but whose task is not done must not read as a contradiction."""
+    code, out, _ = run_cli(capsys, "demo", "--loop", "react")
+    header = next(line for line in out.splitlines() if line.startswith("scenario "))
+    assert code == 0 and "loop's stop reason" in header and "task done" in header, header
+    assert " completed " not in f" {header} ", "no column is titled just `completed`"
+    assert "a loop can stop\n                    with `completed` and still not have done the task" in out, out[-600:]
