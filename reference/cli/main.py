@@ -13,6 +13,7 @@ from .card import cmd_card
 from .check import cmd_check
 from .demo import cmd_demo
 from .hint import cmd_hint
+from .progress import cmd_list
 from .run import cmd_run
 from .scenarios import cmd_scenarios
 
@@ -40,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("exercise", choices=list(BY_EXERCISE))
     h.add_argument("n", nargs="?", type=int, default=None, help="hint N (they escalate: 1, 2, 3...)")
     h.set_defaults(func=cmd_hint)
+    ls = sub.add_parser("list", help="every exercise, which pass, and what to do next")
+    ls.add_argument("--solutions", action="store_true", help="list the reference solutions instead")
+    ls.set_defaults(func=cmd_list)
     k = sub.add_parser("card", help="the interviewer's printable card (questions, what to listen for, scoring)")
     k.add_argument("--lang", choices=LANGS, default="en")
     k.add_argument("--format", choices=("md", "html"), default="md", help="Markdown, or HTML to print on A4")
