@@ -215,3 +215,42 @@ def test_list_points_at_the_first_exercise_not_done_and_its_tests_hint():
     assert text.startswith("Next: ex03 (ex03_fingerprint_guard.py), which fails test_noisy_repeats_share_one_fingerprint."), text
     assert "loopkit hint ex03 1 " in text, "hint 1 of ex03 is written for that test (reference/hints/ex03.md)"
     assert next_step({**runs, "ex03": done}).startswith("Next: ex04 does not run; `loopkit check ex04` shows why.")
+
+
+def test_check_watch_checks_again_after_each_save_of_the_exercise_and_ignores_other_files(monkeypatch, capsys):
+    """The watch loop, fed a made-up series of file changes instead of a real watcher."""
+    from argparse import Namespace
+
+    from reference.cli import check
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", sys.dont_write_bytecode)  # watch() sets it; restored after
+    args = Namespace(exercise="ex01", solutions=False, watch=True)
+    mine = ROOT / "exercises" / "ex01_react_loop.py"
+    changes = [{(2, str(ROOT / "exercises" / "ex02_budget.py"))},   # another exercise: not this one's business
+               {(2, str(mine))},                                     # a save: check again (still failing)
+               {(1, str(mine.with_suffix(".py.swp"))), (2, str(mine))},  # an editor's save with its temp file
+               {(3, str(ROOT / "exercises" / "notes.txt"))}]
+    results = iter([1, 1, 0])
+    calls = []
+
+    def fake_check(a):
+        calls.append(a.exercise)
+        return next(results)
+
+    assert check.watch(args, changes, check=fake_check) == 0
+    out = capsys.readouterr().out
+    assert calls == ["ex01", "ex01", "ex01"], "once at the start, then once per save of ex01_react_loop.py"
+    assert out.count("ex01_react_loop.py changed: checking again") == 2, out
+    assert out.count("Watching exercises/ex01_react_loop.py: save it to check again, Ctrl-C to stop.") == 3, out
+    assert out.rstrip().endswith("ex01 passes. Watching exercises/ex01_react_loop.py: save it to check again, "
+                                 "Ctrl-C to stop."), out
+
+
+def test_check_watch_is_an_option_of_check_and_watches_the_exercises_folder(monkeypatch):
+    from reference.cli import check
+
+    seen = {}
+    monkeypatch.setattr(check, "watch", lambda args, changes: seen.update(args=args, changes=changes) or 0)
+    monkeypatch.setattr(check, "saves", lambda path: ["changes in", path])
+    assert main(["check", "--watch", "ex03"]) == 0
+    assert seen["changes"] == ["changes in", ROOT / "exercises" / "ex03_fingerprint_guard.py"]

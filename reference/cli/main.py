@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="run an exercise's tests against your code in exercises/")
     c.add_argument("exercise", choices=list(BY_EXERCISE))
     c.add_argument("--solutions", action="store_true", help="check the reference solution instead")
+    c.add_argument("--watch", action="store_true", help="check again each time you save the file (Ctrl-C stops)")
     c.set_defaults(func=cmd_check)
     h = sub.add_parser("hint", help="a hint for an exercise: without N, the one for the first test your code fails")
     h.add_argument("exercise", choices=list(BY_EXERCISE))
