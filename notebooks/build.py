@@ -6,11 +6,11 @@
     python notebooks/build.py --no-execute 01   # build without running (outputs left empty)
 
 A source is a Python file in jupytext's "percent" format: `# %%` starts a code cell, `# %% [markdown]`
-a markdown cell of comment lines (`# text`). Two cells come first in every notebook, made by
-notebooks/badges.py from the repository URL in pyproject.toml: the Colab and Binder badges, and the
-set-up cell that, on Colab only, clones and installs the kit. The YAML header between `# ---` lines at the top holds
+a markdown cell of comment lines (`# text`). The YAML header between `# ---` lines at the top holds
 notes for whoever edits the source (as YAML comments) and is not part of the notebook. The lessons
-and their sources are listed in reference/lessons.py.
+and their sources are listed in reference/lessons.py. Two cells come before the source's in every
+notebook, made by notebooks/badges.py from the repository URL in pyproject.toml: the Colab and Binder
+badges, and the set-up cell that, on Colab only, clones and installs the kit.
 
 The notebook is executed in place with nbclient (kernel `python3`, working directory notebooks/),
 offline, with LOOPKIT_PROVIDER forced to "scripted", so the stored outputs are the ones

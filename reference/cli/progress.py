@@ -39,6 +39,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     runs = {lesson.exercise: run_tests(lesson, target) for lesson in LESSONS}
     rows = [{"exercise": lesson.exercise, "lesson": f"{lesson.number}. {lesson.title}",
              "file": f"{target}/{lesson.module}.py", "status": status(runs[lesson.exercise])} for lesson in LESSONS]
-    print(format_table(rows, [("exercise", "exercise"), ("lesson", "lesson"), ("file", "file"), ("status", "status")], left=4))
+    columns = [("exercise", "exercise"), ("lesson", "lesson"), ("file", "file"), ("status", "status")]
+    print(format_table(rows, columns, left=len(columns)))  # all text: every column left-aligned
     print("\n" + next_step(runs))
     return 0
