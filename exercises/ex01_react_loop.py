@@ -1,22 +1,30 @@
 """Exercise 1: write the ReAct loop, in about 20 lines.
 
 The task
-    Write `react_loop(episode, max_steps)`: the loop that lets a model call tools until it answers.
-    `episode` gives you everything: `episode.initial_messages()` (system + user), `episode.model`
-    (`.complete(messages, tools) -> Turn`), `episode.tools` (`.specs` to offer, `.execute(call)` to
-    run one call and get its ToolMessage) and `episode.finish(...)` to build the result.
+    Write `react_loop(episode, max_steps)`: the loop that lets a model call tools until it gives a final
+    answer, and that gives up after `max_steps` model requests if it never does. Notebook 01 walks one
+    run move by move (section 3); here you put the moves together, with the loop's exits.
 
-Steps
-    1. Start the history with `episode.initial_messages()`.
-    2. One step is one model request: `turn = episode.model.complete(messages, episode.tools.specs)`.
-    3. Append the assistant turn (`turn.message`, which carries the tool calls) to the history.
-    4. No tool calls means a final answer: return
-       `episode.finish(StopReason.COMPLETED, messages, answer=turn.text)`.
-    5. Otherwise run every tool call of the turn with `episode.tools.execute(call)` and append each
-       result.
-    6. After `max_steps` steps without an answer, return `episode.finish(StopReason.MAX_STEPS, messages)`.
+What you are given
+    episode.initial_messages()       the history to start from: system prompt and user request
+    episode.model.complete(messages, tools) -> Turn
+                                     one model request; a Turn has .message, .text and .tool_calls
+    episode.tools.specs              the tools to offer the model
+    episode.tools.execute(call)      runs one tool call in your code; returns its result message,
+                                     never raises (a failing tool comes back as an error result)
+    episode.finish(stop_reason, messages, answer=None, detail="")
+                                     the RunResult to return; StopReason says why the run ended
 
-Check your work with `loopkit check ex01`; ask for a hint with `loopkit hint ex01`.
+What the tests expect (tests/test_ex01_react_loop.py)
+    - a run that ends in a final answer stops with StopReason.COMPLETED and that answer;
+    - a model that never stops calling tools is stopped after `max_steps` requests (StopReason.MAX_STEPS);
+    - one step is one model request, however many tool calls the turn holds;
+    - every request is a conversation the real APIs accept (they refuse a broken one with HTTP 400),
+      and every tool call the model asks for is answered;
+    - the result carries the whole history, and a tool that fails does not crash the loop.
+
+Check your work with `loopkit check ex01` (or `loopkit check --watch ex01`); ask for a hint with
+`loopkit hint ex01`.
 """
 from __future__ import annotations
 

@@ -8,7 +8,9 @@
 A source is a Python file in jupytext's "percent" format: `# %%` starts a code cell, `# %% [markdown]`
 a markdown cell of comment lines (`# text`). The YAML header between `# ---` lines at the top holds
 notes for whoever edits the source (as YAML comments) and is not part of the notebook. The lessons
-and their sources are listed in reference/lessons.py.
+and their sources are listed in reference/lessons.py. Two cells come before the source's in every
+notebook, made by notebooks/badges.py from the repository URL in pyproject.toml: the Colab and Binder
+badges, and the set-up cell that, on Colab only, clones and installs the kit.
 
 The notebook is executed in place with nbclient (kernel `python3`, working directory notebooks/),
 offline, with LOOPKIT_PROVIDER forced to "scripted", so the stored outputs are the ones
@@ -26,6 +28,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 
+from badges import badge_cell, repository_url, setup_cell  # notebooks/badges.py
 from kit import ROOT  # notebooks/kit.py: puts the repository root on sys.path
 from reference.lessons import LESSONS
 
@@ -38,7 +41,11 @@ TIMEOUT_SECONDS = 120  # per cell; every lesson cell runs in well under a second
 
 
 def notebook_from_source(path: Path) -> nbformat.NotebookNode:
+    """The source's cells, after two made from the repository URL: the badges and the Colab set-up."""
     nb = jupytext.read(path, fmt=PERCENT)
+    url = repository_url()
+    nb.cells[:0] = [nbformat.v4.new_markdown_cell(badge_cell(f"notebooks/{path.stem}.ipynb", url)),
+                    nbformat.v4.new_code_cell(setup_cell(url))]
     for index, cell in enumerate(nb.cells):
         cell.metadata = {}
         cell.id = f"{cell.cell_type[:2]}{index:03d}"  # stable ids: a rebuild must not change every cell

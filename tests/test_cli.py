@@ -169,3 +169,88 @@ def test_a_failure_keeps_the_whole_assertion_message_and_drops_pytests_introspec
                                     "assert 'max_steps' == 'completed'\n  - completed\n  + max_steps")
     report = SimpleNamespace(longrepr=SimpleNamespace(reprcrash=crash))
     assert explanation(report) == "scenario `x`: stopped for max_steps\nexpected: completed"
+
+
+def test_demo_names_the_loops_stop_reason_apart_from_whether_the_task_was_done(capsys):
+    """A run whose stop reason is `completed` but whose task is not done must not read as a contradiction."""
+    code, out, _ = run_cli(capsys, "demo", "--loop", "react")
+    header = next(line for line in out.splitlines() if line.startswith("scenario "))
+    assert code == 0 and "loop's stop reason" in header and "task done" in header, header
+    assert " completed " not in f" {header} ", "no column is titled just `completed`"
+    assert "a loop can stop\n                    with `completed` and still not have done the task" in out, out[-600:]
+
+
+def test_list_shows_every_exercise_and_sends_a_beginner_to_the_first_failing_test():
+    from reference.lessons import LESSONS
+
+    done = subprocess.run([sys.executable, "-m", "reference.cli", "list"], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for lesson in LESSONS:  # the untouched stubs fail every test
+        line = next(line for line in done.stdout.splitlines() if line.startswith(lesson.exercise + " "))
+        assert f"exercises/{lesson.module}.py" in line and " 0/" in line and "tests pass" in line, line
+    first = "test_happy_path_completes_with_the_answer"  # the first test in tests/test_ex01_react_loop.py
+    assert f"Next: ex01 (ex01_react_loop.py), which fails {first}." in done.stdout, done.stdout
+    assert "loopkit hint ex01 1 " in done.stdout and "loopkit check ex01 " in done.stdout, done.stdout
+
+
+def test_list_on_the_solutions_says_every_exercise_is_done():
+    done = subprocess.run([sys.executable, "-m", "reference.cli", "list", "--solutions"], capture_output=True,
+                          text=True, timeout=300, cwd=ROOT)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("ex0")]
+    assert done.returncode == 0 and lines and all(line.rstrip().endswith("done") for line in lines), done.stdout
+    assert "Every exercise passes." in done.stdout
+
+
+def test_list_points_at_the_first_exercise_not_done_and_its_tests_hint():
+    from reference.cli.exercise_tests import Outcome, TestRun
+    from reference.cli.progress import next_step
+
+    done = TestRun([Outcome("test_a", True)], 0, "")
+    runs = {"ex01": done, "ex02": TestRun([Outcome("test_a", True)], 0, ""),
+            "ex03": TestRun([Outcome("test_intervene_before_stop", True),
+                             Outcome("test_noisy_repeats_share_one_fingerprint[exercises]", False, "why")], 1, ""),
+            "ex04": TestRun([], 2, "SyntaxError"), "ex05": done}
+    text = next_step(runs)
+    assert text.startswith("Next: ex03 (ex03_fingerprint_guard.py), which fails test_noisy_repeats_share_one_fingerprint."), text
+    assert "loopkit hint ex03 1 " in text, "hint 1 of ex03 is written for that test (reference/hints/ex03.md)"
+    assert next_step({**runs, "ex03": done}).startswith("Next: ex04 does not run; `loopkit check ex04` shows why.")
+
+
+def test_check_watch_checks_again_after_each_save_of_the_exercise_and_ignores_other_files(monkeypatch, capsys):
+    """The watch loop, fed a made-up series of file changes instead of a real watcher."""
+    from argparse import Namespace
+
+    from reference.cli import check
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", sys.dont_write_bytecode)  # watch() sets it; restored after
+    args = Namespace(exercise="ex01", solutions=False, watch=True)
+    mine = ROOT / "exercises" / "ex01_react_loop.py"
+    changes = [{(2, str(ROOT / "exercises" / "ex02_budget.py"))},   # another exercise: not this one's business
+               {(2, str(mine))},                                     # a save: check again (still failing)
+               {(1, str(mine.with_suffix(".py.swp"))), (2, str(mine))},  # an editor's save with its temp file
+               {(3, str(ROOT / "exercises" / "notes.txt"))}]
+    results = iter([1, 1, 0])
+    calls = []
+
+    def fake_check(a):
+        calls.append(a.exercise)
+        return next(results)
+
+    assert check.watch(args, changes, check=fake_check) == 0
+    out = capsys.readouterr().out
+    assert calls == ["ex01", "ex01", "ex01"], "once at the start, then once per save of ex01_react_loop.py"
+    assert out.count("ex01_react_loop.py changed: checking again") == 2, out
+    assert out.count("Watching exercises/ex01_react_loop.py: save it to check again, Ctrl-C to stop.") == 3, out
+    assert out.rstrip().endswith("ex01 passes. Watching exercises/ex01_react_loop.py: save it to check again, "
+                                 "Ctrl-C to stop."), out
+
+
+def test_check_watch_is_an_option_of_check_and_watches_the_exercises_folder(monkeypatch):
+    from reference.cli import check
+
+    seen = {}
+    monkeypatch.setattr(check, "watch", lambda args, changes: seen.update(args=args, changes=changes) or 0)
+    monkeypatch.setattr(check, "saves", lambda path: ["changes in", path])
+    assert main(["check", "--watch", "ex03"]) == 0
+    assert seen["changes"] == ["changes in", ROOT / "exercises" / "ex03_fingerprint_guard.py"]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from reference.cli import main
 from reference.interview import card
 from reference.interview.bank import DEFAULT_PATH as BANK_FILE
 from reference.interview.bank import LANGS, BankError, load_bank, validate_bank
@@ -136,13 +137,31 @@ def test_lesson_filter(bank, lang, number):
         assert lesson.title[lang] in out or card._h(lesson.title[lang]) in out
 
 
-def test_cli_lesson_option(tmp_path, capsys):
-    out = tmp_path / "card.html"
-    assert card.main(["--lang", "zh", "--lesson", "6", "--format", "html", "-o", str(out)]) == 0
-    page = out.read_text(encoding="utf-8")
-    assert "@page" in page and "第 6 课" in page
-    assert card.main(["--lang", "en", "--lesson", "9"]) == 2
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_loopkit_card_renders_each_language_and_format(bank, lang, fmt, tmp_path, capsys):
+    """`loopkit card` is the one front-end: to stdout, and to a file with -o, the renderer's own text."""
+    assert main(["card", "--lang", lang, "--format", fmt]) == 0
+    printed = capsys.readouterr().out
+    render = card.render_html if fmt == "html" else card.render_markdown
+    assert printed == render(bank, lang), f"loopkit card --lang {lang} --format {fmt} should print the card"
+    assert printed.startswith("<!DOCTYPE html>" if fmt == "html" else "# ")
+    out = tmp_path / f"card.{fmt}"
+    assert main(["card", "--lang", lang, "--format", fmt, "--lesson", "6", "-o", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == render(bank, lang, 6)
+    assert f"wrote {out}" in capsys.readouterr().out
+
+
+def test_loopkit_card_refuses_an_unknown_lesson_or_language(capsys):
+    assert main(["card", "--lang", "en", "--lesson", "9"]) == 2
     assert "no lesson 9" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["card", "--lang", "fr"])
+    assert "invalid choice: 'fr'" in capsys.readouterr().err
+
+
+def test_the_renderer_has_no_command_line_of_its_own():
+    assert not hasattr(card, "main"), "`loopkit card` is the one front-end (reference/cli/card.py)"
 
 
 def test_unknown_lesson_or_language_refused(bank):

@@ -20,7 +20,7 @@ def test_readme_demo_table_matches_a_fresh_run():
                 f"{tokens:,} | ${sum(r['cost_usd'] for r in rows):,.2f} | {sum(r['sim_seconds'] for r in rows):,.1f} s |")
         assert line in README, f"README.md should carry the measured line:\n{line}"
     completable = sum(s.expect.completable for s in scenarios)
-    assert f"completed (of {completable} completable)" in README and f"over the {len(scenarios)} scenarios" in README
+    assert f"task done (of {completable} completable)" in README and f"over the {len(scenarios)} scenarios" in README
 
 
 def test_readme_lesson_table_is_the_registry():

@@ -8,6 +8,10 @@
 # %% [markdown]
 # # Lesson 1: the ReAct loop, in 20 lines
 #
+# *About 25 minutes to read and run; the exercise takes about 15 more.* (Estimated from the
+# text at 150 words a minute, the code at 30 lines a minute and the outputs skimmed; every cell runs in
+# seconds. docs/workshop.md has the agendas.)
+#
 # An agent is a loop around a model. The model **reasons** about what to do next, the code **acts**
 # by running the tool the model chose, and the model **observes** the result on its next turn. The
 # loop goes round until the model answers, or until something makes the code stop it.
@@ -315,7 +319,30 @@ print("system:", claude["system"])
 print(json.dumps(claude["messages"], indent=1, ensure_ascii=False))
 
 # %% [markdown]
-# ## 4. The 20 lines
+# ## 4. Exercise: put the moves in a loop
+#
+# Section 3 made one run by hand, move by move. Now write the loop that makes any run: the same moves,
+# repeated, with a way out when the model answers and another when it never does. The task and what
+# you are given are in `exercises/ex01_react_loop.py`; write it there, then check it from the repository
+# root (`--watch` checks again each time you save):
+#
+# ```
+# loopkit check ex01        # runs tests/test_ex01_react_loop.py against your file
+# loopkit check --watch ex01
+# loopkit hint ex01         # hints escalate: loopkit hint ex01 2, 3, ...
+# ```
+#
+# The tests run your loop on the scenarios above and on deliberately broken tools. They fail with a
+# story, for example which request the API refused and why. Write it before you read on: the next
+# section is the answer. The first hint:
+
+# %%
+from reference.cli import main as loopkit
+
+exit_code = loopkit(["hint", "ex01", "1"])  # what `loopkit hint ex01 1` prints in a shell
+
+# %% [markdown]
+# ## 5. The answer: the 20 lines
 #
 # Put the moves in a `for` loop and you have the whole lesson-1 loop: two exits (an answer, or the
 # step limit) and one body.
@@ -340,7 +367,7 @@ print(mine.stop_reason.value, "|", mine.answer)
 print("same run as reference.loops.react:", mine.summary() | {"loop": ""} == theirs.summary() | {"loop": ""})
 
 # %% [markdown]
-# ## 5. What goes wrong (1): the lost assistant message
+# ## 6. What goes wrong (1): the lost assistant message
 #
 # A classic whiteboard slip: append the tool results but not the assistant message that asked for
 # them. The next request holds results that answer nothing the service can see, and it is refused
@@ -375,7 +402,7 @@ for wire in ("openai-chat", "anthropic"):
 # In production this is not a test failure but an outage of the whole agent: every conversation
 # that reaches a tool call dies on its second request.
 #
-# ## 6. What goes wrong (2): the step limit is the only brake
+# ## 7. What goes wrong (2): the step limit is the only brake
 #
 # The 20-line loop has one exit besides the answer. Run it on every scenario of the kit's catalogue,
 # each one scripted way an agent loop goes wrong (`loopkit scenarios` lists them), with the step limit
@@ -392,14 +419,14 @@ for r in rows:
 
 COLUMNS = [("scenario", "scenario"), ("stop_reason", "stop reason"), ("model_calls", "model calls"),
            ("oracle_model_calls", "oracle"), ("tool_calls", "tool calls"), ("tokens", "tokens"),
-           ("cost_usd", "cost $"), ("sim_seconds", "sim s"), ("completed", "answered")]
+           ("cost_usd", "cost $"), ("sim_seconds", "sim s"), ("completed", "task done")]
 
 
 print_table(rows, COLUMNS)
 
 # %% [markdown]
 # `oracle` is the number of model calls a well-designed loop needs where the scenario can be
-# completed; `answered` means the user got an answer that counts (right content, within budget).
+# completed; `task done` means the user got an answer that counts (right content, within budget).
 # `sim s` is simulated seconds. What the table says, computed from the runs above:
 
 # %%
@@ -445,7 +472,7 @@ print(f"tool calls:  {len(executed)} executed, {len(set(executed))} distinct: {e
 
 # %% [markdown]
 # The same runs as a picture: the "before" that the next lessons improve. Bars are model calls,
-# tokens and cost per scenario (log scale for the last two); green runs answered, red did not; the
+# tokens and cost per scenario (log scale for the last two); green: task done, red: not done; the
 # black marks are the oracle's model calls.
 
 # %%
@@ -469,7 +496,7 @@ axes[0].scatter([o for o, _ in oracle], [name for _, name in oracle], marker="|"
 axes[0].invert_yaxis()
 from matplotlib.patches import Patch
 
-axes[0].legend(handles=[Patch(color="tab:green", label="answered"), Patch(color="tab:red", label="no answer"),
+axes[0].legend(handles=[Patch(color="tab:green", label="task done"), Patch(color="tab:red", label="not done"),
                         plt.Line2D([], [], color="black", marker="|", linestyle="", markersize=12, label="oracle")],
                loc="lower right")
 fig.suptitle("Lesson-1 loop on the scenario catalogue (scripted model, simulated clock)")
@@ -477,26 +504,7 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## 7. Exercise
-#
-# Write the loop yourself in `exercises/ex01_react_loop.py` (the docstring there lists the steps),
-# then check it from the repository root:
-#
-# ```
-# loopkit check ex01        # runs tests/test_ex01_react_loop.py against your file
-# loopkit hint ex01         # hints escalate: loopkit hint ex01 2, 3, ...
-# ```
-#
-# The tests run your loop on the scenarios above and on deliberately broken tools. They fail with a
-# story, for example which request the API refused and why. The first hint:
-
-# %%
-from reference.cli import main as loopkit
-
-exit_code = loopkit(["hint", "ex01", "1"])  # what `loopkit hint ex01 1` prints in a shell
-
-# %% [markdown]
-# ## 8. Answer
+# ## 8. The reference solution, graded
 #
 # The reference solution is `solutions/ex01_react_loop.py`. Load it straight from the file and run
 # it through the same grader the tests use, on a scenario it completes and one it cannot.
@@ -534,17 +542,17 @@ come from? (Lesson 2 answers the last one from a fleet of measured runs.)
 
 | what the interviewer hears | what it cost here |
 |---|---|
-| a step limit as the only brake | section 6: {len(fused)} of {n} catalogue runs ended at the fuse with no answer, {fused_cost / total_cost:.1%} of the simulated spend |
-| tool results appended without the assistant turn that asked for them | section 5: HTTP 400 on request {' and '.join(f'{k} ({w})' for w, k in refused_at.items())} |
-| "max steps reached" passed to the user as the output | section 6: `answer=None` after {len(executed)} tool calls on `repeat-exact` |
+| a step limit as the only brake | section 7: {len(fused)} of {n} catalogue runs ended at the fuse with no answer, {fused_cost / total_cost:.1%} of the simulated spend |
+| tool results appended without the assistant turn that asked for them | section 6: HTTP 400 on request {' and '.join(f'{k} ({w})' for w, k in refused_at.items())} |
+| "max steps reached" passed to the user as the output | section 7: `answer=None` after {len(executed)} tool calls on `repeat-exact` |
 | a tool exception allowed to leave the loop | section 2: `query_orders` raises; `execute` answers the call with an error result instead |
-| the words Thought, Action, Observation, but no stop condition | sections 2 and 4 |
+| the words Thought, Action, Observation, but no stop condition | sections 2 and 5 |
 
 **What a strong answer shows:**
 
 1. *The unit of work.* One pass of the loop is one model request; a turn may ask for several tools,
    and the code, not the model, runs them. Cost and time are counted per request, and requests are
-   not alike: one read {min(step_sizes):,} input tokens, another {max(step_sizes):,} (section 6).
+   not alike: one read {min(step_sizes):,} input tokens, another {max(step_sizes):,} (section 7).
 2. *The history.* The assistant turn with its tool calls goes in first, then one result per call id;
    every parallel call is answered before the next request.
 3. *More than one way out.* Normal: a reply with no tool calls. Resource: the step limit, and token,

@@ -8,6 +8,10 @@
 # %% [markdown]
 # # Lesson 3: fingerprint guards that intervene before they interrupt
 #
+# *About 25 minutes to read and run; the exercise takes about 40 more.* (Estimated from the
+# text at 150 words a minute, the code at 30 lines a minute and the outputs skimmed; every cell runs in
+# seconds. docs/workshop.md has the agendas.)
+#
 # A model that loops rarely repeats itself byte for byte. It reorders the keys, pads a code with a
 # space, writes it in lower case, says "tomorrow" instead of the date, or switches from PEK to PKX.
 # It goes back and forth between two tools, rephrases a search that keeps returning the same page,
@@ -303,6 +307,53 @@ for name in ["repeat-noisy", "repeat-noisy-stubborn", "airport-unknown-code", "a
     print(f"{name:<30} stop={r.stop_reason.value:<14} model calls={r.model_calls}")
     for event in guard.events:
         print(f"    step {event['step']}: {event['pattern']:<16} {event['did']}")
+
+# %% [markdown]
+# The same runs as a picture, with the lesson-1 loop on the stubborn model for contrast: the guard
+# lets the tools run, intervenes once, and only then stops; the naive loop runs until its fuse.
+
+# %%
+import logging
+
+logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)  # no font-cache notice on a fresh machine
+import matplotlib.pyplot as plt
+
+KINDS = {"tools ran": ("o", "tab:blue"), "guard intervened": ("^", "tab:orange"),
+         "guard stopped the run": ("X", "tab:red"), "step limit, no answer": ("s", "black"),
+         "final answer": ("*", "tab:green")}
+
+
+def timeline(result, events) -> list[str]:
+    """What each model request led to, from the run record and the guard's events."""
+    guard_did = {e["step"]: "guard stopped the run" if e["did"] == "stopped the run" else "guard intervened"
+                 for e in events}
+    if result.stop_reason is StopReason.MAX_STEPS:
+        guard_did[len(result.steps)] = "step limit, no answer"
+    return [guard_did.get(n, "tools ran" if step.tool_calls else "final answer")
+            for n, step in enumerate(result.steps, 1)]
+
+
+runs = [("naive loop: repeat-noisy-stubborn", timeline(naive("repeat-noisy-stubborn"), []))]
+for name in ["repeat-noisy", "repeat-noisy-stubborn", "alternation-cooperative", "same-result-stubborn"]:
+    r, guard = guarded(name)
+    runs.append((f"guard: {name}", timeline(r, guard.events)))
+
+fig, ax = plt.subplots(figsize=(8, 3.4), dpi=100)  # fixed size and dpi: the stored picture is reproducible
+for row, (label, kinds) in enumerate(runs):
+    ax.plot([1, len(kinds)], [row, row], color="lightgrey", zorder=1)
+    for n, kind in enumerate(kinds, 1):
+        marker, colour = KINDS[kind]
+        ax.scatter(n, row, marker=marker, color=colour, s=110, zorder=3)
+for kind, (marker, colour) in KINDS.items():
+    ax.scatter([], [], marker=marker, color=colour, label=kind)
+ax.set_yticks(range(len(runs)), [label for label, _ in runs])
+ax.invert_yaxis()
+ax.set_xticks(range(1, max(len(k) for _, k in runs) + 1))
+ax.set_xlabel("model request")
+ax.set_title("What each request led to: run, intervene, then stop")
+ax.legend(loc="lower right", fontsize=8)
+fig.tight_layout()
+plt.show()
 
 # %% [markdown]
 # ### Thresholds per intent

@@ -8,6 +8,10 @@
 # %% [markdown]
 # # Lesson 4: degraded outputs
 #
+# *About 25 minutes to read and run; the exercise takes about 25 more.* (Estimated from the
+# text at 150 words a minute, the code at 30 lines a minute and the outputs skimmed; every cell runs in
+# seconds. docs/workshop.md has the agendas.)
+#
 # Lessons 2 and 3 made the loop stop for the right reason: a budget that would be crossed, a loop
 # that persists after an intervention, steps that bring nothing new. This lesson is about what the
 # user gets when it stops.
@@ -309,14 +313,46 @@ against what is left of the *full* limits (`RunBudget.headroom`).
 
 # %%
 rows = []
+runs_by_share = {}
 for share in (0.0, 0.25):
     ep, res = guarded("incident-40-step", Degrader(), share=share)  # the reserve is the budget's share
+    runs_by_share[share] = res
     f = res.degraded.final
     loop_calls = res.model_calls - (f.status == "used")
     rows.append({"reserve": f"{share:.0%}", "stop": res.stop_reason.value, "loop calls": loop_calls,
                  "final": f.status, "why": f.reason, "total tokens": res.usage.total_tokens,
                  "limit": RunBudget.for_episode(ep).max_tokens})
 table(rows, list(rows[0]))
+
+# %%
+import logging
+
+logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)  # no font-cache notice on a fresh machine
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(9.5, 2.6), dpi=100)  # fixed size and dpi: the stored picture is reproducible
+limit = rows[0]["limit"]
+for row, (share, r) in enumerate(zip((0.0, 0.25), rows)):
+    final = runs_by_share[share].degraded.final
+    last = final.actual or final.estimate  # what the last answer cost, or would have cost
+    last_tokens = last["input_tokens"] + last["output_tokens"]
+    loop_tokens = r["total tokens"] - (last_tokens if final.status == "used" else 0)
+    ax.barh(row, loop_tokens, color="tab:blue", label="the loop's requests" if row == 0 else None)
+    fits = final.status == "used"
+    ax.barh(row, last_tokens, left=loop_tokens, color="tab:green" if fits else "white",
+            edgecolor="tab:green" if fits else "tab:red", hatch=None if fits else "//",
+            label="last answer: paid" if fits else "last answer: would not fit")
+    if share:  # drawn over the bars, as an outline: the last answer is paid from it
+        ax.barh(row, limit * share, left=limit * (1 - share), height=0.95, fill=False, edgecolor="darkgoldenrod",
+                linewidth=2, linestyle=":", label=f"reserve ({share:.0%} of the limit)")
+ax.axvline(limit, color="black", linestyle="--", label=f"token limit ({limit:,})")
+ax.set_yticks([0, 1], [f"reserve {r['reserve']}" for r in rows])
+ax.invert_yaxis()
+ax.set_xlabel("tokens (input + output) on incident-40-step")
+ax.set_title("What the last answer costs, against the reserve kept for it")
+ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7.5)
+fig.tight_layout()
+plt.show()
 
 # %%
 no_reserve, reserve = rows

@@ -8,6 +8,10 @@
 # %% [markdown]
 # # Lesson 5: tool errors that do not turn into loops
 #
+# *About 25 minutes to read and run; the exercise takes about 40 more.* (Estimated from the
+# text at 150 words a minute, the code at 30 lines a minute and the outputs skimmed; every cell runs in
+# seconds. docs/workshop.md has the agendas.)
+#
 # A failing tool is the second great source of agent loops. The model calls the same broken tool
 # again, reads an error as if it were data, or gets a stack trace it cannot act on and guesses. The
 # interview card asks for three things here:
@@ -356,6 +360,57 @@ print(f"stop: {result.stop_reason.value} ({result.detail})")
 print(f"offered after the run: {[s.name for s in executor.offered(episode)]}")
 print(f"the model was told: {json.loads(result.messages[-1].content)['message'][-95:]}\n")
 print(result.answer)
+
+# %% [markdown]
+# The retries and the breaker on the simulated clock: `flaky-timeout` from above on top, this
+# `tool-down` run below.
+
+# %%
+import logging
+
+logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)  # no font-cache notice on a fresh machine
+import matplotlib.pyplot as plt
+from matplotlib.patches import Patch
+
+
+def schedule(executor, result) -> list[dict]:
+    """Each attempt on the simulated clock: when it started, how long it took, how long the executor waited after."""
+    took = {(rec.call_id, rec.started): rec.seconds for step in result.steps for rec in step.tools}
+    return [{"call": a.call_id, "number": a.number, "failed": a.error_type is not None, "start": a.started,
+             "took": took[(a.call_id, a.started)], "wait": a.waited_after} for a in executor.attempts]
+
+
+def draw(ax, attempts: list[dict], title: str) -> None:
+    calls = list(dict.fromkeys(a["call"] for a in attempts))
+    for a in attempts:
+        row = calls.index(a["call"])
+        ax.barh(row, a["took"], left=a["start"], color="tab:red" if a["failed"] else "tab:green", height=0.5)
+        if a["wait"]:
+            ax.barh(row, a["wait"], left=a["start"] + a["took"], color="lightgrey", height=0.5, hatch="..")
+            ax.text(a["start"] + a["took"] + a["wait"] / 2, row + 0.42, f"{a['wait']:.2f} s", ha="center",
+                    fontsize=7.5)
+    ax.set_yticks(range(len(calls)), [f"call {n}" for n in range(1, len(calls) + 1)])
+    ax.set_ylim(len(calls) - 0.4, -0.5)  # call 1 on top, room for the waits' labels under each row
+    ax.set_xlim(0, max(a["start"] + a["took"] + a["wait"] for a in attempts) + 0.5)
+    ax.set_title(title, fontsize=10)
+
+
+fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 4.6), dpi=100)  # fixed size and dpi: reproducible
+draw(top, schedule(*fixed_runs["flaky-timeout"][1:]), "flaky-timeout: retried in code with backoff, then it works")
+down = schedule(executor, result)  # tool-down, from the cell above
+draw(bottom, down, "tool-down: every call fails; after the second failed call the circuit opens")
+opened = down[-1]["start"] + down[-1]["took"]
+bottom.axvspan(0, opened, color="tab:green", alpha=0.08)
+bottom.axvspan(opened, opened + 1.7, color="tab:red", alpha=0.12)
+bottom.text(0.1, 0.5, "breaker closed: the tool is offered", fontsize=8, color="darkgreen", va="center")
+bottom.text(opened + 0.1, 0.5, "open: withdrawn\nfor the rest of the run", fontsize=8, color="darkred", va="center")
+bottom.set_xlim(0, opened + 1.7)
+bottom.set_xlabel("simulated seconds")
+top.legend(handles=[Patch(color="tab:red", label="failed attempt"), Patch(color="tab:green", label="attempt that worked"),
+                    Patch(facecolor="lightgrey", hatch="..", label="backoff wait (seconds under it)")],
+           loc="upper left", fontsize=8)
+fig.tight_layout()
+plt.show()
 
 # %% [markdown]
 # Only failures that are the **tool's** fault count: retryable ones that ran out of attempts, and

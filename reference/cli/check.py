@@ -1,16 +1,28 @@
-"""`loopkit check exNN`: the exercise's tests against your code, one line per test, then the hint that fits."""
+"""`loopkit check exNN`: the exercise's tests against your code, one line per test, then the hint that fits.
+
+With --watch it stays on and checks again each time you save the file, as rustlings does.
+"""
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
 
 from ..lessons import lesson_for
-from .exercise_tests import run_tests
+from .exercise_tests import ROOT, run_tests
 from .hint import hint_for, read_hints
 
 INDENT = "        "
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    if args.watch:
+        return watch(args, saves(watched_file(args)))
+    return check_once(args)
+
+
+def check_once(args: argparse.Namespace) -> int:
     lesson = lesson_for(args.exercise)
     run = run_tests(lesson, "solutions" if args.solutions else "exercises")
     if run.exit_code not in (0, 1):  # a usage or collection error (a syntax error in your file, say)
@@ -27,3 +39,47 @@ def cmd_check(args: argparse.Namespace) -> int:
         more = f"; more: loopkit hint {args.exercise} {hint.number + 1}" if hint.number < len(hints) else ""
         print(f"\nHint {hint.number}: {hint.text}\n(the hint for {failed[0].function}{more})")
     return 1 if failed or not run.outcomes else 0
+
+
+# ---------------------------------------------------------------- --watch
+
+Changes = Iterable[set[tuple[object, str]]]  # what watchfiles.watch yields: one set of (change, path) per batch
+
+
+def watched_file(args: argparse.Namespace) -> Path:
+    return ROOT / ("solutions" if args.solutions else "exercises") / f"{lesson_for(args.exercise).module}.py"
+
+
+def saves(path: Path) -> Changes:
+    """Every batch of changes in the file's folder (editors often save by writing a new file and renaming it
+    over the old one, which a watch on the file alone would miss); Ctrl-C ends it quietly."""
+    import watchfiles  # only --watch needs it
+
+    return watchfiles.watch(path.parent, raise_interrupt=False)
+
+
+def touching(changes: Changes, path: Path) -> Iterator[None]:
+    """One item per batch of changes that touches `path`; the other files in its folder are ignored."""
+    for batch in changes:
+        if any(Path(changed).resolve() == path.resolve() for _, changed in batch):
+            yield None
+
+
+def watch(args: argparse.Namespace, changes: Changes, check: Callable[[argparse.Namespace], int] = check_once) -> int:
+    """Check now, then again after every save of the exercise's file, until the changes end (Ctrl-C)."""
+    path = watched_file(args)
+    sys.dont_write_bytecode = True  # a save within the same second must not be served from a stale .pyc
+    code = check(args)
+    print(waiting(args, path, code), flush=True)
+    for _ in touching(changes, path):
+        if sys.stdout.isatty():
+            print("\033[2J\033[H", end="")  # a clean screen for each run, as rustlings does
+        print(f"{path.name} changed: checking again\n")
+        code = check(args)
+        print(waiting(args, path, code), flush=True)
+    return code
+
+
+def waiting(args: argparse.Namespace, path: Path, code: int) -> str:
+    done = f"{args.exercise} passes. " if code == 0 else ""
+    return f"\n{done}Watching {path.relative_to(ROOT)}: save it to check again, Ctrl-C to stop."

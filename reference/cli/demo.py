@@ -11,9 +11,17 @@ from ..runs.runner import run_catalogue
 from ..sim.scenario.loading import catalogue
 from .table import cell, format_table
 
-DEMO_COLUMNS = [("scenario", "scenario"), ("stop_reason", "stop reason"), ("model_calls", "model calls"),
+# "stop reason" is what the loop reported; "task done" is whether the user got the answer the scenario
+# asks for, within its budgets. A loop can report `completed` with a wrong or late answer: the titles and
+# the legend say which is which, so no reader has to guess (the JSON keys stay as they are).
+LEGEND = """\
+loop's stop reason  why the loop says it stopped (`completed`: it gave a final answer)
+task done           the answer has what the scenario asks for, within its budgets: a loop can stop
+                    with `completed` and still not have done the task
+meets expect        every check of the scenario's expect block passes"""
+DEMO_COLUMNS = [("scenario", "scenario"), ("stop_reason", "loop's stop reason"), ("model_calls", "model calls"),
                 ("oracle_model_calls", "oracle"), ("tool_calls", "tool calls"), ("tokens", "tokens"),
-                ("cost_usd", "cost $"), ("sim_seconds", "sim s"), ("completed", "completed"),
+                ("cost_usd", "cost $"), ("sim_seconds", "sim s"), ("completed", "task done"),
                 ("meets_expect", "meets expect")]
 
 
@@ -33,8 +41,8 @@ def _side_by_side(rows: list[dict[str, Any]], loops: list[str]) -> str:
     """One line per scenario, each figure shown for every loop (naive / guarded)."""
     by = {(r["scenario"], r["loop"]): r for r in rows}
     names = list(dict.fromkeys(r["scenario"] for r in rows))
-    metrics = [("stop_reason", "stop reason"), ("model_calls", "model calls"), ("tokens", "tokens"),
-               ("cost_usd", "cost $"), ("completed", "completed"), ("meets_expect", "meets expect")]
+    metrics = [("stop_reason", "loop's stop reason"), ("model_calls", "model calls"), ("tokens", "tokens"),
+               ("cost_usd", "cost $"), ("completed", "task done"), ("meets_expect", "meets expect")]
     table = []
     for name in names:
         line = {"scenario": name, "oracle_model_calls": by[(name, loops[0])]["oracle_model_calls"]}
@@ -77,6 +85,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(format_table(_with_totals([dict(r) for r in rows]), DEMO_COLUMNS))
     else:
         print(_side_by_side(rows, loops))
+    print(f"\n{LEGEND}")
     print(f"\n{len(scenarios)} scenarios x {len(loops)} loop(s) in {time.perf_counter() - started:.2f} s "
           "(simulated clock, scripted model, no network)")
     return 0

@@ -7,11 +7,14 @@ import sys
 from typing import Sequence
 
 from ..core.errors import ProtocolError, ScenarioError, ScriptExhausted
+from ..interview.bank import LANGS
 from ..lessons import BY_EXERCISE
 from ..runs.registry import LOOPS
+from .card import cmd_card
 from .check import cmd_check
 from .demo import cmd_demo
 from .hint import cmd_hint
+from .progress import cmd_list
 from .replay import cmd_replay
 from .report import cmd_report
 from .run import cmd_run
@@ -56,11 +59,22 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="run an exercise's tests against your code in exercises/")
     c.add_argument("exercise", choices=list(BY_EXERCISE))
     c.add_argument("--solutions", action="store_true", help="check the reference solution instead")
+    c.add_argument("--watch", action="store_true", help="check again each time you save the file (Ctrl-C stops)")
     c.set_defaults(func=cmd_check)
     h = sub.add_parser("hint", help="a hint for an exercise: without N, the one for the first test your code fails")
     h.add_argument("exercise", choices=list(BY_EXERCISE))
     h.add_argument("n", nargs="?", type=int, default=None, help="hint N (they escalate: 1, 2, 3...)")
     h.set_defaults(func=cmd_hint)
+    ls = sub.add_parser("list", help="every exercise, which pass, and what to do next")
+    ls.add_argument("--solutions", action="store_true", help="list the reference solutions instead")
+    ls.set_defaults(func=cmd_list)
+    k = sub.add_parser("card", help="the interviewer's printable card (questions, what to listen for, scoring)")
+    k.add_argument("--lang", choices=LANGS, default="en")
+    k.add_argument("--format", choices=("md", "html"), default="md", help="Markdown, or HTML to print on A4")
+    k.add_argument("--lesson", type=int, default=None, help="only one lesson's questions (1-7)")
+    k.add_argument("--bank", default=None, help="another questions.yaml (default: the kit's)")
+    k.add_argument("-o", "--output", default=None, help="file to write (default: stdout)")
+    k.set_defaults(func=cmd_card)
     return p
 
 

@@ -16,14 +16,14 @@ def cell(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def format_table(rows: Sequence[dict[str, Any]], columns: Sequence[Column] | None = None) -> str:
-    """One line per row; the first column left-aligned, the others right-aligned."""
+def format_table(rows: Sequence[dict[str, Any]], columns: Sequence[Column] | None = None, left: int = 1) -> str:
+    """One line per row; the first `left` columns left-aligned (text), the others right-aligned (figures)."""
     columns = list(columns) if columns is not None else list(rows[0]) if rows else []
     keys = [c if isinstance(c, str) else c[0] for c in columns]
     titles = [c if isinstance(c, str) else c[1] for c in columns]
     cells = [titles] + [[cell(r.get(k)) for k in keys] for r in rows]
     widths = [max(len(line[i]) for line in cells) for i in range(len(keys))]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths)))
+    lines = ["  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))).rstrip()
              for line in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)

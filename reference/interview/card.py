@@ -1,7 +1,9 @@
 """Render the interviewer card from the question bank, as Markdown or as printable HTML (A4).
 
-    python card.py --lang zh --format html -o card_zh.html
-    python card.py --lang en --lesson 3            # one lesson's questions, Markdown to stdout
+The command is `loopkit card` (reference/cli/card.py):
+
+    loopkit card --lang zh --format html -o card_zh.html
+    loopkit card --lang en --lesson 3            # one lesson's questions, Markdown to stdout
 
 The HTML is one self-contained file (no scripts, no external assets): questions on the left, what
 to listen for on the right, then the 9-item scoring table with a score column and the 60 vs 90
@@ -9,13 +11,11 @@ contrast.
 """
 from __future__ import annotations
 
-import argparse
 import html
 import re
-import sys
 from typing import Optional
 
-from .bank import LANGS, Bank, BankError, load_bank
+from .bank import LANGS, Bank
 
 LABELS = {
     "card": {"en": "Interviewer card", "zh": "面试官用卡"},
@@ -230,29 +230,3 @@ def render_html(bank: Bank, lang: str = "en", lesson: Optional[int] = None) -> s
             f"<title>{_h(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
             + "\n".join(body) + "\n</body>\n</html>\n")
 
-
-def main(argv: Optional[list[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description="Render the interviewer card.")
-    parser.add_argument("--lang", choices=LANGS, default="en")
-    parser.add_argument("--lesson", type=int, default=None, help="render one lesson's questions (1-7)")
-    parser.add_argument("--format", choices=("md", "html"), default="md")
-    parser.add_argument("--bank", default=None, help="path to questions.yaml")
-    parser.add_argument("-o", "--output", default=None, help="file to write (default: stdout)")
-    args = parser.parse_args(argv)
-    try:
-        bank = load_bank(args.bank)
-        render = render_html if args.format == "html" else render_markdown
-        text = render(bank, args.lang, args.lesson)
-    except BankError as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
