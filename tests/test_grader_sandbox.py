@@ -126,3 +126,104 @@ def test_what_a_loop_prints_is_kept_in_part_and_counted(records):
 def test_a_huge_message_is_cut_and_its_length_said(records):
     story = records["records"]["raises_a_huge_message"]["hostile"]["story"]
     assert story.endswith("... (50,000,000 characters in all)"), story[-100:]
+
+
+# ---------------------------------------------------------------- in this process: loops that behave
+
+from reference import Episode, StopReason, ToolOutcome, find  # noqa: E402
+from reference.core.codec import RemoteError, decode, encode  # noqa: E402
+from reference.core.errors import ProtocolError  # noqa: E402
+from reference.core.messages import AssistantMessage, ToolCall, ToolMessage  # noqa: E402
+from reference.loops.guarded import guarded_loop  # noqa: E402
+from reference.loops.react import react_loop  # noqa: E402
+from reference.runs.grading import run_candidate  # noqa: E402
+from reference.runs.registry import get_loop  # noqa: E402
+from reference.sim.tools import ToolTimeout  # noqa: E402
+
+sys.path.insert(0, str(HERE))
+import hostile_loops  # noqa: E402
+
+
+def test_values_cross_the_channel_as_they_were():
+    values = [AssistantMessage("hi", (ToolCall("c1", "f", '{"a": '),)), ToolMessage("c1", "{}", is_error=True),
+              ToolOutcome(False, error_type="timeout", retryable=True, http_status=504, retry_after=1.5),
+              StopReason.TIME_BUDGET, {1: "int key", "__dc__": "a tag as a key"}, (1, [2, (3,)]), float("inf")]
+    assert decode(json.loads(json.dumps(encode(values)))) == values
+    for exc in (ProtocolError("anthropic", "messages.1: bad", param="x"), ConnectionResetError(104, "reset"),
+                ToolTimeout("slow"), KeyError("k")):
+        back = decode(json.loads(json.dumps(encode(exc))))
+        assert type(back) is type(exc) and back.args == exc.args and vars(back) == vars(exc)
+    assert isinstance(decode(encode(hostile_loops.NotAnException("x"))), RemoteError)
+
+
+@pytest.mark.parametrize("loop_name", ["react", "guarded"])
+@pytest.mark.parametrize("name", ["happy-path", "token-blowup", "tool-down", "repeat-exact", "malformed-calls"])
+def test_the_sandbox_reports_what_running_in_process_reports(loop_name, name):
+    loop = get_loop(loop_name)
+    here, there = (run_candidate(loop, name, sandbox=sandbox) for sandbox in (False, True))
+    assert there.story() == here.story() and type(there.error) is type(here.error)
+    if here.result is not None:
+        for field in ("stop_reason", "answer", "messages", "usage", "cost_usd", "sim_seconds", "steps", "detail"):
+            assert getattr(there.result, field) == getattr(here.result, field), field
+        degraded = [getattr(r.result.degraded, "to_dict", lambda: r.result.degraded)() for r in (here, there)]
+        assert degraded[0] == degraded[1]
+
+
+def test_a_candidate_file_is_run_by_path(tmp_path):
+    path = tmp_path / "candidate.py"
+    path.write_text("from reference.loops.react import react_loop\n\n"
+                    "def mine(episode, max_steps):\n    return react_loop(episode, max_steps)\n", encoding="utf-8")
+    assert run_candidate(path, "happy-path").result.stop_reason is StopReason.COMPLETED  # its react_loop
+    attempt = run_candidate(f"{path}::mine", "happy-path")
+    assert attempt.result.stop_reason is StopReason.COMPLETED and attempt.result.loop == "mine"
+    (tmp_path / "empty.py").write_text("x = 1\n", encoding="utf-8")
+    story = run_candidate(tmp_path / "empty.py", "happy-path").story()
+    assert "your loop raised AttributeError: empty.py defines no function named loop or react_loop" in story
+
+
+def test_errors_the_grader_raised_come_back_as_themselves():
+    attempt = run_candidate(get_loop("react"), "paging-legit", wire="anthropic",
+                            probe=lambda episode: len(episode.ledger.steps))
+    assert attempt.error is None and attempt.probe == attempt.model_calls
+
+    def forgets(episode, max_steps):
+        messages = episode.initial_messages()
+        turn = episode.model.complete(messages, episode.tools.specs)
+        messages.extend(episode.tools.execute(call) for call in turn.tool_calls)  # no assistant message
+        episode.model.complete(messages, episode.tools.specs)
+
+    attempt = run_candidate(forgets, "paging-legit", wire="anthropic")
+    assert isinstance(attempt.error, ProtocolError) and attempt.error.wire == "anthropic", attempt.story()
+    assert "request 2 was refused by the API (HTTP 400, anthropic)" in attempt.story()
+
+
+def test_in_process_the_same_checks_hold_and_the_scenario_cache_is_safe():
+    before = find("repeat-exact").model_dump()
+    attempt = run_candidate(hostile_loops.mutates_internals, "repeat-exact", sandbox=False)
+    assert find("repeat-exact").model_dump() == before, "a loop run in process changed the cached scenario"
+    assert run_candidate(hostile_loops.clean, "repeat-exact", sandbox=False).result.model_calls == 8
+    assert "rejected" in run_candidate(hostile_loops.forges_completion, "happy-path", sandbox=False).story()
+    attempt = run_candidate(hostile_loops.catches_the_runaway, "repeat-exact", sandbox=False)
+    assert attempt.result is None and "28 model calls and was still going" in attempt.story()
+
+
+def test_the_loop_sees_the_books_keep_up():
+    seen = []
+
+    def reads(episode, max_steps):
+        messages = episode.initial_messages()
+        for _ in range(2):
+            turn = episode.model.complete(messages, episode.tools.specs)
+            messages.append(turn.message)
+            messages.extend(episode.tools.execute(call) for call in turn.tool_calls)
+            seen.append((len(episode.ledger.steps), len(episode.ledger.steps[-1].tools), episode.clock.elapsed))
+        episode.clock.sleep(5)
+        seen.append(episode.clock.elapsed)
+        return episode.finish(StopReason.MAX_STEPS, messages)
+
+    attempt = run_candidate(reads, "repeat-exact", probe=lambda episode: seen)
+    books = attempt.episode
+    assert attempt.result.model_calls == len(books.ledger.steps) == 2 and attempt.result.sim_seconds == books.clock.elapsed
+    assert [s[:2] for s in attempt.probe[:2]] == [(1, 1), (2, 1)], attempt.probe
+    assert attempt.probe[1][2] == books.clock.elapsed - 5 and attempt.probe[2] == books.clock.elapsed, attempt.probe
+    assert seen == [], "the loop ran in its own process"

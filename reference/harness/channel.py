@@ -14,6 +14,7 @@ from typing import Any
 
 MAX_FRAME = 256 * 1024 * 1024  # a message bigger than this is refused (a runaway history is smaller)
 HEADER = struct.Struct(">I")
+BUFFER = 4 * 1024 * 1024  # asked of the OS for each direction (it may grant less)
 
 
 class ChannelClosed(ConnectionError):
@@ -85,4 +86,10 @@ class Channel:
     @classmethod
     def pair(cls) -> tuple["Channel", "Channel"]:
         a, b = socket.socketpair()
+        for sock in (a, b):  # room for a long history in one go: fewer round trips of the scheduler
+            for option in (socket.SO_SNDBUF, socket.SO_RCVBUF):
+                try:
+                    sock.setsockopt(socket.SOL_SOCKET, option, BUFFER)
+                except OSError:
+                    pass
         return cls(a), cls(b)

@@ -113,8 +113,10 @@ class EpisodeServer:
     def finish(self, request: dict[str, Any]) -> RunResult:
         claim = claim_from(request)
         self.claims.append(claim)
-        return self.episode.finish(claim["stop_reason"], claim["messages"], claim["answer"], claim["degraded"],
-                                   claim["detail"])
+        result = self.episode.finish(claim["stop_reason"], claim["messages"], claim["answer"], claim["degraded"],
+                                     claim["detail"])
+        result.loop = claim["loop"] or result.loop
+        return result
 
 
 OPS: dict[str, Callable[[EpisodeServer, dict[str, Any]], Any]] = {

@@ -11,6 +11,7 @@ stop reason, its answer, its history) is taken only where the books do not contr
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -24,7 +25,7 @@ from ..harness.ledger import Ledger
 from ..harness.remote import EpisodeServer
 from ..sim.scenario import Scenario, find
 from .failures import CandidateFailure, ClaimRejected
-from .sandbox import ChildReport, Limits, run_in_child
+from .sandbox import OUTPUT_KEPT, ChildReport, Limits, run_in_child
 
 TIME_LIMIT = 5.0  # seconds of wall clock per run: the kit's loops take a fraction of one
 MEMORY_LIMIT_MB = 1024
@@ -110,6 +111,7 @@ def run_candidate(loop: Callable[..., RunResult] | str | Path, scenario: Scenari
     server = EpisodeServer(episode)
     report = run_in_child(loop, episode, server, steps, Limits(time_limit, memory_mb), lambda: capped.tripped, probe)
     attempt.output, attempt.output_bytes, attempt.probe = report.output, report.output_bytes, report.probe
+    _echo(report)
     return _judge(attempt, report, capped)
 
 
@@ -147,6 +149,14 @@ def contradiction(stop_reason: StopReason, ledger: Ledger) -> str | None:
         return (f"reported stop reason `completed`, but the model's last turn (request {last.step}) asked for "
                 f"{len(last.tool_calls)} tool call(s) instead of answering")
     return None
+
+
+def _echo(report: ChildReport) -> None:
+    """What the loop printed, shown as if it had run here (a learner's debugging prints), up to a point."""
+    if not report.output_bytes:
+        return
+    more = report.output_bytes - min(report.output_bytes, OUTPUT_KEPT)
+    sys.stdout.write(report.output + (f"\n[... {more:,} more bytes of output not shown]\n" if more > 0 else ""))
 
 
 def _in_process(attempt: CandidateRun, loop: Any, capped: CappedModel, probe: Callable[[Any], Any] | None
