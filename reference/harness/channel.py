@@ -12,7 +12,7 @@ import struct
 import time
 from typing import Any
 
-MAX_FRAME = 256 * 1024 * 1024  # a message bigger than this is refused (a runaway history is smaller)
+MAX_FRAME = 32 * 1024 * 1024  # a message bigger than this is refused (the catalogue's longest history: < 1 MB)
 HEADER = struct.Struct(">I")
 BUFFER = 4 * 1024 * 1024  # asked of the OS for each direction (it may grant less)
 

@@ -25,7 +25,7 @@ from ..harness.ledger import Ledger
 from ..harness.remote import EpisodeServer
 from ..sim.scenario import Scenario, find
 from .failures import CandidateFailure, ClaimRejected
-from .sandbox import OUTPUT_KEPT, ChildReport, Limits, run_in_child
+from .sandbox import OUTPUT_KEPT, ChildReport, Limits, can_fork, load_loop, run_in_child
 
 TIME_LIMIT = 5.0  # seconds of wall clock per run: the kit's loops take a fraction of one
 MEMORY_LIMIT_MB = 1024
@@ -103,16 +103,24 @@ def run_candidate(loop: Callable[..., RunResult] | str | Path, scenario: Scenari
     episode = Episode.from_scenario(scenario.model_copy(deep=True), seed=seed, wire=wire)
     capped = CappedModel(episode.model.inner, steps + runaway_margin)
     episode.model.inner = capped
-    episode.loop_name = Path(str(loop).partition("::")[0]).stem if isinstance(loop, (str, Path)) else \
-        getattr(loop, "__name__", "candidate")
+    episode.loop_name = _loop_name(loop)
     attempt = CandidateRun(scenario, steps, episode=episode)
-    if not sandbox:
+    if not sandbox or not can_fork():
+        if sandbox:
+            attempt.notes.append("this system cannot fork: the loop ran in the grader's process, without limits")
         return _in_process(attempt, loop, capped, probe)
     server = EpisodeServer(episode)
     report = run_in_child(loop, episode, server, steps, Limits(time_limit, memory_mb), lambda: capped.tripped, probe)
     attempt.output, attempt.output_bytes, attempt.probe = report.output, report.output_bytes, report.probe
     _echo(report)
     return _judge(attempt, report, capped)
+
+
+def _loop_name(loop: Any) -> str:
+    if isinstance(loop, (str, Path)):
+        path, _, name = str(loop).partition("::")
+        return name or Path(path).stem
+    return getattr(loop, "__name__", "candidate")
 
 
 def _judge(attempt: CandidateRun, report: ChildReport, capped: CappedModel) -> CandidateRun:
@@ -165,7 +173,7 @@ def _in_process(attempt: CandidateRun, loop: Any, capped: CappedModel, probe: Ca
     episode = attempt.episode
     assert episode is not None
     try:
-        result = loop(episode, max_steps=attempt.max_steps)
+        result = (loop if callable(loop) else load_loop(loop))(episode, max_steps=attempt.max_steps)
         attempt.probe = probe(episode) if probe is not None else None
     except Exception as exc:  # the grader reports, it does not crash
         result, attempt.error = None, exc

@@ -23,6 +23,7 @@ import selectors
 import signal
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -61,6 +62,10 @@ class ChildReport:
     output_bytes: int = 0
 
 
+def can_fork() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
 def run_in_child(loop: Callable[..., Any] | str | Path, episode: Episode, server: EpisodeServer, max_steps: int,
                  limits: Limits, stop: Callable[[], BaseException | None],
                  probe: Callable[[Any], Any] | None = None) -> ChildReport:
@@ -77,7 +82,12 @@ def run_in_child(loop: Callable[..., Any] | str | Path, episode: Episode, server
     try:
         gc.freeze()  # the child inherits every object as it is: a collection there must not touch (copy) them
         try:
-            child.start()
+            with warnings.catch_warnings():
+                # Python 3.12+ warns when a process with threads forks (a notebook's kernel has some): the
+                # child runs only this module's code, with fresh output streams, and a deadlock there would
+                # still end at the time limit
+                warnings.filterwarnings("ignore", ".*fork", DeprecationWarning)
+                child.start()
         finally:
             gc.unfreeze()
         child_end.close()
@@ -254,11 +264,14 @@ def _contain(out_w: int, limits: Limits) -> None:
     os.close(devnull)
     sys.stdout = open(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
     sys.stderr = open(2, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
-    if hasattr(resource, "RLIMIT_AS"):
-        ceiling = _address_space() + limits.memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
+    ceiling = _address_space() + limits.memory_mb * 1024 * 1024
     seconds = int(limits.seconds) + 2  # if the grader itself is gone, a spinning child still stops
-    resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+    for limit, value in ((getattr(resource, "RLIMIT_AS", None), ceiling), (resource.RLIMIT_CPU, seconds)):
+        try:
+            if limit is not None:
+                resource.setrlimit(limit, (value, value))
+        except (ValueError, OSError):  # macOS refuses RLIMIT_AS: there the time limit is the only leash
+            pass
 
 
 def _address_space() -> int:
