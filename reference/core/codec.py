@@ -47,11 +47,16 @@ def encode(value: Any, depth: int = 0) -> Any:
 
 
 def encode_exception(exc: BaseException, depth: int = 0) -> dict[str, Any]:
-    attrs = {k: encode(v, depth + 1) for k, v in vars(exc).items() if not k.startswith("_")
+    """Its class, its text and its plain attributes (the kit's errors carry theirs), every text cut."""
+    attrs = {k: _scalar(v) for k, v in vars(exc).items() if not k.startswith("_")
              and isinstance(v, (str, int, float, bool, type(None)))}
     return {"__exc__": _name(type(exc)), "type": type(exc).__name__, "message": cut(_safe_str(exc)),
-            "args": [encode(a, depth + 1) if isinstance(a, (str, int, float, bool, type(None))) else cut(_safe_repr(a))
+            "args": [_scalar(a) if isinstance(a, (str, int, float, bool, type(None))) else cut(_safe_repr(a))
                      for a in exc.args[:8]], "attrs": attrs}
+
+
+def _scalar(value: Any) -> Any:
+    return cut(str(value)) if isinstance(value, str) else value
 
 
 def decode(data: Any) -> Any:
