@@ -160,3 +160,26 @@ def has_an_unprintable_exception(episode, max_steps=8):
         def __str__(self):
             raise RuntimeError("no")
     raise Unprintable()
+
+
+def closes_the_channel(episode, max_steps=8):
+    """Closes every descriptor the grader might be listening on, then keeps running."""
+    os.closerange(3, 256)
+    time.sleep(3600)
+
+
+def sends_garbage(episode, max_steps=8):
+    """Writes a frame of its own to the grader: a probe nested far deeper than any kit object."""
+    import socket
+    import struct
+    nested = "[" * 100_000 + "]" * 100_000
+    for fd in range(3, 64):
+        try:
+            sock = socket.socket(fileno=os.dup(fd))
+            if sock.type != socket.SOCK_STREAM:
+                continue
+            payload = ('{"op": "result", "claim": null, "probe": ' + nested + "}").encode()
+            sock.sendall(struct.pack(">I", len(payload)) + payload)
+        except OSError:
+            continue
+    time.sleep(3600)

@@ -47,6 +47,10 @@ CASES = {
     "recurses": ("repeat-exact", "your loop raised RecursionError: maximum recursion depth exceeded",
                  "CandidateRaised"),
     "raises_a_huge_message": ("repeat-exact", "your loop raised ValueError: xxxx", "CandidateRaised"),
+    "closes_the_channel": ("repeat-exact", "your loop's process sent the grader something it cannot read: it closed "
+                                           "its channel to the grader and went on", "BrokenChannel"),
+    "sends_garbage": ("repeat-exact", "your loop's process sent the grader something it cannot read: a message that "
+                                      "is not valid JSON (or nested too deeply)", "BrokenChannel"),
     "has_an_unprintable_exception": ("repeat-exact", "your loop raised Unprintable: <Unprintable: its message could "
                                                      "not be read>", "CandidateRaised"),
 }

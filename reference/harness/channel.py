@@ -25,6 +25,10 @@ class FrameTooLarge(ConnectionError):
     """The other side announced a message bigger than MAX_FRAME."""
 
 
+class Garbled(ConnectionError):
+    """The other side sent a frame that is not a JSON object."""
+
+
 class Channel:
     def __init__(self, sock: socket.socket, max_frame: int = MAX_FRAME):
         self.sock = sock
@@ -42,7 +46,7 @@ class Channel:
             raise ChannelClosed(f"the stream is closed ({exc})") from None
 
     def receive(self, timeout: float | None = None) -> dict[str, Any]:
-        """One message; `timeout` bounds the whole frame. Raises ChannelClosed, FrameTooLarge, TimeoutError."""
+        """One message; `timeout` bounds the whole frame. Raises ChannelClosed, FrameTooLarge, Garbled, TimeoutError."""
         deadline = None if timeout is None else time.monotonic() + timeout
         (size,) = HEADER.unpack(self._exactly(HEADER.size, deadline))
         if size > self.max_frame:
@@ -50,9 +54,9 @@ class Channel:
         try:
             message = json.loads(self._exactly(size, deadline).decode("utf-8"))
         except (ValueError, RecursionError):
-            raise ChannelClosed("a message that is not valid JSON") from None
+            raise Garbled("a message that is not valid JSON (or nested too deeply)") from None
         if not isinstance(message, dict):
-            raise ChannelClosed("a message that is not a JSON object")
+            raise Garbled("a message that is not a JSON object")
         return message
 
     def _exactly(self, size: int, deadline: float | None) -> bytes:

@@ -25,7 +25,8 @@ from ..harness.ledger import Ledger
 from ..harness.remote import EpisodeServer
 from ..sim.scenario import Scenario, find
 from .failures import CandidateFailure, ClaimRejected
-from .sandbox import OUTPUT_KEPT, ChildReport, Limits, can_fork, load_loop, run_in_child
+from .process import Limits
+from .sandbox import OUTPUT_KEPT, ChildReport, can_fork, load_loop, run_in_child
 
 TIME_LIMIT = 5.0  # seconds of wall clock per run: the kit's loops take a fraction of one
 MEMORY_LIMIT_MB = 1024

@@ -12,42 +12,27 @@ process (`run_candidate(..., sandbox=False)`).
 """
 from __future__ import annotations
 
-import gc
 import hashlib
 import importlib.util
-import multiprocessing
 import os
-import resource
 import select
 import selectors
-import signal
 import sys
 import time
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from ..core.codec import decode, encode, encode_exception
 from ..core.result import RunResult
-from ..harness.channel import Channel, ChannelClosed, FrameTooLarge
+from ..harness.channel import Channel, ChannelClosed, FrameTooLarge, Garbled
 from ..harness.episode import Episode
 from ..harness.remote import EpisodeServer, RemoteEpisode, claim_from, encode_claim
 from .failures import BrokenChannel, CandidateExited, CandidateRaised, MemoryLimit, ProcessDied, TimeLimit
-
-try:
-    import fcntl  # Linux and other Unixes; the pipe-size constant is Linux's
-except ImportError:  # pragma: no cover - Windows has no fork either
-    fcntl = None  # type: ignore[assignment]
+from .process import Child, Limits, contain, widen
 
 OUTPUT_KEPT = 64 * 1024  # of what the loop prints, this much is kept and shown; the rest is counted
 LOOP_NAMES = ("loop", "react_loop")  # the function a candidate file must define (or name it: file.py::fn)
-
-
-@dataclass
-class Limits:
-    seconds: float = 5.0  # wall clock, from the fork to the loop's result
-    memory_mb: int = 1024  # address space the child may add to what it inherits
 
 
 @dataclass
@@ -63,7 +48,7 @@ class ChildReport:
 
 
 def can_fork() -> bool:
-    return "fork" in multiprocessing.get_all_start_methods()
+    return hasattr(os, "fork")
 
 
 def run_in_child(loop: Callable[..., Any] | str | Path, episode: Episode, server: EpisodeServer, max_steps: int,
@@ -71,30 +56,22 @@ def run_in_child(loop: Callable[..., Any] | str | Path, episode: Episode, server
                  probe: Callable[[Any], Any] | None = None) -> ChildReport:
     """Fork, run `loop(remote_episode, max_steps=...)` in the child, serve it until it reports or must
     end. `stop()` is asked after every request (the runaway cap): an error it returns ends the run."""
+    Child.reap()
     parent_end, child_end = Channel.pair()
     out_r, out_w = os.pipe()
-    _widen(out_w)
-    context = multiprocessing.get_context("fork")
-    child = context.Process(target=_child, args=(loop, episode, child_end, out_r, out_w, max_steps, limits, probe),
-                            daemon=True)
+    widen(out_w)
     report = ChildReport()
     output = bytearray()
+    child = None
     try:
-        gc.freeze()  # the child inherits every object as it is: a collection there must not touch (copy) them
-        try:
-            with warnings.catch_warnings():
-                # Python 3.12+ warns when a process with threads forks (a notebook's kernel has some): the
-                # child runs only this module's code, with fresh output streams, and a deadlock there would
-                # still end at the time limit
-                warnings.filterwarnings("ignore", ".*fork", DeprecationWarning)
-                child.start()
-        finally:
-            gc.unfreeze()
+        child = Child.fork(lambda: _child(loop, episode, child_end, (parent_end, out_r), out_w, max_steps, limits,
+                                          probe))
         child_end.close()
         os.close(out_w)
         _serve(child, parent_end, out_r, server, limits, stop, report, output)
     finally:
-        _kill(child)
+        if child is not None:
+            child.kill()
         parent_end.close()
         os.close(out_r)
     report.output = bytes(output[:OUTPUT_KEPT]).decode("utf-8", "replace")
@@ -103,51 +80,59 @@ def run_in_child(loop: Callable[..., Any] | str | Path, episode: Episode, server
     return report
 
 
-def _serve(child: Any, channel: Channel, out_r: int, server: EpisodeServer, limits: Limits,
+def _serve(child: Child, channel: Channel, out_r: int, server: EpisodeServer, limits: Limits,
            stop: Callable[[], BaseException | None], report: ChildReport, output: bytearray) -> None:
     deadline = time.monotonic() + limits.seconds
     selector = selectors.DefaultSelector()
     selector.register(channel.sock, selectors.EVENT_READ, "channel")
     selector.register(out_r, selectors.EVENT_READ, "output")
-    selector.register(child.sentinel, selectors.EVENT_READ, "exit")
+    if child.pidfd is not None:
+        selector.register(child.pidfd, selectors.EVENT_READ, "exit")
+    tick = limits.seconds if child.pidfd is not None else 0.05  # without a pidfd, look every 50 ms
     try:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 report.error = TimeLimit(limits.seconds, len(server.episode.ledger.steps))
                 return
-            ready = {key.data for key, _ in selector.select(left)}
+            ready = {key.data for key, _ in selector.select(min(left, tick))}
             if "output" in ready and not _drain(out_r, output, report):
                 selector.unregister(out_r)
-            if "channel" in ready or "exit" in ready:
-                try:
-                    if "channel" not in ready and not select.select([channel.sock], [], [], 0)[0]:
-                        raise ChannelClosed("the child exited with nothing more to say")
-                    message = channel.receive(timeout=max(deadline - time.monotonic(), 0.01))
-                except TimeoutError:
-                    report.error = TimeLimit(limits.seconds, len(server.episode.ledger.steps))
-                    return
-                except FrameTooLarge as exc:
-                    report.error = BrokenChannel(str(exc))
-                    return
-                except ChannelClosed:
-                    child.join(max(min(deadline - time.monotonic(), 1.0), 0.01))
-                    report.error = ProcessDied(child.exitcode) if child.exitcode is not None else \
-                        TimeLimit(limits.seconds, len(server.episode.ledger.steps))
-                    return
+            exited = "exit" in ready or (child.pidfd is None and child.poll() is not None)
+            if "channel" not in ready and not exited:
+                continue
+            try:
+                if "channel" not in ready and not select.select([channel.sock], [], [], 0)[0]:
+                    raise ChannelClosed("the child exited with nothing more to say")
+                message = channel.receive(timeout=max(deadline - time.monotonic(), 0.01))
+            except TimeoutError:
+                report.error = TimeLimit(limits.seconds, len(server.episode.ledger.steps))
+                return
+            except (FrameTooLarge, Garbled) as exc:
+                report.error = BrokenChannel(str(exc))
+                return
+            except ChannelClosed:
+                code = child.wait(max(min(deadline - time.monotonic(), 1.0), 0.01))
+                report.error = ProcessDied(code) if code is not None else \
+                    BrokenChannel("it closed its channel to the grader and went on")
+                return
+            try:
                 if _final(message, report, server):
                     return
-                reply = server.handle(message)
-                report.error = stop()
-                if report.error is not None:
-                    return
-                try:
-                    channel.send(reply, timeout=max(deadline - time.monotonic(), 0.01))
-                except TimeoutError:
-                    report.error = TimeLimit(limits.seconds, len(server.episode.ledger.steps))
-                    return
-                except ChannelClosed:
-                    continue  # the child is gone: its exit is the next event
+            except Exception as exc:  # a last word that does not decode (nested too deep, wrong types)
+                report.error = BrokenChannel(f"its last message ({type(exc).__name__})")
+                return
+            reply = server.handle(message)
+            report.error = stop()
+            if report.error is not None:
+                return
+            try:
+                channel.send(reply, timeout=max(deadline - time.monotonic(), 0.01))
+            except TimeoutError:
+                report.error = TimeLimit(limits.seconds, len(server.episode.ledger.steps))
+                return
+            except ChannelClosed:
+                continue  # the child is gone: its exit is the next event
     finally:
         selector.close()
 
@@ -192,40 +177,15 @@ def _drain(fd: int, output: bytearray, report: ChildReport) -> bool:
     return bool(chunk)
 
 
-def _kill(child: Any) -> None:
-    """The child's whole process group: its threads die with it, and so do processes it forked."""
-    if child.pid is None:
-        return
-    try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        child.kill()
-    except (ProcessLookupError, AttributeError):
-        pass
-    # not joined: a killed child is reaped by multiprocessing at the next start (or at exit), so the
-    # grader never waits for the kernel to tear a process down
-
-
-def _widen(fd: int) -> None:
-    """A bigger pipe for the child's output, so that a flood drains in fewer reads (Linux)."""
-    if fcntl is None or not sys.platform.startswith("linux"):
-        return
-    try:
-        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
-    except OSError:
-        pass
-
-
 # ------------------------------------------------------------------------------------ in the child
 
-def _child(loop: Any, episode: Episode, channel: Channel, out_r: int, out_w: int, max_steps: int, limits: Limits,
-           probe: Callable[[Any], Any] | None) -> None:
-    os.close(out_r)
+def _child(loop: Any, episode: Episode, channel: Channel, parents: tuple[Channel, int], out_w: int, max_steps: int,
+           limits: Limits, probe: Callable[[Any], Any] | None) -> None:
+    parents[0].close()  # the grader's ends, inherited: not the child's to use
+    os.close(parents[1])
     message: dict[str, Any]
     try:
-        _contain(out_w, limits)
+        contain(out_w, limits)
         remote = RemoteEpisode.mirroring(channel, episode)
         if isinstance(loop, (str, Path)):
             loop = load_loop(loop)
@@ -251,35 +211,6 @@ def _child(loop: Any, episode: Episode, channel: Channel, out_r: int, out_w: int
         channel.send(message)
     finally:
         os._exit(0)  # no atexit, no waiting on the loop's threads: the grader has what it needs
-
-
-def _contain(out_w: int, limits: Limits) -> None:
-    """Own process group (to be killed whole), output to the grader, memory capped, CPU as a backstop."""
-    os.setsid()
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.dup2(out_w, 1)
-    os.dup2(out_w, 2)
-    os.close(out_w)
-    os.close(devnull)
-    sys.stdout = open(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
-    sys.stderr = open(2, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
-    ceiling = _address_space() + limits.memory_mb * 1024 * 1024
-    seconds = int(limits.seconds) + 2  # if the grader itself is gone, a spinning child still stops
-    for limit, value in ((getattr(resource, "RLIMIT_AS", None), ceiling), (resource.RLIMIT_CPU, seconds)):
-        try:
-            if limit is not None:
-                resource.setrlimit(limit, (value, value))
-        except (ValueError, OSError):  # macOS refuses RLIMIT_AS: there the time limit is the only leash
-            pass
-
-
-def _address_space() -> int:
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[0]) * resource.getpagesize()
-    except (OSError, ValueError):
-        return 2 * 1024 ** 3
 
 
 def _returned(value: Any) -> str:
