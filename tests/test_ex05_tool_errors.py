@@ -38,8 +38,8 @@ def ex(target):
 # ---------------------------------------------------------------- running and reading a run
 
 class Played:
-    def __init__(self, attempt, executor):
-        self.attempt, self.executor = attempt, executor
+    def __init__(self, attempt, offered):
+        self.attempt, self.offered = attempt, offered  # the tools the executor offered at the end
         self.result: RunResult = attempt.result
         self.name = attempt.scenario.name
 
@@ -73,10 +73,13 @@ def play(ex, scenario, max_steps=None) -> Played:
         made.append(executor)
         return guarded_loop(episode, max_steps, Parts(executor=executor))
 
-    attempt = run_candidate(ex05_loop, scenario, max_steps)
+    def offered_at_end(episode):  # runs after the loop, in its process, where the executor lives
+        return [s.name for s in made[0].offered(episode)]
+
+    attempt = run_candidate(ex05_loop, scenario, max_steps, probe=offered_at_end)
     if attempt.error is not None:
         pytest.fail(attempt.story(), pytrace=False)
-    return Played(attempt, made[0])
+    return Played(attempt, attempt.probe)
 
 
 def inline(name, tools, calls, *, limits=None):
@@ -115,7 +118,7 @@ def withdrawn(run, tool: str) -> str:
     missing = [i for i, r in enumerate(run.requests(), 1) if tool not in [t.name for t in r.tools]]
     if missing:
         return f"{tool} was not offered in request(s) {missing}"
-    if tool not in [s.name for s in run.executor.offered(run.attempt.episode)]:
+    if tool not in run.offered:
         return f"{tool} was withdrawn"
     return ""
 
@@ -328,7 +331,7 @@ def test_circuit_opens_and_the_run_stops(ex):
         "with no tool left the run stops (circuit_open)")
     told = [e for e in run.shown_errors() if "withdrawn" in json.dumps(e) or e.get("error_type") == "circuit_open"]
     assert told, "scenario `tool-down`: the model was never told that the tool was withdrawn"
-    offered = [s.name for s in run.executor.offered(run.attempt.episode)]
+    offered = run.offered
     assert "get_exchange_rate" not in offered, f"scenario `tool-down`: the dead tool is still offered: {offered}"
     assert not [c for c in evaluate(run.attempt.scenario, run.result) if not c.ok and c.name != "completed"], \
         f"scenario `tool-down`: {[c.detail for c in evaluate(run.attempt.scenario, run.result) if not c.ok]}"

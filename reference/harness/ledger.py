@@ -39,11 +39,13 @@ class Ledger:
             started=started))
         self.trace.on_step(self.steps[-1], self.pricing.cost(turn.usage))
 
-    def record_tool(self, call_id: str, name: str, args: dict[str, Any], outcome: Any, exc: Exception | None,
-                    started: float, ended: float) -> None:
+    def record_tool(self, call_id: str, name: str, args: dict[str, Any], outcome: Any,
+                    exc: Exception | str | None, started: float, ended: float) -> None:
+        """`exc` is the exception the tool raised, or its class name (a tool run in another process)."""
+        raised = exc if isinstance(exc, str) or exc is None else type(exc).__name__
         record = ToolRecord(call_id, name, args, ok=bool(outcome and outcome.ok),
                             outcome=asdict(outcome) if outcome is not None else None,
-                            exception=type(exc).__name__ if exc else None, started=started, seconds=ended - started)
+                            exception=raised or None, started=started, seconds=ended - started)
         (self.steps[-1].tools if self.steps else self.orphan_tools).append(record)
         self.trace.on_tool(record)
 

@@ -1,21 +1,36 @@
 """Run somebody's loop (a learner's exercise, a candidate's whiteboard code) on a scenario, safely.
 
-The loop under test may never stop, may break the protocol or may crash; the grader turns each of
-those into a finding with a story ("scenario `repeat-exact`: your loop made 28 model calls; the step
-limit was 8") instead of a hung test or a bare traceback.
+The loop under test may never stop, may break the protocol, may crash, exit, or lie; the grader
+turns each of those into a finding with a story ("scenario `repeat-exact`: your loop made 28 model
+calls; the step limit was 8") instead of a hung test, a dead process or a bare traceback.
+
+By default the loop runs in a child process (reference/runs/sandbox.py) with a wall-clock and a
+memory limit; the scripted model and the tools stay here. The report is built from the grader's own
+books: the model calls the model received, the tokens, the cost, the time. What the loop says (its
+stop reason, its answer, its history) is taken only where the books do not contradict it.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ..harness.episode import Episode
+from ..core.errors import ProtocolError, RunawayLoop
 from ..core.messages import Message, ToolSpec
 from ..core.model import Turn
-from ..core.errors import ProtocolError, RunawayLoop
-from ..core.result import RunResult
+from ..core.result import RunResult, StopReason
+from ..harness.episode import Episode
+from ..harness.ledger import Ledger
+from ..harness.episode_server import EpisodeServer
 from ..sim.scenario.loading import find
 from ..sim.scenario.schema import Scenario
+from .failures import CandidateFailure, ClaimRejected
+from .process import Limits
+from .sandbox import OUTPUT_KEPT, ChildReport, can_fork, load_loop, run_in_child
+
+TIME_LIMIT = 5.0  # seconds of wall clock per run: the kit's loops take a fraction of one
+MEMORY_LIMIT_MB = 1024
 
 
 class CappedModel:
@@ -25,12 +40,14 @@ class CappedModel:
         self.inner = inner
         self.cap = cap
         self.calls = 0
+        self.tripped: RunawayLoop | None = None  # set once, even if the loop catches what it raised
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
                  tool_choice: str = "auto") -> Turn:
         self.calls += 1
         if self.calls > self.cap:
-            raise RunawayLoop(f"more than {self.cap} model calls")
+            self.tripped = RunawayLoop(f"more than {self.cap} model calls")
+            raise self.tripped
         return self.inner.complete(messages, tools, tool_choice=tool_choice)
 
     def __getattr__(self, name: str) -> Any:
@@ -45,8 +62,11 @@ class CandidateRun:
     max_steps: int
     result: RunResult | None = None
     error: BaseException | None = None
-    episode: Episode | None = None
+    episode: Episode | None = None  # the grader's episode: its ledger and model are the books
     notes: list[str] = field(default_factory=list)
+    output: str = ""  # what the loop printed (the first 64 KB)
+    output_bytes: int = 0
+    probe: Any = None  # what `probe(episode)` returned in the loop's process, after the loop
 
     @property
     def model_calls(self) -> int:
@@ -60,6 +80,8 @@ class CandidateRun:
         if isinstance(self.error, ProtocolError):
             return (f"{name}: request {self.model_calls + 1} was refused by the API (HTTP 400, "
                     f"{self.error.wire}): {self.error.message}")
+        if isinstance(self.error, CandidateFailure):
+            return f"{name}: {self.error.story}"
         if self.error is not None:
             return f"{name}: your loop raised {type(self.error).__name__}: {self.error}"
         assert self.result is not None
@@ -67,24 +89,107 @@ class CandidateRun:
                 f"(step limit {self.max_steps}), {self.result.tool_calls} tool calls")
 
 
-def run_candidate(loop: Callable[..., RunResult], scenario: Scenario | str, max_steps: int | None = None, *,
-                  wire: str | None = None, seed: int | None = None, runaway_margin: int = 20) -> CandidateRun:
-    """Run `loop(episode, max_steps=...)` on a scenario; never raises for what the loop does."""
+def run_candidate(loop: Callable[..., RunResult] | str | Path, scenario: Scenario | str, max_steps: int | None = None,
+                  *, wire: str | None = None, seed: int | None = None, runaway_margin: int = 20,
+                  time_limit: float = TIME_LIMIT, memory_mb: int = MEMORY_LIMIT_MB, sandbox: bool = True,
+                  probe: Callable[[Any], Any] | None = None) -> CandidateRun:
+    """Run `loop(episode, max_steps=...)` on a scenario; never raises for what the loop does.
+
+    `loop` is a function, or the path of a candidate file (its `loop`, else its `react_loop`; or
+    `path.py::name`). `probe(episode)` runs after the loop, in the loop's process, and its (JSON-able)
+    value comes back as `attempt.probe`: for a test to read what the loop's own objects ended up as.
+    `sandbox=False` runs a trusted loop in this process, without the time and memory limits."""
     if isinstance(scenario, str):
         scenario = find(scenario)
     steps = max_steps if max_steps is not None else scenario.limits.max_steps
-    episode = Episode.from_scenario(scenario, seed=seed, wire=wire)
-    episode.model.inner = CappedModel(episode.model.inner, steps + runaway_margin)
-    episode.loop_name = getattr(loop, "__name__", "candidate")
+    episode = Episode.from_scenario(scenario.model_copy(deep=True), seed=seed, wire=wire)
+    capped = CappedModel(episode.model.inner, steps + runaway_margin)
+    episode.model.inner = capped
+    episode.loop_name = _loop_name(loop)
     attempt = CandidateRun(scenario, steps, episode=episode)
+    if not sandbox or not can_fork():
+        if sandbox:
+            attempt.notes.append("this system cannot fork: the loop ran in the grader's process, without limits")
+        return _in_process(attempt, loop, capped, probe)
+    server = EpisodeServer(episode)
+    report = run_in_child(loop, episode, server, steps, Limits(time_limit, memory_mb), lambda: capped.tripped, probe)
+    attempt.output, attempt.output_bytes, attempt.probe = report.output, report.output_bytes, report.probe
+    _echo(report)
+    return _judge(attempt, report, capped)
+
+
+def _loop_name(loop: Any) -> str:
+    if isinstance(loop, (str, Path)):
+        path, _, name = str(loop).partition("::")
+        return name or Path(path).stem
+    return getattr(loop, "__name__", "candidate")
+
+
+def _judge(attempt: CandidateRun, report: ChildReport, capped: CappedModel) -> CandidateRun:
+    """The result from the grader's books and the loop's claim, if the books bear it out."""
+    assert attempt.episode is not None
+    if capped.tripped is not None:  # the cap was hit: whatever the loop did next is beside the point
+        attempt.error = capped.tripped
+        return attempt
+    if report.error is not None:
+        attempt.error = report.error
+        return attempt
+    if report.claim is None:
+        attempt.error = TypeError(f"the loop returned {report.returned}, not a RunResult from episode.finish(...)")
+        return attempt
+    claim = report.claim
+    rejected = contradiction(claim["stop_reason"], attempt.episode.ledger)
+    if rejected:
+        attempt.error = ClaimRejected(rejected)
+        return attempt
+    attempt.episode.loop_name = claim["loop"] or attempt.episode.loop_name
+    attempt.result = attempt.episode.finish(claim["stop_reason"], claim["messages"], claim["answer"],
+                                            claim["degraded"], claim["detail"])
+    return attempt
+
+
+def contradiction(stop_reason: StopReason, ledger: Ledger) -> str | None:
+    """Why the model's request log rules out this stop reason, or None."""
+    if stop_reason is not StopReason.COMPLETED:
+        return None
+    if not ledger.steps:
+        return "reported stop reason `completed` without calling the model"
+    last = ledger.steps[-1]
+    if last.tool_calls:
+        return (f"reported stop reason `completed`, but the model's last turn (request {last.step}) asked for "
+                f"{len(last.tool_calls)} tool call(s) instead of answering")
+    return None
+
+
+def _echo(report: ChildReport) -> None:
+    """What the loop printed, shown as if it had run here (a learner's debugging prints), up to a point."""
+    if not report.output_bytes:
+        return
+    more = report.output_bytes - min(report.output_bytes, OUTPUT_KEPT)
+    sys.stdout.write(report.output + (f"\n[... {more:,} more bytes of output not shown]\n" if more > 0 else ""))
+
+
+def _in_process(attempt: CandidateRun, loop: Any, capped: CappedModel, probe: Callable[[Any], Any] | None
+                ) -> CandidateRun:
+    """A trusted loop, run here: the same checks, no limits (a loop that never returns hangs this process)."""
+    episode = attempt.episode
+    assert episode is not None
     try:
-        result = loop(episode, max_steps=steps)
+        result = (loop if callable(loop) else load_loop(loop))(episode, max_steps=attempt.max_steps)
+        attempt.probe = probe(episode) if probe is not None else None
     except Exception as exc:  # the grader reports, it does not crash
-        attempt.error = exc
+        result, attempt.error = None, exc
+    if capped.tripped is not None:
+        attempt.error = capped.tripped
+    if attempt.error is not None:
         return attempt
     if not isinstance(result, RunResult):
         attempt.error = TypeError(f"the loop returned {type(result).__name__} ({result!r:.80}), not a RunResult "
                                   "from episode.finish(...)")
+        return attempt
+    rejected = contradiction(result.stop_reason, episode.ledger)
+    if rejected:
+        attempt.error = ClaimRejected(rejected)
         return attempt
     attempt.result = result
     return attempt
