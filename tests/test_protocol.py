@@ -1,7 +1,7 @@
 """The protocol check: every invariant, on every wire format where it applies, with the exact text.
 
 The texts are the services' own HTTP 400 messages, typos included ("preceeding"), as listed with their
-public sources in docs/protocol.md and /work/shared/notes/provider-facts.md section 4. Where a format
+public sources in docs/protocol.md and ../shared/notes/provider-facts.md (beside the repository) section 4. Where a format
 has no such rule the table says why, and the test asserts the request is accepted.
 """
 from __future__ import annotations
