@@ -31,11 +31,11 @@ class Ledger:
     _slowest_tool: dict[str, float] = field(default_factory=dict, init=False, repr=False)
 
     def _totals(self) -> None:
-        if self._counted == len(self.steps):
-            return
-        self._counted, self._tokens, self._most_output, self._slowest_request = 0, (0, 0), None, None
-        self._slowest_tool = {}
-        for s in self.steps:
+        """Sum the steps not summed yet (all of them again if the list shrank: it was changed from outside)."""
+        if self._counted > len(self.steps):
+            self._counted, self._tokens, self._most_output, self._slowest_request = 0, (0, 0), None, None
+            self._slowest_tool = {}
+        for s in self.steps[self._counted:]:
             self._count_step(s)
             for t in s.tools:
                 self._count_tool(t)
