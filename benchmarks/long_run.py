@@ -6,10 +6,13 @@
 A run of N steps: the model pages through a listing (`list_items(page=i)`, every page a new result,
 so no guard has a reason to stop it), then answers. Measured for each N in a fresh process:
 
-- wall time of the whole run with the lesson-1 loop (`react`) and with the guarded loop's budget and
-  guard switched on (the harness meters, the scripted model, the protocol check, the token estimate);
+- wall time of the whole run with the lesson-1 loop (`react`), with the guarded loop and its budget
+  only (`budget only`), and with budget and guard switched on (`guarded`): the harness meters, the
+  scripted model, the protocol check, the token estimate;
 - peak resident memory of the process (ru_maxrss);
-- the guard's and the budget's own time per step (median over the run's steps, in microseconds).
+- the guard's and the budget's own time per step (median over the run's steps, in microseconds), together
+  and each apart (the guard, reference/parts/guards/, and the budget, reference/parts/budget.py, are
+  made flat by separate changes).
 
 Figures and the machine they were measured on: docs/benchmarks.md. Not a test: wall time depends on
 the machine.
@@ -70,21 +73,36 @@ def one(steps: int) -> str:
     naive = react_loop(Episode.from_scenario(scenario), max_steps=steps + 1)
     naive_seconds = time.perf_counter() - started
 
+    episode = Episode.from_scenario(scenario)  # the guarded loop with its budget only: the harness's share
+    started = time.perf_counter()
+    guarded_loop(episode, steps + 1, Parts(budget=RunBudget.from_limits(episode.limits)))
+    budget_only_seconds = time.perf_counter() - started
+
     episode = Episode.from_scenario(scenario)
     budget, guard = RunBudget.from_limits(episode.limits), LoopGuard.for_episode(episode)  # every limit checked
-    spent: list[float] = []
-    for obj, names in ((budget, ("before_request", "before_tool")),
-                       (guard, ("before_call", "after_result", "after_step"))):
+    spent: list[float] = []  # every hook call, in order: 5 a paging step
+    budget_spent: list[float] = []
+    guard_spent: list[float] = []
+    for obj, names, mine in ((budget, ("before_request", "before_tool"), budget_spent),
+                             (guard, ("before_call", "after_result", "after_step"), guard_spent)):
         for name in names:
             timed(obj, name, spent)
+            timed(obj, name, mine)
     started = time.perf_counter()
     guarded = guarded_loop(episode, steps + 1, Parts(budget=budget, guard=guard))
     guarded_seconds = time.perf_counter() - started
     assert naive.model_calls == guarded.model_calls == steps + 1, (naive.model_calls, guarded.model_calls)
-    per_step = [sum(spent[i:i + 5]) for i in range(0, len(spent) - 4, 5)]  # 5 hook calls a paging step
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return (f"{steps:>6} steps  react {naive_seconds:6.2f} s  guarded {guarded_seconds:6.2f} s  "
-            f"peak {peak_mb:6.0f} MB  guard+budget median {statistics.median(per_step) * 1e6:6.0f} us/step")
+    return (f"{steps:>6} steps  react {naive_seconds:6.2f} s  budget only {budget_only_seconds:6.2f} s  "
+            f"guarded {guarded_seconds:6.2f} s  "
+            f"peak {peak_mb:6.0f} MB  guard+budget median {median_per_step(spent, 5):6.0f} us/step "
+            f"(guard {median_per_step(guard_spent, 3):.0f}, budget {median_per_step(budget_spent, 2):.0f})")
+
+
+def median_per_step(spent: list[float], calls: int) -> float:
+    """The median over the steps of the time of `calls` consecutive hook calls (one step's), in us."""
+    per_step = [sum(spent[i:i + calls]) for i in range(0, len(spent) - calls + 1, calls)]
+    return statistics.median(per_step) * 1e6
 
 
 def main() -> None:

@@ -9,13 +9,15 @@ it metered.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
 
 from ..sim.clock import SimClock
 from .ledger import Ledger, MeteredModel
 from .trace import Trace
 from ..core.messages import Message, SystemMessage, ToolSpec, UserMessage
+from ..sim import tokens
+from ..wire.incremental import WireBuilder
 from ..core.model import Model, Pricing
 from ..wire.protocol import WIRE_FORMATS
 from ..core.result import RunResult, StopReason
@@ -33,6 +35,7 @@ class Episode:
     model: MeteredModel
     tools: Toolbox
     loop_name: str = "custom"
+    _counter: Optional[WireBuilder] = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def from_scenario(cls, scenario: Scenario, *, seed: int | None = None, model: Model | None = None,
@@ -69,6 +72,14 @@ class Episode:
     def scripted(self) -> ScriptedModel | None:
         inner = self.model.inner
         return inner if isinstance(inner, ScriptedModel) else None
+
+    def request_tokens(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
+        """The input tokens of this request in the scenario's wire format, as the provider bills them
+        (`tokens.request_tokens` over `to_wire`), counting only what is new since the last call."""
+        wire = self.scenario.model.wire
+        if self._counter is None or self._counter.wire != wire:
+            self._counter = tokens.counter(wire)
+        return tokens.built_tokens(self._counter.build(messages, tools))
 
     def initial_messages(self) -> list[Message]:
         return [SystemMessage(self.scenario.system), UserMessage(self.scenario.user)]

@@ -6,7 +6,7 @@ loop is measured the same way.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 from ..sim.clock import SimClock
 from ..core.messages import Message, ToolSpec
@@ -22,10 +22,55 @@ class Ledger:
     steps: list[StepRecord] = field(default_factory=list)
     orphan_tools: list[ToolRecord] = field(default_factory=list)  # tools run before any model call
     trace: Trace = field(default_factory=Trace)  # lesson 6: every record also goes to the run's trace
+    # running totals, so that reading the meters costs the same at step 5,000 as at step 5; kept for the
+    # steps recorded here (a list changed from outside is summed again, see `_totals`)
+    _counted: int = field(default=0, init=False, repr=False)
+    _tokens: tuple[int, int] = field(default=(0, 0), init=False, repr=False)
+    _most_output: Optional[int] = field(default=None, init=False, repr=False)
+    _slowest_request: Optional[float] = field(default=None, init=False, repr=False)
+    _slowest_tool: dict[str, float] = field(default_factory=dict, init=False, repr=False)
+
+    def _totals(self) -> None:
+        """Sum the steps not summed yet (all of them again if the list shrank: it was changed from outside)."""
+        if self._counted > len(self.steps):
+            self._counted, self._tokens, self._most_output, self._slowest_request = 0, (0, 0), None, None
+            self._slowest_tool = {}
+        for s in self.steps[self._counted:]:
+            self._count_step(s)
+            for t in s.tools:
+                self._count_tool(t)
+
+    def _count_step(self, s: StepRecord) -> None:
+        self._counted += 1
+        self._tokens = (self._tokens[0] + s.input_tokens, self._tokens[1] + s.output_tokens)
+        self._most_output = s.output_tokens if self._most_output is None else max(self._most_output, s.output_tokens)
+        self._slowest_request = s.model_seconds if self._slowest_request is None \
+            else max(self._slowest_request, s.model_seconds)
+
+    def _count_tool(self, t: ToolRecord) -> None:
+        before = self._slowest_tool.get(t.name)
+        self._slowest_tool[t.name] = t.seconds if before is None else max(before, t.seconds)
 
     @property
     def usage(self) -> Usage:
-        return Usage(sum(s.input_tokens for s in self.steps), sum(s.output_tokens for s in self.steps))
+        self._totals()
+        return Usage(*self._tokens)
+
+    def most_output_tokens(self, at_least: int = 0) -> int:
+        """The largest output of one request so far, or `at_least` if larger."""
+        self._totals()
+        return at_least if self._most_output is None else max(at_least, self._most_output)
+
+    @property
+    def slowest_request(self) -> float:
+        """The longest model request so far, in simulated seconds (0 before the first)."""
+        self._totals()
+        return 0.0 if self._slowest_request is None else self._slowest_request
+
+    def slowest_tool(self, name: str) -> float:
+        """The longest attempt of this tool so far, among the steps' tools (0 if never run)."""
+        self._totals()
+        return self._slowest_tool.get(name, 0.0)
 
     @property
     def cost_usd(self) -> float:
@@ -37,6 +82,7 @@ class Ledger:
             model_seconds=self.clock.elapsed - started, finish_reason=turn.finish_reason, text=turn.text,
             tool_calls=[{"id": c.id, "name": c.name, "arguments": c.arguments} for c in turn.tool_calls],
             started=started))
+        self._totals()  # the new step is summed here
         self.trace.on_step(self.steps[-1], self.pricing.cost(turn.usage))
 
     def record_tool(self, call_id: str, name: str, args: dict[str, Any], outcome: Any,
@@ -47,6 +93,9 @@ class Ledger:
                             outcome=asdict(outcome) if outcome is not None else None,
                             exception=raised or None, started=started, seconds=ended - started)
         (self.steps[-1].tools if self.steps else self.orphan_tools).append(record)
+        if self.steps:
+            self._totals()
+            self._count_tool(record)
         self.trace.on_tool(record)
 
 

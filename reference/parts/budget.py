@@ -43,11 +43,9 @@ from typing import Any, Optional, Sequence
 from ..harness.episode import Episode
 from ..core.messages import Message, ToolCall
 from ..core.model import Usage
-from ..wire.protocol import to_wire
 from ..core.result import StopReason
 from ..loops.hooks import Trip
 from ..sim.scenario.schema import LimitsDef
-from ..sim.tokens import request_tokens
 
 
 # the four kinds of exit (and `error`), each with its stop reasons, read from reference/result.py
@@ -157,16 +155,14 @@ class RunBudget:
 
     def next_request(self, episode: Episode, messages: Sequence[Message]) -> Spend:
         """The next model request, estimated before it is sent: the same token count the provider bills."""
-        body = to_wire(messages, episode.tools.specs, episode.scenario.model.wire)
-        input_tokens = request_tokens(body)
-        earlier = episode.ledger.steps
-        output = max([self.output_reserve] + [s.output_tokens for s in earlier])
-        seconds = max([s.model_seconds for s in earlier], default=0.0)  # nothing to go by before the first
+        input_tokens = episode.request_tokens(messages, episode.tools.specs)  # request_tokens(to_wire(...)), kept up
+        output = episode.ledger.most_output_tokens(at_least=self.output_reserve)  # as the history grows, not redone
+        seconds = episode.ledger.slowest_request  # 0.0 before the first: nothing to go by
         return Spend(1, input_tokens + output, seconds, episode.ledger.pricing.cost(Usage(input_tokens, output)))
 
     def tool_seconds(self, episode: Episode, name: str) -> float:
         """How long a tool is expected to take: its slowest earlier call in this run (0 if never called)."""
-        return max((t.seconds for s in episode.ledger.steps for t in s.tools if t.name == name), default=0.0)
+        return episode.ledger.slowest_tool(name)
 
     def headroom(self, episode: Episode) -> dict[str, float]:
         """What is left of each limit (for a last answer, for a progress display)."""

@@ -5,7 +5,8 @@ a log of every request it received, fails loudly when called after its script ha
 tell you which steps were never used. On top of that, for the lessons:
 
 - every request goes through the protocol check of its wire format (`ProtocolError` with the real
-  service's text), exactly as the real API would refuse it;
+  service's text), exactly as the real API would refuse it (built and checked incrementally: only
+  what is new since the last request, reference/wire/incremental.py);
 - usage comes from the token estimator over the whole request (messages + tool schemas), so a
   growing context costs what it would cost; latency is charged to the simulated clock;
 - it reacts to the conversation as its scenario says: a *cooperative* model changes course when a
@@ -29,18 +30,26 @@ from .clock import SimClock
 from ..core.messages import AssistantMessage, Message, ToolCall, ToolMessage, ToolSpec
 from ..core.model import Turn, Usage
 from ..core.toolresult import read_body
-from ..wire.protocol import check_request
+from ..wire.incremental import Built, WireBuilder
 from .scenario.schema_script import ModelDef, ReactionDef, StepDef
 
 
 @dataclass
 class Request:
-    """One request as the model received it."""
+    """One request as the model received it. Its history and wire body are views on the model's
+    append-only lists, made into lists when read: a run of n steps keeps n records, not n copies."""
 
-    messages: list[Message]
+    built: Built
     tools: list[ToolSpec]
-    wire_body: dict[str, Any]
     tool_choice: str = "auto"
+
+    @property
+    def messages(self) -> list[Message]:
+        return self.built.history()
+
+    @property
+    def wire_body(self) -> dict[str, Any]:
+        return self.built.body()
 
 
 @dataclass
@@ -61,6 +70,7 @@ class ScriptedModel:
         self.reactions: list[tuple[int, ReactionDef]] = list(enumerate(self.spec.reactions))  # not yet fired
         self.fired: list[int] = []  # which reactions fired, by index in the scenario
         self.last_calls: tuple[ToolCall, ...] = ()
+        self._wire: WireBuilder | None = None  # this conversation's requests, built and checked incrementally
         # drawn once, and only when asked for, so that runs without the policy keep their random sequence
         self.stuck = bool(self.spec.policy.stuck) and self.rng.random() < self.spec.policy.stuck
 
@@ -69,14 +79,17 @@ class ScriptedModel:
                  tool_choice: str = "auto") -> Turn:
         if tool_choice not in ("auto", "none"):
             raise ValueError(f"tool_choice must be 'auto' or 'none', got {tool_choice!r}")
-        body = check_request(messages, tools, self.spec.wire)  # raises ProtocolError as the API would
-        self.requests.append(Request(list(messages), list(tools), body, tool_choice))
+        if self._wire is None or self._wire.wire != self.spec.wire:
+            self._wire = tokens.counter(self.spec.wire)
+        built = self._wire.build(messages, tools)  # only the new messages are converted and checked
+        self._wire.check(built)  # raises ProtocolError as the API would
+        self.requests.append(Request(built, list(tools), tool_choice))
         self._react(messages)
         if tool_choice == "none" or not tools:
             calls, text, answer, finish = (), None, self._answer_without_tools(messages), "stop"
         else:
             calls, text, answer, finish = self._next_step()
-        usage = Usage(tokens.request_tokens(body), tokens.output_tokens(answer if calls == () else text, calls))
+        usage = Usage(tokens.built_tokens(built), tokens.output_tokens(answer if calls == () else text, calls))
         lat = self.spec.latency
         self.clock.advance(lat.base_seconds + lat.per_output_token_seconds * usage.output_tokens
                            + lat.per_input_token_seconds * usage.input_tokens)

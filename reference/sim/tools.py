@@ -13,12 +13,12 @@ import copy
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Protocol, Sequence
 
 from .clock import SimClock
 from ..core.messages import ToolCall, ToolMessage, ToolSpec
 from ..core.toolresult import error_body, to_json, tool_error
-from .scenario.schema_tools import MAX_RESULT_CHARS, ToolDef
+from .scenario.schema_tools import MAX_RESULT_CHARS, RuleDef, ToolDef
 
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -67,6 +67,46 @@ def filler(size: int, seed: str = "") -> list[str]:
     return lines
 
 
+def _plain(value: Any) -> bool:
+    return value is None or isinstance(value, (str, bool, int)) or (isinstance(value, float) and value == value)
+
+
+class RuleIndex:
+    """The first rule whose `when` matches the arguments, without trying every rule (a listing scripted
+    page by page has a rule per page). Rules whose `when` holds plain values are looked up by value, a
+    table per set of keys (a dict finds what `==` finds: 1, 1.0 and True alike); the others (no `when`,
+    lists, objects) are tried in order, as `RuleDef.matches` does."""
+
+    def __init__(self, rules: Sequence["RuleDef"]):
+        self.rules = rules
+        self.tables: dict[tuple[str, ...], dict[tuple[Any, ...], int]] = {}
+        self.others: list[int] = []
+        for i, rule in enumerate(rules):
+            if rule.when and all(_plain(v) for v in rule.when.values()):
+                keys = tuple(sorted(rule.when))
+                self.tables.setdefault(keys, {}).setdefault(tuple(rule.when[k] for k in keys), i)
+            else:
+                self.others.append(i)
+
+    def first(self, args: dict[str, Any]) -> int | None:
+        found: list[int] = []
+        for keys, table in self.tables.items():
+            if all(k in args for k in keys):
+                try:
+                    i = table.get(tuple(args[k] for k in keys))
+                except TypeError:  # a list or an object among the arguments: equal to no plain value
+                    i = None
+                if i is not None:
+                    found.append(i)
+        best = min(found, default=None)
+        for i in self.others:
+            if best is not None and i > best:
+                break
+            if self.rules[i].matches(args):
+                return i
+        return best
+
+
 class FakeTool:
     """A tool played from its scenario definition: rules matched in order, first match wins."""
 
@@ -75,14 +115,15 @@ class FakeTool:
         self.clock = clock
         self.calls = 0
         self._rule_hits: dict[int, int] = {}
+        self._rules = RuleIndex(spec.rules)
 
     def __call__(self, args: dict[str, Any]) -> ToolOutcome:
         self.calls += 1
-        for index, rule in enumerate(self.spec.rules):
-            if rule.matches(args):
-                hit = self._rule_hits.get(index, 0)
-                self._rule_hits[index] = hit + 1
-                return self._play(rule, hit, args)
+        index = self._rules.first(args)
+        if index is not None:
+            hit = self._rule_hits.get(index, 0)
+            self._rule_hits[index] = hit + 1
+            return self._play(self.spec.rules[index], hit, args)
         # no rule matched: the tool itself says so, as a real API would
         self.clock.advance(self.spec.latency_seconds)
         return ToolOutcome(False, error_type="not_found", http_status=404,

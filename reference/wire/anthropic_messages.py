@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections import ChainMap
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from ..core.messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage
@@ -24,38 +26,53 @@ def _input(arguments: str) -> Any:
         return arguments  # not an object: the check below rejects it as the API would
 
 
-def to_request(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
-    system: list[str] = []
-    out: list[dict[str, Any]] = []
-    for m in messages:
-        if isinstance(m, SystemMessage):
-            system.append(m.text)
-        elif isinstance(m, UserMessage):
-            out.append({"role": "user", "content": [{"type": "text", "text": m.text}]})
-        elif isinstance(m, AssistantMessage):
-            blocks: list[dict[str, Any]] = []
-            if m.text:
-                blocks.append({"type": "text", "text": m.text})
-            blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": _input(c.arguments)}
-                       for c in m.tool_calls]
-            out.append({"role": "assistant", "content": blocks})
-        elif isinstance(m, ToolMessage):
-            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": m.call_id, "content": m.content}
-            if m.is_error:
-                block["is_error"] = True
-            previous = out[-1] if out else None
-            if previous and previous["role"] == "user" and all(b["type"] == "tool_result" for b in previous["content"]):
-                previous["content"].append(block)
-            else:
-                out.append({"role": "user", "content": [block]})
+def add_message(out: list[dict[str, Any]], system: list[str], m: Message) -> None:
+    """Append one message's wire form to `out`, its text to `system` for a system message. A tool result
+    that follows tool results joins their user message: that message is *replaced* by a longer one, never
+    changed in place (reference/wire/incremental.py shares the messages between requests)."""
+    if isinstance(m, SystemMessage):
+        system.append(m.text)
+    elif isinstance(m, UserMessage):
+        out.append({"role": "user", "content": [{"type": "text", "text": m.text}]})
+    elif isinstance(m, AssistantMessage):
+        blocks: list[dict[str, Any]] = []
+        if m.text:
+            blocks.append({"type": "text", "text": m.text})
+        blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": _input(c.arguments)}
+                   for c in m.tool_calls]
+        out.append({"role": "assistant", "content": blocks})
+    elif isinstance(m, ToolMessage):
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": m.call_id, "content": m.content}
+        if m.is_error:
+            block["is_error"] = True
+        previous = out[-1] if out else None
+        if previous and previous["role"] == "user" and all(b["type"] == "tool_result" for b in previous["content"]):
+            out[-1] = {"role": "user", "content": previous["content"] + [block]}
         else:
-            raise TypeError(f"not a kit message: {m!r}")
+            out.append({"role": "user", "content": [block]})
+    else:
+        raise TypeError(f"not a kit message: {m!r}")
+
+
+def wire_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    return [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools]
+
+
+def request_body(out: list[dict[str, Any]], system: list[str], tools: list[dict[str, Any]]) -> dict[str, Any]:
     body: dict[str, Any] = {"messages": out}
     if system:
         body["system"] = "\n\n".join(system)
     if tools:
-        body["tools"] = [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools]
+        body["tools"] = tools
     return body
+
+
+def to_request(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
+    system: list[str] = []
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        add_message(out, system, m)
+    return request_body(out, system, wire_tools(tools))
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:
@@ -95,13 +112,16 @@ def _fail(message: str) -> None:
     raise ProtocolError(WIRE, message)
 
 
-def _turns(messages: list[dict[str, Any]]) -> list[tuple[int, str, list[dict[str, Any]]]]:
+Span = tuple[int, str, list[dict[str, Any]]]  # a turn: (index of its first message, role, blocks)
+
+
+def _turns(messages: Sequence[dict[str, Any]], offset: int = 0) -> list[Span]:
     """Consecutive messages of one role combined into one turn, as the API documents it does
     ("Consecutive `user` or `assistant` turns in your request will be combined into a single turn"),
     each with the index of its first message. Which index a real error names for a combined turn is
     [assumed]; for a request without consecutive same-role messages it is the message's own index."""
-    turns: list[tuple[int, str, list[dict[str, Any]]]] = []
-    for i, m in enumerate(messages):
+    turns: list[Span] = []
+    for i, m in enumerate(messages, offset):
         if turns and turns[-1][1] == m["role"]:
             turns[-1][2].extend(_blocks(m["content"]))
         else:
@@ -109,9 +129,35 @@ def _turns(messages: list[dict[str, Any]]) -> list[tuple[int, str, list[dict[str
     return turns
 
 
+def _has_tool_blocks(messages: Sequence[dict[str, Any]]) -> bool:
+    return any(b["type"] in ("tool_use", "tool_result") for m in messages for b in _blocks(m["content"]))
+
+
+@dataclass
+class CheckState:
+    """Where a passed check stopped: at the first message of its last turn (the next request may add to that
+    turn), with the turn before it, the `tool_use` ids of the turns before (shared, never copied), and
+    whether those turns hold tool blocks."""
+
+    resume_at: int = 0
+    previous: Span | None = None
+    seen_ids: dict[str, None] = field(default_factory=dict)
+    tool_blocks: bool = False
+
+
 def check(body: dict[str, Any]) -> None:
+    messages = body.get("messages") or []
+    resume_check(messages, len(messages), body.get("tools", []), None)
+
+
+def resume_check(messages: Sequence[dict[str, Any]], end: int, tools: Sequence[dict[str, Any]],
+                 state: CheckState | None) -> CheckState:
+    """The check of `messages[:end]` + `tools`, walking on from `state` (see openai_chat.resume_check).
+    It walks again from the last turn of the prefix that passed, the one turn new messages can join; a turn
+    before it passed with the same neighbours (the turn after an assistant turn can only gain blocks at
+    its end, which answers no fewer of its calls)."""
     names: set[str] = set()
-    for i, tool in enumerate(body.get("tools", [])):
+    for i, tool in enumerate(tools):
         if len(tool["name"]) > 128:  # the newest text (2026); earlier builds reported the pattern below
             _fail(f"tools.{i}.custom.name: String should have at most 128 characters")
         if not NAME_PATTERN.match(tool["name"]):
@@ -119,12 +165,12 @@ def check(body: dict[str, Any]) -> None:
         if tool["name"] in names:
             _fail("tools: Tool names must be unique.")
         names.add(tool["name"])
-    messages = body.get("messages") or []
-    if not body.get("tools") and any(b["type"] in ("tool_use", "tool_result")
-                                     for m in messages for b in _blocks(m["content"])):
+    s = state or CheckState()
+    tail = messages[s.resume_at:end]
+    if not tools and (s.tool_blocks or _has_tool_blocks(tail)):
         _fail("Requests which include `tool_use` or `tool_result` blocks must define tools.")
-    turns = _turns(messages)
-    seen_ids: set[str] = set()
+    turns = _turns(tail, s.resume_at)
+    seen_ids: ChainMap[str, None] = ChainMap({}, s.seen_ids)  # new ids apart, until this passes
     for t, (i, role, blocks) in enumerate(turns):
         if role == "assistant":
             for j, b in enumerate(blocks):
@@ -132,7 +178,7 @@ def check(body: dict[str, Any]) -> None:
                     continue
                 if b["id"] in seen_ids:
                     _fail(f"messages.{i}.content.{j}: `tool_use` ids must be unique")
-                seen_ids.add(b["id"])
+                seen_ids[b["id"]] = None
                 if not isinstance(b["input"], dict):
                     _fail(f"messages.{i}.content.{j}.tool_use.input: Input should be a valid dictionary")
             wanted = [b["id"] for b in blocks if b["type"] == "tool_use"]
@@ -151,7 +197,7 @@ def check(body: dict[str, Any]) -> None:
                       + ", ".join(missing) + ". Each `tool_use` block must have a corresponding `tool_result` "
                       "block in the next message.")
         else:
-            previous = turns[t - 1] if t > 0 else None
+            previous = turns[t - 1] if t > 0 else s.previous
             allowed = {b["id"] for b in previous[2] if b["type"] == "tool_use"} \
                 if previous and previous[1] == "assistant" else set()
             for j, b in enumerate(blocks):
@@ -159,6 +205,13 @@ def check(body: dict[str, Any]) -> None:
                     _fail(f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
                           f"{b['tool_use_id']}. Each `tool_result` block must have a corresponding `tool_use` "
                           "block in the previous message.")
+    if len(turns) < 2:
+        return s
+    last = turns[-1][0]
+    for _, role, blocks in turns[:-1]:
+        s.seen_ids.update((b["id"], None) for b in blocks if role == "assistant" and b["type"] == "tool_use")
+    return CheckState(last, turns[-2], s.seen_ids,
+                      s.tool_blocks or _has_tool_blocks(messages[s.resume_at:last]))
 
 
 def response_from_turn(turn: Turn, *, response_id: str = "msg_kit", model: str = "scripted",

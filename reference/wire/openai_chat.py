@@ -6,6 +6,8 @@ round trip through it (everything else does).
 from __future__ import annotations
 
 import re
+from collections import ChainMap
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from ..core.messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage
@@ -17,32 +19,44 @@ NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
 NAME_MAX = 64
 
 
+def add_message(out: list[dict[str, Any]], system: list[str], m: Message) -> None:
+    """Append one message's wire form to `out` (`system` is for formats that carry it apart; not this one).
+    `to_request` is this, message after message; reference/wire/incremental.py calls it for new messages only."""
+    if isinstance(m, SystemMessage):
+        out.append({"role": "system", "content": m.text})
+    elif isinstance(m, UserMessage):
+        out.append({"role": "user", "content": m.text})
+    elif isinstance(m, AssistantMessage):
+        msg: dict[str, Any] = {"role": "assistant", "content": m.text}
+        if m.tool_calls or m.text is None:
+            msg["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in m.tool_calls
+            ]
+        out.append(msg)
+    elif isinstance(m, ToolMessage):
+        out.append({"role": "tool", "tool_call_id": m.call_id, "content": m.content})
+    else:
+        raise TypeError(f"not a kit message: {m!r}")
+
+
+def wire_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+            for t in tools]
+
+
+def request_body(out: list[dict[str, Any]], system: list[str], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    body: dict[str, Any] = {"messages": out}
+    if tools:
+        body["tools"] = tools
+    return body
+
+
 def to_request(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
     out: list[dict[str, Any]] = []
     for m in messages:
-        if isinstance(m, SystemMessage):
-            out.append({"role": "system", "content": m.text})
-        elif isinstance(m, UserMessage):
-            out.append({"role": "user", "content": m.text})
-        elif isinstance(m, AssistantMessage):
-            msg: dict[str, Any] = {"role": "assistant", "content": m.text}
-            if m.tool_calls or m.text is None:
-                msg["tool_calls"] = [
-                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                    for c in m.tool_calls
-                ]
-            out.append(msg)
-        elif isinstance(m, ToolMessage):
-            out.append({"role": "tool", "tool_call_id": m.call_id, "content": m.content})
-        else:
-            raise TypeError(f"not a kit message: {m!r}")
-    body: dict[str, Any] = {"messages": out}
-    if tools:
-        body["tools"] = [
-            {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
-            for t in tools
-        ]
-    return body
+        add_message(out, [], m)
+    return request_body(out, [], wire_tools(tools))
 
 
 def _text(content: Any) -> str | None:
@@ -93,19 +107,41 @@ def check_name(name: str, where: str, wire: str = WIRE) -> None:
               f"but got a string with length {len(name)} instead.", where, "string_above_max_length")
 
 
+@dataclass
+class CheckState:
+    """Where a passed check stopped: after `resume_at` messages, with what its walk knew there."""
+
+    resume_at: int = 0
+    answered_at: dict[str, int] = field(default_factory=dict)  # grows with the run: shared, never copied
+    pending: dict[str, None] = field(default_factory=dict)
+    pending_from: int = -1
+    open_ids: set[str] = field(default_factory=set)
+
+
 def check(body: dict[str, Any]) -> None:
     messages = body.get("messages") or []
-    if not messages:
+    resume_check(messages, len(messages), body.get("tools", []), None)
+
+
+def resume_check(messages: Sequence[dict[str, Any]], end: int, tools: Sequence[dict[str, Any]],
+                 state: CheckState | None) -> CheckState:
+    """The check of the request `messages[:end]` + `tools`, walking on from `state`, what the check of a
+    request that was a prefix of this one left (None: from the start, the full check). The walk is left to
+    right and its state after a prefix does not depend on what follows, so a prefix that passed need not be
+    walked again. Returns the state for the next request; `state` must not be used again."""
+    if not end:
         _fail("Invalid 'messages': empty array. Expected an array with minimum length 1, "
               "but got an empty array instead.", "messages", "empty_array")
-    for i, tool in enumerate(body.get("tools", [])):
+    for i, tool in enumerate(tools):
         check_name(tool["function"]["name"], f"tools[{i}].function.name")
 
-    pending: dict[str, None] = {}  # ids of the last assistant turn still waiting for an answer
-    pending_from = -1
-    open_ids: set[str] = set()  # ids the current block of tool messages may answer
-    answered_at: dict[str, int] = {}
-    for i, m in enumerate(messages):
+    s = state or CheckState()
+    pending = dict(s.pending)  # ids of the last assistant turn still waiting for an answer
+    pending_from = s.pending_from
+    open_ids = set(s.open_ids)  # ids the current block of tool messages may answer
+    answered_at: ChainMap[str, int] = ChainMap({}, s.answered_at)  # new answers apart, until this passes
+    for i in range(s.resume_at, end):
+        m = messages[i]
         role = m["role"]
         if role != "tool" and pending:
             _fail("An assistant message with 'tool_calls' must be followed by tool messages responding "
@@ -143,6 +179,8 @@ def check(body: dict[str, Any]) -> None:
         _fail("An assistant message with 'tool_calls' must be followed by tool messages responding "
               "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
               + ", ".join(pending), f"messages.[{pending_from}].role")
+    s.answered_at.update(answered_at.maps[0])
+    return CheckState(end, s.answered_at, pending, pending_from, open_ids)
 
 
 # the API's finish reasons, normalised (content_filter: the output was withheld, like a refusal)

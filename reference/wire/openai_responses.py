@@ -7,6 +7,8 @@ their turn immediately. The kit requires the call to come earlier in the input t
 """
 from __future__ import annotations
 
+from collections import ChainMap
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from ..core.messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage
@@ -22,26 +24,39 @@ def item_id(call_id: str) -> str:
     return "fc_" + call_id.removeprefix("call_")
 
 
+def add_message(out: list[dict[str, Any]], system: list[str], m: Message) -> None:
+    """Append one message's wire items to `out` (an assistant turn may become several items)."""
+    if isinstance(m, (SystemMessage, UserMessage)):
+        out.append({"type": "message", "role": m.role, "content": m.text})
+    elif isinstance(m, AssistantMessage):
+        if m.text is not None:
+            out.append({"type": "message", "role": "assistant", "content": m.text})
+        for c in m.tool_calls:
+            out.append({"type": "function_call", "id": item_id(c.id), "call_id": c.id,
+                        "name": c.name, "arguments": c.arguments})
+    elif isinstance(m, ToolMessage):
+        out.append({"type": "function_call_output", "call_id": m.call_id, "output": m.content})
+    else:
+        raise TypeError(f"not a kit message: {m!r}")
+
+
+def wire_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    return [{"type": "function", "name": t.name, "description": t.description,
+             "parameters": t.parameters, "strict": False} for t in tools]
+
+
+def request_body(items: list[dict[str, Any]], system: list[str], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    body: dict[str, Any] = {"input": items}
+    if tools:
+        body["tools"] = tools
+    return body
+
+
 def to_request(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
     items: list[dict[str, Any]] = []
     for m in messages:
-        if isinstance(m, (SystemMessage, UserMessage)):
-            items.append({"type": "message", "role": m.role, "content": m.text})
-        elif isinstance(m, AssistantMessage):
-            if m.text is not None:
-                items.append({"type": "message", "role": "assistant", "content": m.text})
-            for c in m.tool_calls:
-                items.append({"type": "function_call", "id": item_id(c.id), "call_id": c.id,
-                              "name": c.name, "arguments": c.arguments})
-        elif isinstance(m, ToolMessage):
-            items.append({"type": "function_call_output", "call_id": m.call_id, "output": m.content})
-        else:
-            raise TypeError(f"not a kit message: {m!r}")
-    body: dict[str, Any] = {"input": items}
-    if tools:
-        body["tools"] = [{"type": "function", "name": t.name, "description": t.description,
-                          "parameters": t.parameters, "strict": False} for t in tools]
-    return body
+        add_message(items, [], m)
+    return request_body(items, [], wire_tools(tools))
 
 
 def _text(content: Any) -> str:
@@ -83,29 +98,52 @@ def _fail(message: str, param: str | None, code: str | None = None) -> None:
     raise ProtocolError(WIRE, message, param, code)
 
 
+@dataclass
+class CheckState:
+    """Where a passed check stopped: after `resume_at` items, with the ids seen so far (shared, never copied)."""
+
+    resume_at: int = 0
+    item_ids: dict[str, None] = field(default_factory=dict)
+    calls: dict[str, None] = field(default_factory=dict)
+    outputs: dict[str, None] = field(default_factory=dict)
+
+
 def check(body: dict[str, Any]) -> None:
     items = body.get("input") or []
-    for i, tool in enumerate(body.get("tools", [])):
+    resume_check(items, len(items), body.get("tools", []), None)
+
+
+def resume_check(items: Sequence[dict[str, Any]], end: int, tools: Sequence[dict[str, Any]],
+                 state: CheckState | None) -> CheckState:
+    """The check of `items[:end]` + `tools`, walking on from `state` (see openai_chat.resume_check). The
+    second walk (every call has an output) needs no earlier item either: in a prefix that passed, every
+    call had its output, and outputs are only ever added."""
+    for i, tool in enumerate(tools):
         name, where = tool["name"], f"tools[{i}].name"
         openai_chat.check_name(name, where, WIRE)
-    seen_item_ids: set[str] = set()
-    calls: set[str] = set()
-    outputs: set[str] = set()
-    for item in items:
+    s = state or CheckState()
+    seen_item_ids: ChainMap[str, None] = ChainMap({}, s.item_ids)  # new ids apart, until this passes
+    calls: ChainMap[str, None] = ChainMap({}, s.calls)
+    outputs: ChainMap[str, None] = ChainMap({}, s.outputs)
+    new = items[s.resume_at:end]
+    for item in new:
         if item.get("type") == "function_call":
             if "id" in item:  # ids are optional on input items; only given ones can clash
                 if item["id"] in seen_item_ids:
                     _fail(f"Duplicate item found with id {item['id']}. Remove duplicate items from your input "
                           "and try again.", "input")
-                seen_item_ids.add(item["id"])
-            calls.add(item["call_id"])
+                seen_item_ids[item["id"]] = None
+            calls[item["call_id"]] = None
         elif item.get("type") == "function_call_output":
             if item["call_id"] not in calls:
                 _fail(f"No tool call found for function call output with call_id {item['call_id']}.", "input")
-            outputs.add(item["call_id"])
-    for item in items:
+            outputs[item["call_id"]] = None
+    for item in new:
         if item.get("type") == "function_call" and item["call_id"] not in outputs:
             _fail(f"No tool output found for function call {item['call_id']}.", "input")
+    for mine, added in ((s.item_ids, seen_item_ids), (s.calls, calls), (s.outputs, outputs)):
+        mine.update(added.maps[0])
+    return CheckState(end, s.item_ids, s.calls, s.outputs)
 
 
 def response_from_turn(turn: Turn, *, response_id: str = "resp_kit", model: str = "scripted",
