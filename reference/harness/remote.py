@@ -123,6 +123,11 @@ class RemoteEpisode:
         self.loop_name = loop_name
         self.scripted = None  # the scripted model is on the server
         self.trace = RemoteTrace(self.connection)
+        self._counter = None  # request_tokens' incremental state, kept on the loop's side
+
+    # The budget's estimate of the next request is arithmetic on the loop's own messages: computed here,
+    # the same way as on an Episode, with no round trip.
+    request_tokens = Episode.request_tokens
 
     @classmethod
     def mirroring(cls, channel: Channel, episode: Episode) -> "RemoteEpisode":
