@@ -17,7 +17,7 @@ from ..sim.scenario.schema import Scenario
 
 NUMBERS = {"one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "six": 6, "seven": 7, "ten": 10, "fourteen": 14, "thirty": 30}
 UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30}
-PERIOD = re.compile(r"\b(\d+|" + "|".join(NUMBERS) + r")?\s*(day|week|fortnight|month)s?\b", re.IGNORECASE)
+PERIOD = re.compile(r"\b(\d+|" + "|".join(NUMBERS) + r")?[\s-]*(day|week|fortnight|month)s?\b", re.IGNORECASE)
 
 
 def settle_period(text: str) -> Optional[str]:
