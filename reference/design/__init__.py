@@ -3,7 +3,6 @@
     router.py   the intent router: only the intent's tools are offered; slots (the period) settled in code
     state.py    typed runtime state: a checklist the runtime ticks, never the model; schema versions
     plan.py     plan templates and plan validation (required steps, allowed tools, dependencies)
-    parsing.py  tolerant parsing in layers, then validation: what the model wrote, made safe or refused
     runtime.py  the checklist runtime: an executor that routes, settles slots, validates results and
                 records them in the state; when the checklist is complete, no tool is offered
     cache.py    a cache shared by concurrent runs, the race on the simulated clock, and its fix
