@@ -58,6 +58,10 @@ LESSONS: tuple[Lesson, ...] = (
             "a JSONL trace for every run; stop reasons, then shape, then text; trajectory shapes and their "
             "fixes; fleet metrics and alerts; a 40-step incident from its trace; a bad run replayed into a "
             "regression case"),
+    _lesson(7, "Fix the design, not the fuse", "07_design_not_fuse", "ex07_design",
+            "five root causes and the layer each is fixed in; an intent router, slots settled in code, a "
+            "runtime checklist that ends the run; typed state, plan and result validation; four kinds of "
+            "loop, naive and fixed; workflow or agent; how frameworks cap and end a loop"),
 )
 
 BY_EXERCISE = {lesson.exercise: lesson for lesson in LESSONS}

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from reference import catalogue
 from reference.cli import main
+from reference.cli.demo import DEMO_LOOPS
 from reference.runs.registry import LOOPS
 from reference.core.result import StopReason
 
@@ -57,7 +58,7 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
 def test_demo_json_has_exactly_the_documented_fields_per_row(capsys):
     code, out, _ = run_cli(capsys, "demo", "--json")
     rows = json.loads(out)
-    assert code == 0 and len(rows) == len(catalogue()) * len(LOOPS), f"one row per scenario and loop, got {len(rows)}"
+    assert code == 0 and len(rows) == len(catalogue()) * len(DEMO_LOOPS), f"one row per scenario and loop, got {len(rows)}"
     for row in rows:
         assert set(row) == DEMO_FIELDS, f"{row['scenario']}: fields {sorted(set(row) ^ DEMO_FIELDS)} differ"
         assert row["loop"] in LOOPS and StopReason(row["stop_reason"]), row
@@ -69,7 +70,7 @@ def test_demo_json_has_exactly_the_documented_fields_per_row(capsys):
 def test_demo_table_ends_with_the_measured_wall_time(capsys):
     code, out, _ = run_cli(capsys, "demo")
     assert code == 0 and "TOTAL" in out and "happy-path" in out, out[:400]
-    assert f"{len(catalogue())} scenarios x {len(LOOPS)} loop(s) in " in out.splitlines()[-1], out.splitlines()[-1]
+    assert f"{len(catalogue())} scenarios x {len(DEMO_LOOPS)} loop(s) in " in out.splitlines()[-1], out.splitlines()[-1]
 
 
 def test_scenarios_lists_every_catalogue_scenario_once(capsys):

@@ -25,6 +25,12 @@ DEMO_COLUMNS = [("scenario", "scenario"), ("stop_reason", "loop's stop reason"),
                 ("meets_expect", "meets expect")]
 
 
+# Lesson 7's `designed` loop is not in the default demo: its checklist ends runs that the expect blocks
+# describe for loops where the model decides when to stop. `--loop designed` runs it; the README and
+# notebook 07 carry its own before/after table.
+DEMO_LOOPS = ("react", "guarded")
+
+
 def _with_totals(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for r in rows:
         r["tokens"] = r["input_tokens"] + r["output_tokens"]
@@ -71,7 +77,7 @@ def _side_by_side(rows: list[dict[str, Any]], loops: list[str]) -> str:
 def cmd_demo(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     scenarios = catalogue()
-    loops = args.loop or list(LOOPS)
+    loops = args.loop or list(DEMO_LOOPS)
     rows = [r for loop in loops for r in run_catalogue(scenarios, loop, traces=args.traces)]
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False, allow_nan=False))  # JSON has no NaN: fail, never print it

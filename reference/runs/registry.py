@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..core.result import RunResult
+from ..design.runtime import ChecklistRuntime
 from ..harness.episode import Episode
 from ..loops.guarded import guarded_loop
 from ..loops.hooks import Parts
@@ -29,9 +30,18 @@ def guarded(episode: Episode, max_steps: int = 8) -> RunResult:
     return guarded_loop(episode, min(max_steps, parts.budget.max_steps or max_steps), parts)
 
 
+def designed(episode: Episode, max_steps: int = 8) -> RunResult:
+    """Lesson 7: the intent's tools only, slots settled in code, the checklist kept by the runtime and
+    ending the run; every part of lessons 2-5 stays, the guard as the last line."""
+    parts = full_parts(episode)
+    parts.executor = ChecklistRuntime.for_episode(episode, parts.executor)
+    return guarded_loop(episode, min(max_steps, parts.budget.max_steps or max_steps), parts)
+
+
 LOOPS: dict[str, tuple[Loop, str]] = {
     "react": (react_loop, "lesson 1: the 20-line ReAct loop (final answer or step limit)"),
     "guarded": (guarded, "lessons 2-5: budgets, fingerprint guards, degraded outputs, resilient tools"),
+    "designed": (designed, "lesson 7: intent router, slots settled in code, a runtime checklist; the guard last"),
 }
 
 

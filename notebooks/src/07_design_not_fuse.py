@@ -1,0 +1,363 @@
+# ---
+# # Lesson 7 source. Edit this file, then rebuild and re-run the notebook:
+# #     python notebooks/build.py 07
+# # Cells: `# %%` starts code, `# %% [markdown]` starts markdown (comment lines). Every figure quoted
+# # in prose is computed by a cell (Markdown built from f-strings): never type a measured number.
+# ---
+
+# %% [markdown]
+# # Lesson 7: fix the design, not the fuse
+#
+# *About 50 minutes.*
+#
+# `max_steps` is a brake, not a steering wheel. Lessons 2 to 5 built brakes: budgets, guards, degraded
+# answers, resilient tools. They stop the damage; they do not remove the cause. A loop usually comes from
+# the design around the model: what it is offered, what it is left to decide, what it can see of its own
+# progress, and who decides that the task is done. This lesson redesigns lesson 6's `metric-trend` run so
+# that the loop cannot happen, measures the redesign against the guarded loop, and then walks the kinds of
+# loop the design layer fixes, each as a naive and a fixed scenario of the catalogue.
+#
+# | root cause | what it looks like | the layer that fixes it |
+# |---|---|---|
+# | too many candidate tools | the model picks a display tool, or the wrong one, at every step | **routing**: tools loaded by intent |
+# | a blurred decision boundary | the model decides what code could (the period, whether to show a card) | **a state machine**: deterministic decisions in code |
+# | low-signal tool results | an empty or ambiguous result invites another try | **structured results** (`ok`, `error_type`, `retryable`, ...: lesson 5) |
+# | invisible state | the model cannot see that a step is done | **runtime state and a checklist**, kept by code |
+# | vague termination | nothing says when the task is finished | **a verifier or a conditional edge** to the end; `max_steps` last |
+
+# %% [markdown]
+# ## Setup
+
+# %%
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from kit import ROOT, load_exercise  # notebooks/kit.py: puts the repository root on sys.path; loads solutions/ and exercises/
+
+from IPython.display import Markdown, display
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from reference import Episode, find
+from reference.cli.table import print_table as table
+from reference.design.cache import race
+from reference.design.plan import PlanError, PlanTemplate, validate_plan
+from reference.design.router import route_for
+from reference.design.runtime import ChecklistRuntime
+from reference.design.state import RunState, load_state
+from reference.diagnosis.fleet import fleet_metrics
+from reference.diagnosis.timeline import timeline
+from reference.harness.trace import Trace
+from reference.interview.bank import load_bank
+from reference.interview.card import render_markdown
+from reference.runs.registry import run_loop
+from reference.runs.runner import completed, evaluate
+from reference.sim.scenario.loading import catalogue
+
+LOOPS = ("react", "guarded", "designed")
+
+
+def traced(scenario, loop, seed=None):
+    episode = Episode.from_scenario(scenario, seed=seed, trace=Trace())
+    return run_loop(loop, episode), episode
+
+
+def measured(runs):
+    """Fleet metrics (reference/diagnosis/fleet.py) for a list of (scenario, result, episode)."""
+    m = fleet_metrics([e.trace for _, _, e in runs])
+    rounds = [sum(1 for s in e.ledger.steps if s.tool_calls) for _, _, e in runs]
+    return {"runs": m["runs"], "tool rounds": sum(rounds), "duplicate rate": round(m["duplicate_call_rate"], 3),
+            "candidate tools": round(m["candidate_tools"]["mean"], 2), "answered": f"{m['completion_rate']:.0%}",
+            "task done": sum(completed(s, r) for s, r, _ in runs), "tokens": sum(e.trace.tokens for _, _, e in runs)}
+
+
+# %% [markdown]
+# ## 1. Runnable example: metric-trend, redesigned
+#
+# Lesson 6 read four design faults in this trace: one candidate set mixes doing and displaying; the period
+# is never settled; a UI decision is offered as a tool; no checklist shows that the task is done. The fix,
+# one layer for each (reference/design/):
+#
+# - an **intent router** decides the task family in code and loads only its tools;
+# - the **period slot** is settled in code from the request ("two weeks" is `14d`), and the parameter is no
+#   longer offered to the model;
+# - the **trend card is rendered by code** once the data is there, not offered as a tool;
+# - **runtime state with a checklist** (`record the reading`, `get the 14-day trend`) is ticked by the
+#   runtime from validated results; when every tool item is done, no tool is offered, so the next request
+#   can only be the answer. The model proposes, code decides, the runtime keeps the record;
+# - **the guard of lesson 3 stays** in the loop as the last line.
+
+# %%
+trend = find("metric-trend")
+route = route_for(trend)
+print("intent:", route.intent, "| tools:", route.tools, "| slots:", route.slots, "| rendered by code:", route.renders)
+print("offered before:", [t.name for t in trend.tools])
+
+# %%
+runs = {loop: traced(trend, loop) for loop in LOOPS}
+designed, episode = runs["designed"]
+print(timeline(episode.trace))
+for r in episode.trace.records:
+    if r["kind"] == "event" and r["event"] == "design":
+        print(f"step {r['step']}: {r['action']:8}", {k: v for k, v in r.items() if k not in ("kind", "event", "step", "t", "action")})
+
+# %%
+offered = [len(r["offered"]) for r in episode.trace.records if r["kind"] == "step"]
+table([{"loop": loop, **measured([(trend, result, e)])} for loop, (result, e) in runs.items()])
+display(Markdown(f"""
+The designed run makes **{designed.model_calls}** requests: the model proposed `30d`, code sent `14d`; after
+two recorded items the third request offered no tool and got the answer. The candidate set per request
+went {offered} (every request of the naive run was offered {len(trend.tools)} tools). The guard never had to
+speak: it is still there, for the design fault nobody has found yet.
+"""))
+
+# %% [markdown]
+# ## 2. Measured side by side: the catalogue
+#
+# The same three loops on every catalogue scenario, the metrics of lesson 6 (reference/diagnosis/fleet.py):
+# tool rounds, duplicate tool calls, completion, tokens, and the candidate tool-set size per request.
+
+# %%
+fleet = {loop: [(s, *traced(s, loop)) for s in catalogue()] for loop in LOOPS}
+rows = [{"loop": loop, **measured(runs)} for loop, runs in fleet.items()]
+table(rows)
+meets = {loop: sum(all(c.ok for c in evaluate(s, r)) for s, r, _ in runs) for loop, runs in fleet.items()}
+display(Markdown(f"""
+Over {len(catalogue())} scenarios the designed loop makes {rows[2]['tool rounds']} tool rounds against
+{rows[1]['tool rounds']} (guarded) and {rows[0]['tool rounds']} (naive), and spends {rows[2]['tokens']:,} tokens
+against {rows[1]['tokens']:,} and {rows[0]['tokens']:,}. *Task done* counts runs that gave the answer the
+scenario asks for; it can exceed the {sum(s.expect.completable for s in catalogue())} completable scenarios,
+because a checklist that ends the run gets an answer out of a stubborn model the `expect` blocks give up on.
+The same reason makes the designed loop meet fewer `expect` blocks ({meets['designed']} against
+{meets['guarded']}): those blocks describe loops where the model decides when to stop (an expected
+`repeated_call`, a bound on calls). Only routed intents narrow the tools; the rest keep every tool and
+gain the checklist.
+"""))
+
+# %% [markdown]
+# ## 3. What goes wrong: the kinds of loop, naive and fixed
+#
+# Each kind of loop has a naive and a fixed scenario in the catalogue. The fixed scenario is the same task
+# under the fixed design (one plan kept in state, a recorded write, a verified condition, a prompt that says
+# when a result is current); the naive one is also run with the `designed` loop.
+#
+# | kind | naive | fixed |
+# |---|---|---|
+# | plan-and-execute re-plans every round | `replan-every-round` | `replan-once` |
+# | tool-call format or parser mismatch | `malformed-calls`, `schema-mismatch`, `bad-date-format` (lesson 5) | the same, with lesson 5's executor |
+# | a lost state update | `lost-update` | `lost-update-fixed` |
+# | drifting termination semantics | `drifting-termination` | `drifting-termination-fixed` |
+# | a prompt that invites re-checking | `recheck-prompt` | `recheck-prompt-fixed` |
+
+# %%
+pairs = [("replan-every-round", "replan-once"), ("lost-update", "lost-update-fixed"),
+         ("drifting-termination", "drifting-termination-fixed"), ("recheck-prompt", "recheck-prompt-fixed")]
+rows = []
+for naive, fixed in pairs:
+    for name, loop in ((naive, "react"), (naive, "guarded"), (naive, "designed"), (fixed, "react")):
+        result, e = traced(find(name), loop)
+        rows.append({"scenario": name, "loop": loop, "stop": result.stop_reason.value, "model calls": result.model_calls,
+                     "tool calls": result.tool_calls, "task done": completed(find(name), result)})
+table(rows)
+writes = traced(find("lost-update"), "react")[1].tools.tools["record_metric"].calls
+print(f"\nlost-update with the naive loop: the reading was written {writes} times")
+
+# %% [markdown]
+# **A shared cache under concurrency.** Two runs keep their checklist in one process-wide cache. Run A
+# records its reading at 0.2 s on the simulated clock; run B, another user, checks the cache at 0.3 s, finds
+# `metric_recorded` true, and skips its own write. Nothing fails; B's reading is simply never stored. The
+# fix: state per run, or keys that carry the run.
+
+# %%
+for carry in (False, True):
+    outcome = race(keys_carry_the_run=carry)
+    print("keys carry the run" if carry else "one key for every run", "-> lost:", outcome["lost"])
+    for t, run, what in outcome["timeline"]:
+        print(f"   {t:4} s  {run}: {what}")
+
+# %% [markdown]
+# ## 4. Typed state, plan validation, result validation
+#
+# **The "0.95" pitfall, as Python behaves.** A confidence stored as text and compared with a number does not
+# silently compare true: Python 3 raises `TypeError`. The real failures are quieter.
+
+# %%
+raw = '{"confidence": "0.95", "done": "false"}'  # a JSON text from the model, stored as state unvalidated
+state = json.loads(raw)
+try:
+    state["confidence"] > 0.8
+except TypeError as exc:
+    print("str > float:", type(exc).__name__, "-", exc)
+print("str > str:  '0.95' > '0.8' is", "0.95" > "0.8", "| '10' > '9' is", "10" > "9", "(character by character)")
+print("truthiness: bool('false') is", bool(state["done"]), "| bool('0') is", bool("0"))
+
+
+class Lax(BaseModel):
+    confidence: float
+    done: bool
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    confidence: float
+    done: bool
+
+
+print("pydantic, lax:", Lax.model_validate_json(raw), "-> 0.95 > 0.8 is", Lax.model_validate_json(raw).confidence > 0.8)
+try:
+    Strict.model_validate(state)
+except ValidationError as exc:
+    print("pydantic, strict:", exc.error_count(), "errors:", "; ".join(e["msg"] for e in exc.errors()))
+
+# %% [markdown]
+# Lax mode coerces the text to the types you declared (`"false"` becomes `False`, not the truthy string);
+# strict mode refuses text where a number belongs, so the bug is found where it enters. The runtime's state
+# (reference/design/state.py) is strict, forbids unknown fields, and carries a **schema version**: a stored
+# record from an older version is upgraded, an unknown one refused.
+
+# %%
+old = {"schema_version": 1, "intent": "record_and_trend", "done": ["record the reading"],
+       "checklist": [{"name": "record the reading", "tool": "record_metric"}, {"name": "get the 14-day trend", "tool": "get_metric_trend"}]}
+print([(i.name, i.done) for i in load_state(old).checklist])
+for bad in ({**old, "schema_version": 3}, {"schema_version": 2, "intent": "x", "checklist": [], "finished": True}):
+    try:
+        load_state(bad)
+    except (ValueError, ValidationError) as exc:
+        print("refused:", str(exc).splitlines()[0][:110])
+
+# %% [markdown]
+# **Plan validation.** A plan-and-execute agent's plan is checked against the intent's template before any
+# step runs: required steps, allowed tools, dependencies. Every reason comes back at once, so the planner
+# can fix its plan in one turn. A plan that passes is kept in the state and executed once (`replan-once`).
+
+# %%
+template = PlanTemplate(intent="trip", required=("get_weather", "search_trains"),
+                        allowed=("get_weather", "search_trains", "search_hotels"), order=(("get_weather", "search_trains"),))
+good = {"intent": "trip", "steps": [{"id": "weather", "tool": "get_weather"}, {"id": "trains", "tool": "search_trains", "after": ["weather"]}]}
+print([s.tool for s in validate_plan(good, template).steps])
+for bad in ({"intent": "trip", "steps": [{"id": "trains", "tool": "search_trains", "after": ["weather"]}, {"id": "book", "tool": "book_train"}]},
+            '{"intent": "trip", "steps": [], "note": "replan later"}'):
+    try:
+        validate_plan(bad, template)
+    except PlanError as exc:
+        print("refused:", *exc.reasons, sep="\n  ")
+
+# %% [markdown]
+# **Tolerant parsing, in layers, then validation.** What a model writes is parsed by the cheapest layer
+# that works: strict JSON; then JSON inside a code fence or after prose; then a repair of known slips
+# (trailing commas); and whatever comes out is validated against the schema. A value that no layer can
+# read is refused with a message the model can act on, never guessed. Lesson 5's executor does the
+# refusing for tool arguments (`invalid_json`, `invalid_argument` with the field); the runtime's
+# **result validation** (reference/design/runtime.py `validated`) does it for results before they enter the
+# state: `ok` true, an object, not `success: false` (HTTP 200 with a business failure), not empty, not pending.
+
+# %% [markdown]
+# ## 5. Workflow or agent
+#
+# The same task as a fixed pipeline and as an agent. The data that decides: how much the path varies and
+# how the steps are distributed over a fleet of runs. `fleet-lookup` (find the order, track the parcel,
+# answer), 100 seeded runs with the guarded loop, against a pipeline that makes its checklist's calls in
+# code and asks the model once, for the answer.
+
+# %%
+lookup = find("fleet-lookup")
+paths, steps = Counter(), []
+for seed in range(1, 101):
+    result, e = traced(lookup, "guarded", seed=seed)
+    path = [r["tool_calls"][0]["name"] if r["tool_calls"] else "answer" for r in e.trace.records if r["kind"] == "step"]
+    paths[" > ".join(path)] += 1
+    steps.append(result.model_calls)
+pipeline = len([i for i in lookup.checklist if i.tool]) + 1
+steps.sort()
+display(Markdown(f"""
+{len(paths)} distinct paths over 100 runs; the commonest, `{paths.most_common(1)[0][0]}`, in
+{paths.most_common(1)[0][1]} runs. Model requests per run: median {steps[49]}, P95 {steps[94]}, max {steps[-1]},
+against one request for the pipeline, whose {pipeline - 1} tool calls are made by code before the model is asked
+for the answer. When nearly every run takes one path, a workflow is cheaper and cannot loop; an agent
+earns its place where the path depends on what the tools return. **ReAct** decides each step after seeing
+the last result (flexible, one request per step, easy to loop); **plan-and-execute** plans once and runs
+the plan (fewer model calls, a plan that can be validated, but stale if a result changes the task).
+"""))
+
+# %% [markdown]
+# ## 6. Frameworks: a conditional end, a step cap, a typed state
+#
+# How five frameworks express the three things, from their own source (versions named; the defaults move):
+#
+# | framework | conditional end | step cap, default | at the cap | typed state |
+# |---|---|---|---|---|
+# | LangGraph 1.2.24 | a conditional edge to `END` | `recursion_limit`, supersteps: 10,007 (`langgraph/_internal/_config.py`, `LANGGRAPH_DEFAULT_RECURSION_LIMIT`); `langchain_core` still defines 25, the default of older releases | raises `GraphRecursionError` | a `TypedDict` or pydantic state schema |
+# | OpenAI Agents SDK 0.24.0 | a final output (no tool call), or `tool_use_behavior` | `max_turns` = 10 (`agents/run_config.py` `DEFAULT_MAX_TURNS`) | raises `MaxTurnsExceeded` | `output_type` (a pydantic model); run context |
+# | pydantic-ai 2.68.0 | a final result of the output type | `UsageLimits.request_limit` = 50 (`pydantic_ai/usage.py`) | raises `UsageLimitExceeded` | typed `deps` and `output_type` |
+# | smolagents 1.26.0 | the `final_answer` tool | `max_steps` = 20 (`smolagents/agents.py`, `MultiStepAgent.__init__`) | asks the model for a final answer (`provide_final_answer`), records `AgentMaxStepsError` | - |
+# | CrewAI 1.15.30 | the agent's final answer | `max_iter` = 25 (`crewai/agents/agent_builder/base_agent.py`) | one more LLM call with a forced-final-answer message (`handle_max_iterations_exceeded`) | pydantic `output_pydantic` |
+#
+# A LangGraph agent built as a model node and a tools node spends two supersteps per tool round, so a
+# 10,007 limit allows about 5,000 tool rounds: a fuse that never blows in a useful time. The fix is not a
+# smaller number; it is an edge that ends the graph when the state says the task is done:
+#
+# ```python
+# def route(state: State) -> str:
+#     return END if state["metric_recorded"] and state["trend_loaded"] else "agent"
+#
+# builder.add_conditional_edges("tools", route)             # the design ends the run
+# graph.invoke(inputs, {"recursion_limit": 12})             # the fuse, sized from the P95, stays
+# ```
+#
+# The frameworks are not dependencies of the kit: this code is shown, not run. Their measured behaviour on
+# the kit's scenarios joins this table from docs/bench.md once `loopkit bench` lands.
+
+# %% [markdown]
+# ## 7. If you rebuilt the tool-calling architecture
+#
+# One closed loop, each part with one job: a **router** (intent in code, the tools it allows, slots
+# settled); a **registry** (each tool with its schema, its owner, its result contract, whether it is
+# volatile, what can replace it); an **executor** (validation, retries in code, actionable errors, circuit
+# breakers: lesson 5); a **runtime state and checklist** that ends the run; a **guard** as the last line
+# (lesson 3); a **trace** of every run (lesson 6); and an **eval** that replays the traces as regression
+# cases and watches the fleet metrics, whose findings go back into the router, the registry and the
+# checklists. In the kit: reference/design, sim/tools, parts/executor, parts/guards, harness/trace,
+# diagnosis and runs.
+
+# %% [markdown]
+# ## 8. Test: the exercise
+#
+# Build the router, the checklist runtime and the typed state for the metric task in
+# `exercises/ex07_design.py` (the docstring lists the steps), then from the repository root:
+#
+# ```
+# loopkit check ex07        # runs tests/test_ex07_design.py against your file
+# loopkit hint ex07         # hints escalate: loopkit hint ex07 2, 3, ...
+# ```
+#
+# The first hint:
+
+# %%
+from reference.cli import main as loopkit
+
+exit_code = loopkit(["hint", "ex07", "1"])  # what `loopkit hint ex07 1` prints in a shell
+
+# %% [markdown]
+# The reference solution on `metric-trend` and `lost-update` (`load_exercise("ex07", "exercises")` loads yours):
+
+# %%
+from reference.loops.guarded import guarded_loop
+from reference.loops.hooks import Parts
+
+solution = load_exercise("ex07")
+for name in ("metric-trend", "lost-update"):
+    e = Episode.from_scenario(find(name))
+    executor = solution.DesignedExecutor(e)
+    result = guarded_loop(e, 8, Parts(executor=executor))
+    print(f"{name}: {result.stop_reason.value} in {result.model_calls} requests; record_metric ran "
+          f"{e.tools.tools['record_metric'].calls} time(s); state: recorded={executor.state.metric_recorded}, "
+          f"trend={executor.state.trend_loaded}")
+
+# %% [markdown]
+# ## 9. The interview
+#
+# The questions of lesson 7, from the kit's question bank (reference/interview/questions.yaml):
+
+# %%
+display(Markdown(render_markdown(load_bank(), "en", lesson=7)))
