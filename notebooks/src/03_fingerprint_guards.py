@@ -42,7 +42,7 @@ from IPython.display import Markdown, display
 from reference import AssistantMessage, Episode, StopReason, ToolMessage, find
 from reference.parts.guards import THRESHOLDS, LoopGuard, fingerprint, result_fingerprint, show
 from reference.parts.guards import airports, detectors
-from reference.parts.guards.fingerprint import leaf_values
+from reference.parts.guards.results import leaf_values
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import RUN, Parts
 from reference.loops.react import react_loop

@@ -10,9 +10,10 @@ import json
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ...core.messages import Message, ToolCall, ToolMessage, UserMessage
-from .fingerprint import RELATIVE_DAYS, airport_problems
-from .guard import STOP_REASONS
-from .guard import THRESHOLDS as _GUARD_THRESHOLDS
+from .checks import airport_problems
+from .dates import RELATIVE_DAYS
+from .thresholds import STOP_REASONS
+from .thresholds import THRESHOLDS as _GUARD_THRESHOLDS
 from ...core.result import StopReason
 from ...loops.hooks import Verdict
 
