@@ -19,6 +19,11 @@ DISAGREEMENTS = {
     "metric-trend": ("cycle", "the 14-day fetch and the card render alternate, A-B-A-B, each with the same "
                               "result: the repeat of the story is a two-tool cycle in the run"),
     "rate-limited": ("healthy", "one 429, then the same call succeeds: one error is not a storm"),
+    "date-weekdays-legit": ("drift", "three nights, one answer: read without identity arguments, three calls with "
+                                     "the same result look like one question asked three ways (issue 8: they are not)"),
+    "identity-batch-legit": ("drift", "four SKUs, one answer each time: the same reading as date-weekdays-legit"),
+    "polling-annotated-legit": ("healthy", "the classifier knows polling by the `volatile` flag only; this tool "
+                                           "says it with MCP annotations, and its answers change: healthy is fair"),
     "slow-tools": ("drift", "every region's report is the same data, so each new region reads as the same "
                             "question asked with a new identifier"),
 }
