@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from ...core.messages import AssistantMessage, Message, ToolCall, UserMessage
+from ...core.messages import AssistantMessage, Message, SystemMessage, ToolCall, UserMessage
 
 
 @dataclass
@@ -62,14 +62,15 @@ class Transcript:
                 self.last_turn = tuple(c.id for c in m.tool_calls)
                 if m.text and m.text.strip():
                     self.said = [*self.said[-1:], m.text]
-            elif isinstance(m, UserMessage):
+            elif isinstance(m, (UserMessage, SystemMessage)):  # the system prompt carries the user's profile too
                 self.user_texts.append(m.text)
                 self._request = None
         self.read = len(messages)
 
     @property
     def request(self) -> str:
-        """What the user asked, all of it (joined once per new user message, not once per call)."""
+        """What the user asked, with the system prompt (a home airport, an office city): joined once per new
+        message, not once per call."""
         if self._request is None:
             self._request = "\n".join(self.user_texts)
         return self._request
