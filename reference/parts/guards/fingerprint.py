@@ -146,9 +146,12 @@ def canonical_arguments(arguments: Mapping[str, Any], parameters: Optional[Mappi
 def fingerprint(tool: str, arguments: Mapping[str, Any], parameters: Optional[Mapping[str, Any]] = None,
                 today: Optional[dt.date] = None) -> str:
     """`tool` + canonical arguments, readable: 'search_flights {"date":"2026-12-01","destination":"SHA",...}'."""
-    body = json.dumps(canonical_arguments(arguments, parameters, today), sort_keys=True, ensure_ascii=False,
-                      separators=(",", ":"))
-    return f"{tool} {body}"
+    return action_of(tool, canonical_arguments(arguments, parameters, today))
+
+
+def action_of(tool: str, canonical_args: Any) -> str:
+    """The fingerprint of arguments already made canonical."""
+    return f"{tool} {json.dumps(canonical_args, sort_keys=True, ensure_ascii=False, separators=(',', ':'))}"
 
 
 def raw_fingerprint(tool: str, argument_text: str) -> str:

@@ -41,8 +41,8 @@ from ...loops.hooks import RUN, Trip, Verdict
 from . import detectors, feedback
 from .checks import argument_problems
 from .feedback import Detection
-from .fingerprint import canonical_arguments, fingerprint, raw_fingerprint, show
-from .results import leaf_values, parse_result, result_fingerprint, without_metadata
+from .fingerprint import action_of, canonical_arguments, raw_fingerprint, show
+from .results import leaf_values, parse_result, payload_fingerprint, without_metadata
 from .state import GuardedCall, Step, Transcript
 from .thresholds import STOP_REASONS, THRESHOLDS, Thresholds, thresholds_for
 from .traits import ToolInfo, identity
@@ -90,9 +90,10 @@ class LoopGuard:
         today = episode.clock.today()
         try:
             args: Optional[dict[str, Any]] = call.parsed_arguments()
-            action = fingerprint(call.name, args, params, today)
+            canonical_args = canonical_arguments(args, params, today)
+            action = action_of(call.name, canonical_args)
             if action not in self._identity:
-                self._identity[action] = identity(info, canonical_arguments(args, params, today))
+                self._identity[action] = identity(info, canonical_args)
         except ValueError:  # not a JSON object: the executor answers it; we still count it
             args, action = None, raw_fingerprint(call.name, call.arguments)
         earlier = self._by_action.setdefault(action, [])
@@ -108,7 +109,7 @@ class LoopGuard:
         self._now.actions.setdefault(action, call.id)
         if detection:
             return self._flag(detection, call, not_run=True)
-        if args is not None and params:
+        if args is not None and params and info and info.checked:
             problems = argument_problems(args, params, self._read.request, today)
             if problems:
                 self.events.append({"step": self._now.number, "pattern": "invalid_argument", "action": show(action),
@@ -127,7 +128,8 @@ class LoopGuard:
         self._ran.append(attempt)
         ok, payload = parse_result(result.content)
         ok = ok and not result.is_error
-        attempt.result = result_fingerprint(result.content, result.is_error, metadata)
+        content = without_metadata(payload, metadata)
+        attempt.result = payload_fingerprint(ok, content)
         attempt.failed = not ok
         attempt.retryable_error = not ok and _retryable(result.content)
         before = self._last_result.get(attempt.action)
@@ -135,7 +137,7 @@ class LoopGuard:
             self._last_result[attempt.action] = attempt.result
             if before is not None:  # a re-run: did the answer change? (metadata aside)
                 (self._changing.add if before != attempt.result else self._changing.discard)(attempt.action)
-        values = leaf_values(without_metadata(payload, metadata)) if ok else set()  # metadata is never news
+        values = leaf_values(content) if ok else set()  # metadata is never news
         empty = not values
         fresh = {v for v in values if v not in self._seen}
         if ok and not empty:  # a successful answer about a new thing is news, even if it says "true"

@@ -91,8 +91,12 @@ def parse_result(content: str) -> tuple[bool, Any]:
 def result_fingerprint(content: str, is_error: bool = False, metadata: Iterable[str] = ()) -> str:
     """A short hash of the normalised result without metadata: equal when two results say the same thing."""
     ok, payload = parse_result(content)
-    body = json.dumps([ok and not is_error, canonical(without_metadata(payload, metadata))],
-                      sort_keys=True, ensure_ascii=False)
+    return payload_fingerprint(ok and not is_error, without_metadata(payload, metadata))
+
+
+def payload_fingerprint(ok: bool, payload: Any) -> str:
+    """The same, for a payload already parsed and without its metadata."""
+    body = json.dumps([ok, canonical(payload)], sort_keys=True, ensure_ascii=False)
     return hashlib.sha1(body.encode("utf-8")).hexdigest()[:12]
 
 

@@ -27,11 +27,14 @@ schema always makes a leaf identity. Calls with equal identity arguments (canoni
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
 from collections.abc import Mapping  # not typing.Mapping: its isinstance check is ten times slower
 from typing import Any, Optional
+
+from .fingerprint import is_airport, is_date
 
 OPTION_NAMES = {"limit", "max_results", "page_size", "per_page", "top_k", "k", "count", "size", "page", "offset",
                 "cursor", "page_token", "sort", "sort_by", "order", "order_by", "format", "fields", "verbose",
@@ -57,7 +60,20 @@ class ToolInfo:
     annotations: Mapping[str, Any] = field(default_factory=dict)  # MCP: readOnlyHint, idempotentHint, ...
     metadata: frozenset = frozenset()  # result keys the tool declares as metadata
 
-    @property
+    @functools.cached_property
+    def checked(self) -> bool:
+        """Has the schema an airport or date property anywhere (checks.py has something to check)?"""
+        def walk(schema: Any, name: str) -> bool:
+            if not isinstance(schema, Mapping):
+                return False
+            if is_airport(schema) or is_date(schema, name):
+                return True
+            props = schema.get("properties")
+            subs = [walk(v, k) for k, v in props.items()] if isinstance(props, Mapping) else []
+            return any(subs) or walk(schema.get("items"), name)
+        return walk(self.parameters, "")
+
+    @functools.cached_property
     def polls(self) -> Optional[str]:
         """'volatile' (a repeat runs, no-progress judges), 'recheck' (a repeat runs once more, an unchanged
         answer is a repeat) or None (a repeat is not run)."""
