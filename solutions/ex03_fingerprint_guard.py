@@ -17,7 +17,8 @@ from reference.loops.hooks import RUN, Verdict  # noqa: F401
 
 # ---------------------------------------------------------------- given: the helpers the exercise hands over
 from reference.parts.guards.given import (  # noqa: F401
-    RELATIVE_DAYS, STOP_REASONS, THRESHOLDS, GuardState, airport_error, feedback, leaf_values, parse_result)
+    RELATIVE_DAYS, STOP_REASONS, THRESHOLDS, GuardState, airport_error, canonical_date, feedback, identity, leaf_values,
+    parse_result, without_metadata)
 
 
 # ---------------------------------------------------------------- step 1: canonical values
@@ -34,6 +35,7 @@ def canonical(value: Any, schema: Optional[dict], today: Optional[dt.date]) -> A
         return out
     if isinstance(value, list):
         return [canonical(v, schema.get("items"), today) for v in value]
+    written_as_text = isinstance(value, str)  # the number 20261201 is not a date spelling
     numeric = schema.get("type") in ("integer", "number")
     if isinstance(value, str) and numeric:
         try:
@@ -51,8 +53,8 @@ def canonical(value: Any, schema: Optional[dict], today: Optional[dt.date]) -> A
             return metro(text)  # PEK, PKX, BJS -> BJS
         except AirportCodeError:
             return text.upper()  # never a guess: the airport check reports it
-    if (schema.get("format") == "date" or "yyyy-mm-dd" in description) and today and text.lower() in RELATIVE_DAYS:
-        return (today + dt.timedelta(days=RELATIVE_DAYS[text.lower()])).isoformat()
+    if (schema.get("format") == "date" or "yyyy-mm-dd" in description) and written_as_text:
+        return canonical_date(text, today)  # "Dec 1, 2026", "tomorrow", "Tuesday"; 01/02/2026 keeps its spelling
     if "case-insensitive" in description and "not case-insensitive" not in description:
         return text.casefold()
     return text
@@ -66,10 +68,11 @@ def fingerprint(tool: str, arguments: dict, schema: Optional[dict], today: Optio
     return f"{tool} {body}"
 
 
-def result_fingerprint(content: str) -> str:
-    """A short hash of the canonical result: equal when two results say the same thing."""
+def result_fingerprint(content: str, metadata: Sequence[str] = ()) -> str:
+    """A short hash of the canonical result without its metadata: equal when two results say the same thing."""
     ok, payload = parse_result(content)
-    body = json.dumps([ok, canonical(payload, None, None)], sort_keys=True, ensure_ascii=False)
+    body = json.dumps([ok, canonical(without_metadata(payload, metadata), None, None)], sort_keys=True,
+                      ensure_ascii=False)
     return hashlib.sha1(body.encode("utf-8")).hexdigest()[:12]
 
 
@@ -94,7 +97,8 @@ def alternation(history: Sequence[str], action: str) -> Optional[tuple[str, str]
 class LoopGuard(GuardState):
     def before_call(self, episode: Episode, call: ToolCall, messages: Sequence[Message]) -> Verdict:
         turn = next(m for m in reversed(messages) if isinstance(m, AssistantMessage))
-        self._last_call_id = turn.tool_calls[-1].id
+        if self._last_call_id != turn.tool_calls[-1].id:  # a new turn
+            self._last_call_id, self.turn_actions = turn.tool_calls[-1].id, set()
         schema = self.schemas.get(call.name)
         try:
             arguments: Optional[dict] = call.parsed_arguments()
@@ -104,6 +108,13 @@ class LoopGuard(GuardState):
                   else f"{call.name} {' '.join(call.arguments.split())}")
         history, self.history = self.history, [*self.history, action]
         self.actions[call.id] = action
+        if arguments is not None:  # which thing this call asks about, for same-result
+            self.identities[action] = identity(self.tools.get(call.name),
+                                               canonical(arguments, schema, episode.clock.today()))
+        if action in self.turn_actions:  # twice in one turn: answered once, and still one lapse for the turn
+            return self.flag(call, "repeated_call", f"{action} was asked for twice in this turn",
+                             "Ask each question once: use the first call's result.")
+        self.turn_actions.add(action)
         if call.name not in self.volatile:  # polling a volatile tool: repeats are fine, no-progress watches it
             pair = alternation(history, action)
             if pair:
@@ -124,11 +135,16 @@ class LoopGuard(GuardState):
         ok, payload = parse_result(result.content)
         if ok and not result.is_error and action is not None:
             self._step_ok = True
-            values = leaf_values(payload)
+            metadata = self.tools[call.name].metadata if call.name in self.tools else ()
+            values = leaf_values(without_metadata(payload, metadata))  # a fresh timestamp is not news
+            asked = f"{call.name} {self.identities.get(action, '')}"
+            if values and asked not in self.seen:  # an answer about a new thing is news, even if it says "true"
+                values = values | {asked}
             self._step_new += len(values - self.seen)
             self.seen |= values
             if values:  # an empty result is no-progress's business
-                same = self.by_result.setdefault((call.name, result_fingerprint(result.content)), [])
+                key = (call.name, result_fingerprint(result.content, metadata), self.identities.get(action, ""))
+                same = self.by_result.setdefault(key, [])  # the same result for the same thing asked
                 if action not in same:
                     same.append(action)
                     if len(same) >= self.same_result_actions:
@@ -154,14 +170,15 @@ class LoopGuard(GuardState):
 
     def flag(self, call: ToolCall, pattern: str, evidence: str, instruction: str, result: Any = None,
              not_run: bool = True) -> Verdict:
-        """Intervene first; stop once the model has had its `interventions` warnings."""
-        self.strikes += 1
+        """Intervene first; stop once the model has had its `interventions` warnings (one lapse per turn)."""
+        first_in_turn = not self._step_flagged  # the calls of one turn were written before any warning
+        self.strikes += first_in_turn
         self._step_flagged = True
         others = [name for name in self.tool_names if name != call.name]
         options = ["answer the user now with what you have"]
         options += [f"use another tool: {', '.join(others)}"] if others else []
         options += ["change an argument that changes the question (not just its spelling)"]
-        if self.strikes > self.interventions:
+        if first_in_turn and self.strikes > self.interventions:
             message = feedback(call, pattern, evidence, options, "The run is stopping: the loop went on after "
                                "the warning.", result, not_run)
             return Verdict("stop", message=message, trip=(STOP_REASONS[pattern], f"{pattern}: {evidence}"))

@@ -362,6 +362,52 @@ def test_new_arguments_are_not_flagged(ex):
     _not_flagged(ex, "happy-path", "two different tools in one turn")
 
 
+def test_batch_lookups_that_share_a_state_are_not_flagged(ex):
+    _not_flagged(ex, "identity-batch-legit", "four different SKUs that are all `in_stock: true` (a batch lookup, "
+                 "not a rephrased search: the SKU names the thing asked about, so group same-result by the call's "
+                 "identity arguments, and count an answer about a new thing as news)")
+
+
+def test_polling_without_a_volatile_flag_is_not_flagged(ex):
+    _not_flagged(ex, "polling-annotated-legit", "polling a build whose tool has no `volatile` flag but MCP "
+                 "annotations (readOnlyHint, openWorldHint): read the tool definition (`self.tools[name].polls`)")
+
+
+# ---------------------------------------------------------------- issue 8: dates, turns, metadata
+
+def test_dates_in_any_unambiguous_spelling_are_one_date(ex):
+    schema = {"type": "string", "format": "date"}
+    for spelling in ("2026-12-01", "Dec 1, 2026", "1 December 2026", "tomorrow", "Tuesday"):
+        assert ex.canonical(spelling, schema, TODAY) == "2026-12-01", \
+            (f"canonical({spelling!r}) on {TODAY} (a Monday) is {ex.canonical(spelling, schema, TODAY)!r}; every "
+             "unambiguous spelling of 1 December is one date (use `canonical_date`; a weekday is the next one)")
+    ambiguous = ex.canonical("01/02/2026", schema, TODAY)
+    assert ambiguous not in ("2026-02-01", "2026-01-02"), \
+        f"01/02/2026 reads as 1 February or 2 January: it must never be merged with either, got {ambiguous!r}"
+
+
+def test_calls_repeated_in_one_turn_are_one_lapse(ex):
+    result = run(ex, "turn-duplicate-cooperative")
+    assert result.stop_reason is StopReason.COMPLETED, \
+        (f"scenario `turn-duplicate-cooperative`: stop reason {result.stop_reason.value}. The model asked for the "
+         "same order three times in ONE turn, before it could read any warning: answer the copies without running "
+         "them, but count the turn as one lapse; a stop needs a repeat in a later turn")
+    assert executed(result, "get_order") == 1, "the copies of a call in one turn must not run"
+
+
+def test_metadata_is_not_news(ex):
+    first = json.dumps({"ok": True, "data": {"status": "running", "checked_at": "2026-11-30T09:00:05Z",
+                                             "request_id": "r-1"}})
+    second = json.dumps({"ok": True, "data": {"status": "running", "checked_at": "2026-11-30T09:00:10Z",
+                                              "request_id": "r-2"}})
+    assert ex.result_fingerprint(first) == ex.result_fingerprint(second), \
+        "two results that differ only in checked_at and request_id say the same thing (use `without_metadata`)"
+    result = run(ex, "polling-metadata-stuck")
+    assert result.stop_reason in (StopReason.NO_PROGRESS, StopReason.REPEATED_CALL) and result.model_calls <= 5, \
+        (f"scenario `polling-metadata-stuck`: stop reason {result.stop_reason.value} after {result.model_calls} model "
+         "calls. A stuck job with a fresh timestamp is still stuck: metadata is not news")
+
+
 @pytest.mark.parametrize("wire", ["openai-chat", "openai-responses", "anthropic"])
 def test_interventions_keep_every_request_protocol_valid(ex, wire):
     for name in ("repeat-exact", "same-result", "alternation", "airport-unknown-code", "empty-rephrase"):

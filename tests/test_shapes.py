@@ -59,8 +59,11 @@ def _generated(shape: str, rng: random.Random) -> dict:
     elif shape == "rephrase":
         tools[0]["rules"] = [{"result": {"data": {"results": []}}}]
         script = [call(a, f"{word()} {word()} {word()}") for _ in range(n)]
-    elif shape == "drift":
-        script = [call(a, word()[:3].upper()) for _ in range(n)]
+    elif shape == "drift":  # one question in new identifiers: the airports of one metropolitan area
+        metro = rng.choice([("PEK", "PKX", "BJS"), ("JFK", "LGA", "EWR", "NYC"), ("CDG", "ORY", "PAR"),
+                            ("HND", "NRT", "TYO"), ("LHR", "LGW", "STN", "LON")])
+        tools[0]["parameters"] = {"type": "object", "properties": {key: {"type": "string", "format": "iata"}}}
+        script = [call(a, metro[i % len(metro)]) for i in range(n)]
     elif shape == "blowup":
         tools[0]["rules"] = [{"result": {"grow_chars": rng.randint(3000, 9000)}}]
         script = [call(a, f"page{i}") for i in range(n)]

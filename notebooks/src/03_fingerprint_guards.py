@@ -37,6 +37,7 @@
 # %%
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 from kit import load_exercise  # notebooks/kit.py: puts the repository root on sys.path; loads solutions/ and exercises/
@@ -46,7 +47,9 @@ from IPython.display import Markdown, display
 from reference import AssistantMessage, Episode, StopReason, ToolMessage, find
 from reference.parts.guards import THRESHOLDS, LoopGuard, fingerprint, result_fingerprint, show
 from reference.parts.guards import airports, detectors
-from reference.parts.guards.fingerprint import leaf_values
+from reference.parts.guards.dates import read_date
+from reference.parts.guards.results import leaf_values, without_metadata
+from reference.parts.guards.traits import ToolInfo, identity
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import RUN, Parts
 from reference.loops.react import react_loop
@@ -170,7 +173,7 @@ arguments.
 # |---------------------------------------------------|-----------------------------------------------------|
 # | `"format": "iata"` (the kit's own convention)     | the code's IATA metropolitan area (PEK, PKX -> BJS) |
 # | description contains "case-insensitive"           | case-folded (nothing else is)                       |
-# | `"format": "date"`, or description has YYYY-MM-DD | today / tomorrow / yesterday resolved on the run's clock |
+# | `"format": "date"`, or description has YYYY-MM-DD | any unambiguous spelling read as YYYY-MM-DD on the run's clock |
 # | `"type": "integer"` or `"number"`                 | "2", 2.0 and 2 are one number                       |
 # | `"default": ...`                                  | an absent argument counts as its default            |
 #
@@ -194,15 +197,17 @@ for call in calls[:4]:
 #
 # IATA groups the airports of a city into a metropolitan area with its own code: BJS is all of
 # Beijing (Capital, PEK, and Daxing, PKX); SHA is Shanghai, and is also the code of Hongqiao airport
-# (Pudong is PVG). The `airportsdata` package ships both tables, so the canonicaliser looks codes up
-# instead of keeping a hand-written list:
+# (Pudong is PVG). IATA's own list ("Multi Airport Cities", for fares) is narrower than what a flight
+# search uses: since October 2022 NYC is only JFK and LGA for pricing, yet a search for NYC still
+# returns Newark. So the areas come from `reference/parts/guards/metro_codes.py`: IATA's list plus a
+# small supplement, each entry with its source (EWR in NYC, BWI in WAS...); `airportsdata` only names
+# the airports. No figure below depends on the installed airportsdata release:
 
 # %%
 t = airports.tables()
-# (the counts change with each airportsdata release, so the stored output does not show them)
-print("airportsdata: the Beijing metropolitan area BJS =", sorted(t.macs["BJS"]["airports"]),
-      "; Shanghai SHA =", sorted(t.macs["SHA"]["airports"]))
-for code in ["PEK", "PKX", "BJS", "SHA", "PVG", "pvg ", "CAN", "BJX"]:
+print("the Beijing metropolitan area BJS =", sorted(t.macs["BJS"]["airports"]),
+      "; Shanghai SHA =", sorted(t.macs["SHA"]["airports"]), "; New York NYC =", sorted(t.macs["NYC"]["airports"]))
+for code in ["PEK", "PKX", "BJS", "SHA", "PVG", "pvg ", "EWR", "CAN", "BJX"]:
     metro = airports.metro(code)
     print(f"{code!r:>7} {airports.airport_name(code):<42} -> {metro}  {airports.describe(metro)}")
 
@@ -243,19 +248,25 @@ except airports.AirportCodeError as error:
 # The same normalisation applies to a tool's result: its fingerprint is a short hash of the canonical
 # data, so two results that say the same thing match whatever their key order or spacing. Its
 # **values** (every leaf: ids, names, numbers, statuses) tell whether a step brought anything new. An
-# empty result brings nothing: `{"results": []}` has no values at all.
+# empty result brings nothing: `{"results": []}` has no values at all. And **metadata is not news**:
+# a stuck job answered with a fresh `checked_at` and a new `request_id` is still stuck. The rule
+# (`reference/parts/guards/results.py`): request and trace ids and etags whatever their value; keys
+# that name a moment (`timestamp`, `*_at`...) when the value has the shape of one; and any key the tool
+# declares in its scenario definition (`metadata: [served_by]`).
 
 # %%
 for content in ['{"ok": true, "data": {"results": []}}',
                 '{"ok": true, "data": {"job_id": "exp-42", "status": "running", "progress": 0.4}}',
-                '{"data": {"progress": 0.4, "status": "running", "job_id": "exp-42"}, "ok": true}']:
+                '{"data": {"progress": 0.4, "status": "running", "job_id": "exp-42"}, "ok": true}',
+                '{"ok": true, "data": {"job_id": "exp-42", "status": "running", "progress": 0.4, '
+                '"checked_at": "2026-11-30T09:00:10Z", "request_id": "r-7"}}']:
     data = json.loads(content)["data"]
-    print(f"{result_fingerprint(content)}  values={sorted(leaf_values(data))}")
+    print(f"{result_fingerprint(content)}  values={sorted(leaf_values(without_metadata(data)))}")
 
 # %% [markdown]
 # ## 5. Fix it, part 3: the detectors
 #
-# Five small functions in `reference/guards/detectors.py`, fed fingerprints and per-step counts of new
+# Five small functions in `reference/parts/guards/detectors.py`, fed fingerprints and per-step counts of new
 # values:
 #
 # - **repeated call**: the same action again, anywhere in the run, not only right after itself;
@@ -356,6 +367,42 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
+# ### What is not a loop: a false stop is as bad as a missed one
+#
+# A guard tuned only on loops learns to stop things. Measured on scenarios written without it, the
+# first version of this guard stopped legitimate work: a batch of stock checks, a poll of a tool with no
+# `volatile` flag, three calls that happened to sit in one turn. The user gets no answer either way, so
+# each rule below is about *not* flagging:
+#
+# - **Dates in any spelling, one date.** "Dec 1, 2026", "1 December 2026", "tomorrow", "Tuesday" (the
+#   next Tuesday after today) are one date on the run's clock (python-dateutil: small, strict, and it
+#   reads no wall clock). 01/02/2026 reads differently day-first and month-first: never merged, and the
+#   model is asked which it means.
+# - **Identity.** Different arguments returning one result is a rephrased search only when the calls ask
+#   about the same thing. The *identity arguments* (ids, codes, dates, short names; not free-text
+#   queries, not paging or size options) decide it; an answer about a new thing is news even if it says
+#   `true` again.
+# - **Per turn, not per call.** The calls of one assistant message were written before the model could
+#   read any warning: a copy inside the turn is answered without running it, and the turn is one lapse.
+# - **Polling without a kit-only flag.** A repeat of a tool whose description is about a job or live
+#   state, or whose MCP annotations say it reads a moving world, runs and is judged by its result:
+#   changed is progress, unchanged (metadata aside) is the same question answered the same way.
+
+# %%
+today = dt.date(2026, 11, 30)
+for spelling in ["2026-12-01", "Dec 1, 2026", "1 December 2026", "tomorrow", "Tuesday", "01/02/2026", "13/01/2026"]:
+    reading = read_date(spelling, today)
+    print(f"{spelling!r:>18} -> {reading.iso or 'ambiguous: ' + ' or '.join(reading.readings)}")
+stock = ToolInfo({"type": "object", "properties": {"sku": {"type": "string"}}})
+docs = ToolInfo({"type": "object", "properties": {"query": {"type": "string"}}}, "Full-text search over the help centre.")
+print("identity of check_stock(sku=KB-101):", identity(stock, {"sku": "KB-101"}),
+      "| of search_docs(query=...):", identity(docs, {"query": "damaged item refund"}))
+print("polled?", {name: ToolInfo({}, d, None, a).polls for name, d, a in [
+    ("get_order", "An order by id.", {}), ("get_export", "Status of an export job.", {}),
+    ("get_build", "The CI build of a commit.", {"readOnlyHint": True, "openWorldHint": True}),
+    ("charge_card", "Charge a card.", {"readOnlyHint": False})]})
+
+# %% [markdown]
 # ### Thresholds per intent
 #
 # How much repetition is normal depends on the task. A lookup has one right call, so a second
@@ -390,7 +437,9 @@ LESSON = ["repeat-exact", "repeat-exact-cooperative", "repeat-noisy", "repeat-no
           "airport-drift-stubborn", "airport-unknown-code", "airport-unknown-code-stubborn", "alternation",
           "alternation-cooperative", "same-result", "same-result-stubborn", "empty-rephrase",
           "empty-rephrase-cooperative", "metric-trend", "polling-stuck", "incident-40-step", "paging-legit",
-          "polling-legit", "new-arguments-legit", "happy-path"]
+          "polling-legit", "new-arguments-legit", "happy-path", "airport-metro-newark", "nested-legs-legit",
+          "nested-legs-drift", "date-weekdays-legit", "date-ambiguous", "identity-batch-legit",
+          "turn-duplicate-cooperative", "polling-annotated-legit", "polling-metadata-stuck"]
 
 
 def measure(name: str) -> dict:
@@ -414,7 +463,8 @@ table(rows, ["scenario", "oracle", "naive calls", "naive stop", "naive ok", "gua
 # %%
 total = {k: sum(r[k] for r in rows) for k in ("naive calls", "guard calls", "naive tokens", "guard tokens",
                                               "naive ok", "guard ok", "naive done", "guard done", "completable")}
-LEGIT = ["paging-legit", "polling-legit", "new-arguments-legit"]  # repetition that is part of the task
+LEGIT = ["paging-legit", "polling-legit", "new-arguments-legit", "nested-legs-legit", "date-weekdays-legit",
+         "identity-batch-legit", "polling-annotated-legit"]  # repetition that is part of the task
 legit = [r for r in rows if r["scenario"] in LEGIT + ["happy-path"]]
 display(Markdown(f"""
 On these {len(rows)} scenarios the guard meets **{total['guard ok']} of {len(rows)}** `expect` blocks, the
@@ -460,8 +510,9 @@ first; the two parts are meant to work together, and neither alone is the whole 
 # `loopkit check ex03` (tests/test_ex03_fingerprint_guard.py against your file). The wrong answers the
 # tests are built to catch: a fingerprint that is `json.dumps` of the raw arguments, a guard that stops
 # at the first detection, one that flags paging or polling, a repeat check that looks only at the
-# previous call (A-B-A-B walks past it), a guard that counts an empty result as progress, and one that
-# case-folds every string. The first hint:
+# previous call (A-B-A-B walks past it), a guard that counts an empty result as progress, one that
+# case-folds every string, one that calls four SKUs with one answer a rephrase, one that counts every
+# call of a turn as a strike, and one that takes a fresh timestamp for news. The first hint:
 
 # %%
 from reference.cli import main as loopkit
@@ -516,7 +567,16 @@ for name in ("repeat-noisy", "repeat-noisy-stubborn"):
 #    (the blocked call still gets an answer by its id). But it is bounded: if the model persists, stop
 #    with the pattern's stop reason, and hand over what was obtained (lesson 4).
 #
+# 4. *Your guard stopped a batch of lookups that all returned the same thing. Bug or feature?*
+#    A strong answer: a bug, and as bad as a missed loop (the user gets no answer either way). Same
+#    result counts as a rephrase only for the same question (the same identity arguments: four SKUs are
+#    four questions); a poll whose answer changes is progress, and real tools carry no `volatile` flag,
+#    so read the description and the MCP annotations and judge a repeat by its result; timestamps and
+#    request ids are not news; the calls of one turn are one lapse. And it measures the guard on
+#    scenarios it was not tuned on, counting false stops next to missed loops.
+#
 # **Weak answers the interviewer hears:** "count calls and stop at N" (no normalisation, kills
 # cooperative models, flags paging); "the model will notice it is repeating"; comparing each call only
 # with the previous one; hashing `json.dumps(arguments)`; lower-casing everything; "map the code to the
-# nearest airport" (a silent guess).
+# nearest airport" (a silent guess); "same result twice means a loop" (batch lookups); "a changed
+# result is progress" (a fresh timestamp).

@@ -7,10 +7,12 @@ became detectable, and the tokens spent after that step are what a guard there w
     repeat       the same call (canonical fingerprint) again, and nothing new came back
     cycle        the same, but other tools' calls came in between: the run goes round (A-B-A-B)
     rephrase     the same tool asked in new words (free text), results empty or already seen
-    drift        the same question in new identifiers (PEK, PKX, BJS), the same answer each time
+    drift        the same question in new identifiers (PEK, PKX, BJS): the calls differ as written but are
+                 one call in lesson 3's canonical form (metro areas, dates), and the answer is the same.
+                 Different things that share an answer (four SKUs, all in stock) are not drift
     error_storm  tool errors pile up: at least two, and at least half the results so far
     blowup       steps that each add more than twice the first request's tokens to the context
-    polling      a status asked for again (a `volatile` tool) and the answer changed: legitimate
+    polling      the same call asked again and the answer changed: legitimate (no `volatile` flag needed)
     healthy      none of the above
 
 The thresholds are the kit's: one identical re-check of a volatile tool is allowed (things change
@@ -26,6 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..harness.trace import load
+from ..parts.guards.fingerprint import fingerprint
+from ..sim.clock import parse_start
 
 PROBLEMS = ("error_storm", "blowup", "cycle", "repeat", "drift", "rephrase")  # tie-break order
 
@@ -128,6 +132,15 @@ def classify(trace: Any) -> Diagnosis:
     records = load(trace)
     run = next((r for r in records if r["kind"] == "run"), {})
     volatile = {t["name"] for t in run.get("tools", []) if t.get("volatile")}
+    schemas = {t["name"]: t.get("parameters") for t in run.get("tools", [])}
+    today = parse_start(run["clock"]).date() if run.get("clock") else None
+
+    def question(call: Call) -> str:
+        """The call in lesson 3's canonical form: one question however it is spelt."""
+        if call.arguments is None:
+            return call.fingerprint
+        return fingerprint(call.tool, call.arguments, schemas.get(call.tool), today)
+
     steps = [r for r in records if r["kind"] == "step"]
     found: dict[str, int] = {}
     evidence: dict[str, str] = {}
@@ -156,11 +169,12 @@ def classify(trace: Any) -> Diagnosis:
                 hit("cycle", call.step, f"{call.tool} came back after {', '.join(sorted(between))}")
             elif call.tool not in volatile or stale >= 2:
                 hit("repeat", call.step, f"{call.fingerprint} again, nothing new")
-        elif earlier and call.tool in volatile:
+        elif earlier and earlier[-1].status == "ok":  # the same call, a new answer: a status being watched
             hit("polling", call.step, f"{call.tool} asked again, and the answer changed")
         elif not earlier and tool_calls and nothing_new:
             words = _changed_words(tool_calls[-1].arguments, call.arguments)
-            if words is not None:
+            same_question = any(question(c) == question(call) for c in tool_calls if c.result == call.result)
+            if words is not None and (words or same_question):
                 kind = "rephrase" if words else "drift"
                 reasks[kind] += 1
                 if reasks[kind] >= 2:

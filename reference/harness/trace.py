@@ -139,8 +139,9 @@ class Trace:
             "model_seed": model.seed, "model": model.name, "pricing": model.pricing.model_dump(),
             "latency": model.latency.model_dump(), "limits": scenario.limits.model_dump(),
             "checklist": redact([c.model_dump(exclude_none=True) for c in scenario.checklist]),
-            "tools": [redact(t.model_dump(include={"name", "description", "parameters", "latency_seconds",
-                                                   "volatile", "alternatives"})) for t in scenario.tools],
+            "tools": [redact({k: v for k, v in t.model_dump(include={
+                "name", "description", "parameters", "latency_seconds", "volatile", "annotations", "metadata",
+                "alternatives"}).items() if v is not None}) for t in scenario.tools],  # unset hints stay unset
             "prompt_chars": {"system": _chars(scenario.system, raw=model.wire == "anthropic"),
                              "user": _chars(scenario.user)},
             "capture_content": self.capture_content,

@@ -25,4 +25,8 @@ CAUGHT_BY = {
                                        "how many times the call came"),
     "ex03_wall_clock_today.py": ("test_relative_dates_resolve_on_the_scenario_clock",
                                  "whatever the machine's date"),
+    "ex03_same_result_ignores_identity.py": ("test_batch_lookups_that_share_a_state_are_not_flagged",
+                                             "was flagged as a loop"),
+    "ex03_strikes_per_call.py": ("test_calls_repeated_in_one_turn_are_one_lapse", "count the turn as one lapse"),
+    "ex03_metadata_is_news.py": ("test_metadata_is_not_news", "say the same thing"),
 }

@@ -13,5 +13,5 @@ exec(compile((Path(__file__).resolve().parents[2] / "solutions" / "ex03_fingerpr
 _results = itertools.count()
 
 
-def result_fingerprint(content):
+def result_fingerprint(content, metadata=()):
     return str(next(_results))  # every result looks new

@@ -11,7 +11,7 @@ from ...core.result import ToolRecord
 from ...harness.episode import Episode
 from ...sim.scenario.schema import ChecklistItem
 from ..executor.taxonomy import business_failure
-from ..guards.fingerprint import is_empty as empty_payload
+from ..guards.results import is_empty as empty_payload
 from .result import Obtained, Tried
 
 

@@ -1,4 +1,4 @@
-"""The airport canonicaliser: IATA codes to their metropolitan area, from real data (`airportsdata`).
+"""The airport canonicaliser: IATA codes to their metropolitan area (metro_codes.py), named from `airportsdata`.
 
 PEK (Capital) and PKX (Daxing) are both in BJS, the IATA code for all Beijing airports; PVG (Pudong)
 and SHA (Hongqiao) are both in SHA, which is also the Shanghai metropolitan code. A model that
@@ -21,6 +21,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
+from . import metro_codes
+
 
 class AirportCodeError(ValueError):
     """A value that is not an IATA airport or metropolitan-area code, with what to use instead."""
@@ -35,7 +37,7 @@ class AirportCodeError(ValueError):
 @dataclass
 class _Tables:
     airports: dict  # IATA airport code -> airportsdata record
-    macs: dict  # IATA metropolitan-area code -> {name, country, airports}
+    macs: dict  # IATA metropolitan-area code -> {name, country, airports: {code: record or None}}
     member_of: dict[str, str] = field(default_factory=dict)  # airport code -> metropolitan code
     places: dict[str, set[str]] = field(default_factory=dict)  # lower-case place name -> canonical codes
 
@@ -44,7 +46,13 @@ class _Tables:
 def tables() -> _Tables:
     import airportsdata  # imported here: the demo path must stay fast
 
-    t = _Tables(airportsdata.load("IATA"), airportsdata.load_iata_macs())
+    records = airportsdata.load("IATA")
+    # Membership comes from metro_codes.py (IATA's list plus a sourced supplement: EWR is in NYC, BWI in WAS),
+    # not from the installed airportsdata release; airportsdata only names the airports.
+    macs = {mac: {"name": metro_codes.NAMES[mac], "country": metro_codes.COUNTRY[mac],
+                  "airports": {code: records.get(code) for code in members}}
+            for mac, members in metro_codes.METRO_AREAS.items()}
+    t = _Tables(records, macs)
     for mac, info in t.macs.items():
         for code in info["airports"]:
             t.member_of[code] = mac
@@ -121,7 +129,7 @@ def places_of(code: str) -> set[str]:
     names = set()
     if code in t.macs:
         names.add(t.macs[code]["name"].lower())
-        names.update(a["city"].lower() for a in t.macs[code]["airports"].values())
+        names.update(a["city"].lower() for a in t.macs[code]["airports"].values() if a)
     if code in t.airports:
         names.add(t.airports[code]["city"].lower())
     return names

@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
-from ...core.messages import AssistantMessage, Message, ToolCall, ToolMessage
+from ...core.messages import ToolCall, ToolMessage
 from ...core.toolresult import to_json
 from . import detectors
-from .fingerprint import ArgumentProblem, show
+from .checks import ArgumentProblem
+from .fingerprint import show
 from .state import GuardedCall
 
 
@@ -26,22 +27,40 @@ class Detection:
 
 
 def repeated_call(action: str, earlier: int, before: Sequence[GuardedCall], current: GuardedCall,
-                  tools: Sequence[str], echo: str) -> Detection:
-    """`action` again, after `earlier` attempts (`before`, in order); `current` is this attempt."""
+                  tools: Sequence[str], echo: str, ran_again: bool = False) -> Detection:
+    """`action` again, after `earlier` attempts (`before`, in order); `current` is this attempt.
+
+    `ran_again`: the tool may change, so the repeat ran, and its answer is the same as last time."""
     ran = [a for a in before if a.ran]
-    spellings = list(dict.fromkeys(a.call.arguments for a in [*before, current]))
+    spellings = list(dict.fromkeys(a.call.arguments for a in [*before[-4:], current]))
+    steps = [str(a.step) for a in before]
     evidence = (f"{show(action)} was already {'run' if ran else 'attempted'} {times(earlier)} in this run "
-                f"(step {', '.join(str(a.step) for a in before)}); this is attempt {earlier + 1}.")
+                f"(step {', '.join(steps if len(steps) <= 6 else [*steps[:3], '...', *steps[-2:]])}); "
+                f"this is attempt {earlier + 1}.")
     if len(spellings) > 1:
         evidence += (" The arguments were written differently but mean the same call: "
                      + "; ".join(spellings[:4]) + ".")
-    if ran:
+    if ran_again:
+        evidence += (" It was run again in case the answer had changed: it has not (timestamps and request ids"
+                     " aside). The same question answered the same way is not progress; the result is included"
+                     " here as `result`.")
+    elif ran:
         evidence += f" Its result is already in the conversation (step {ran[-1].step})."
     evidence += echo
     tool = action.split(" ", 1)[0]
     return Detection("repeated_call", evidence, earlier + 1, options(tools, tool, ran=bool(ran)),
                      f"Do not call {show(action)} again. Answer the user now with what you have, or "
                      "take one of the options. If this goes on, the run stops.")
+
+
+def same_turn(action: str, step: int, tools: Sequence[str]) -> Detection:
+    """`action` asked for twice in one turn (step `step`): the second one is answered without running it."""
+    tool = action.split(" ", 1)[0]
+    evidence = (f"{show(action)} was asked for twice in the same turn (step {step}): the first call answers it; "
+                "this copy was not run.")
+    return Detection("repeated_call", evidence, 2, options(tools, tool, ran=True),
+                     f"Ask each question once. Use the result of the first {tool} call of this turn, "
+                     "or answer the user. If this goes on, the run stops.")
 
 
 def alternation(a: str, b: str, steps: Sequence[int], length: int, tools: Sequence[str], echo: str) -> Detection:
@@ -89,10 +108,9 @@ def options(tools: Sequence[str], *caught: str, ran: bool, rephrase: bool = Fals
     return out
 
 
-def echo(messages: Sequence[Message], similarity: float) -> str:
-    """A note when the model's last two messages say the same: supporting evidence, never a trigger."""
-    texts = [m.text for m in messages if isinstance(m, AssistantMessage)]
-    score = detectors.echo(texts, similarity)
+def echo(said: Sequence[Optional[str]], similarity: float) -> str:
+    """A note when the model's last two texts (`said`) say the same: supporting evidence, never a trigger."""
+    score = detectors.echo(said, similarity)
     return "" if score is None else f" Your last two messages are {score:.0%} alike."
 
 
@@ -112,7 +130,8 @@ def invalid_argument(call: ToolCall, problems: Sequence[ArgumentProblem]) -> Too
             "message": " ".join(p.message for p in problems),
             "suggestions": sorted({s for p in problems for s in p.suggestions}),
             "instruction": f"Call {call.name} again with corrected {', '.join(p.argument for p in problems)}, "
-                           "or ask the user which airport they mean. The call was not run."}
+                           f"or ask the user which {'date' if all(p.kind == 'date' for p in problems) else 'airport'} they mean. "
+                           "The call was not run."}
     return ToolMessage(call.id, to_json(body), is_error=True)
 
 

@@ -11,7 +11,8 @@ tool name plus the canonical arguments:
   search query may be case-sensitive: folding it would merge calls that are really different);
 - numbers compared as numbers where the schema says integer or number ("2", 2 and 2.0 are one page);
 - absent optional arguments filled in from the schema's `default`;
-- relative dates (today, tomorrow, yesterday) resolved against the run's clock, on date properties;
+- dates in any unambiguous spelling ("Dec 1, 2026", "tomorrow", "Tuesday") read on the run's clock as
+  YYYY-MM-DD, on date properties (dates.py; an ambiguous 01/02/2026 keeps its spelling: never merged);
 - IATA codes mapped to their metropolitan area (PEK, PKX, BJS -> BJS), on airport properties.
 
 The schema convention (plain JSON Schema, so every provider accepts the tool definition, and the
@@ -21,30 +22,32 @@ model reads the same words the guard does):
 |---------------------------------------------------|--------------------------------------------------|
 | `"format": "iata"`                                | airport code: trimmed, upper-cased, mapped to its metro area; checked against the request |
 | description contains "case-insensitive"           | case-folds the value ("not case-insensitive" does not count) |
-| `"format": "date"`, or description has YYYY-MM-DD | resolves today / tomorrow / yesterday to YYYY-MM-DD |
+| `"format": "date"`, description has YYYY-MM-DD, or the name is `date` / ends in `_date` | reads any unambiguous date spelling as YYYY-MM-DD (dates.py) |
 | `"type": "integer"` or `"number"`                 | compares numbers as numbers                      |
 | `"default": ...`                                  | an absent argument counts as its default         |
 
 `format` values other than the standard ones are ignored by JSON Schema validators (they are
 annotations), and the kit sends tools with `strict: false`, so `iata` is safe to send.
 
-Result fingerprints apply the same normalisation to what a tool returned, so "different arguments,
-same result" shows too.
+All of it applies at any depth: `legs[].to` is an airport when the `items` schema of `legs` says so.
+Result fingerprints (results.py) apply the same normalisation to what a tool returned, so "different
+arguments, same result" shows too.
 """
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import re
 import unicodedata
-from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Optional
+from collections.abc import Mapping  # not typing.Mapping: its isinstance check is ten times slower
+from typing import Any, Optional
 
-from ...core.toolresult import read_result
 from . import airports
+from .dates import RELATIVE_DAYS, canonical_date
 
-RELATIVE_DAYS = {"today": 0, "tomorrow": 1, "yesterday": -1}
+__all__ = ["RELATIVE_DAYS", "canonical", "canonical_arguments", "clean_text", "fingerprint", "raw_fingerprint",
+           "show", "is_airport", "is_case_insensitive", "is_date", "types_of"]
+_DATE_NAME = re.compile(r"^(date|.+_date|date_.+)$")
 _CASE_INSENSITIVE = re.compile(r"(?<!not )\bcase[- ]insensitive\b", re.IGNORECASE)
 
 
@@ -66,9 +69,13 @@ def is_case_insensitive(schema: Any) -> bool:
         is_airport(schema) or bool(_CASE_INSENSITIVE.search(str(schema.get("description", "")))))
 
 
-def is_date(schema: Any) -> bool:
-    return isinstance(schema, Mapping) and (
-        schema.get("format") == "date" or "YYYY-MM-DD" in str(schema.get("description", "")))
+def is_date(schema: Any, name: str = "") -> bool:
+    """A date property: `format: date`, YYYY-MM-DD in its description, or (a plain string) named like a date."""
+    if not isinstance(schema, Mapping):
+        return bool(_DATE_NAME.match(name.lower()))
+    if schema.get("format") == "date" or "YYYY-MM-DD" in str(schema.get("description", "")):
+        return True
+    return "format" not in schema and "enum" not in schema and bool(_DATE_NAME.match(name.lower()))
 
 
 # ---------------------------------------------------------------- canonical values
@@ -92,8 +99,11 @@ def _number(value: Any) -> Any:
     return value
 
 
-def canonical(value: Any, schema: Optional[Mapping[str, Any]] = None, today: Optional[dt.date] = None) -> Any:
-    """The value as the tool will understand it, by its schema (an empty schema: generic rules only)."""
+def canonical(value: Any, schema: Optional[Mapping[str, Any]] = None, today: Optional[dt.date] = None,
+              name: str = "") -> Any:
+    """The value as the tool will understand it, by its schema (an empty schema: generic rules only), at any depth.
+
+    `name` is the property's name (for a list, the list's): a date is sometimes only named so."""
     schema = schema if isinstance(schema, Mapping) else {}  # `true` is a valid schema too: it says nothing
     if isinstance(value, dict):
         props = schema.get("properties", {})
@@ -101,13 +111,14 @@ def canonical(value: Any, schema: Optional[Mapping[str, Any]] = None, today: Opt
         out = {}
         for key, v in value.items():
             key = clean_text(key)  # " origin" is the origin
-            out[key] = canonical(v, props.get(key), today)
+            out[key] = canonical(v, props.get(key), today, key)
         for key, sub in props.items():  # an absent argument is its default
             if key not in out and isinstance(sub, dict) and "default" in sub:
-                out[key] = canonical(sub["default"], sub, today)
+                out[key] = canonical(sub["default"], sub, today, key)
         return out
     if isinstance(value, list):
-        return [canonical(v, schema.get("items"), today) for v in value]
+        return [canonical(v, schema.get("items"), today, name) for v in value]
+    written_as_text = isinstance(value, str)  # 20261201 the number is not a date spelling: the tool refuses it
     if types_of(schema) & {"integer", "number"} or isinstance(value, (int, float)):
         value = _number(value)
     if "string" in types_of(schema) and isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -120,8 +131,8 @@ def canonical(value: Any, schema: Optional[Mapping[str, Any]] = None, today: Opt
             return airports.metro(text)
         except airports.AirportCodeError:
             return airports.clean(text)  # unknown: kept as written (upper-case); the guard reports it
-    if is_date(schema) and today is not None and text.lower() in RELATIVE_DAYS:
-        return (today + dt.timedelta(days=RELATIVE_DAYS[text.lower()])).isoformat()
+    if written_as_text and is_date(schema, name):
+        return canonical_date(text, today)
     if is_case_insensitive(schema):
         return text.casefold()
     return text
@@ -135,9 +146,12 @@ def canonical_arguments(arguments: Mapping[str, Any], parameters: Optional[Mappi
 def fingerprint(tool: str, arguments: Mapping[str, Any], parameters: Optional[Mapping[str, Any]] = None,
                 today: Optional[dt.date] = None) -> str:
     """`tool` + canonical arguments, readable: 'search_flights {"date":"2026-12-01","destination":"SHA",...}'."""
-    body = json.dumps(canonical_arguments(arguments, parameters, today), sort_keys=True, ensure_ascii=False,
-                      separators=(",", ":"))
-    return f"{tool} {body}"
+    return action_of(tool, canonical_arguments(arguments, parameters, today))
+
+
+def action_of(tool: str, canonical_args: Any) -> str:
+    """The fingerprint of arguments already made canonical."""
+    return f"{tool} {json.dumps(canonical_args, sort_keys=True, ensure_ascii=False, separators=(',', ':'))}"
 
 
 def raw_fingerprint(tool: str, argument_text: str) -> str:
@@ -156,75 +170,3 @@ def show(fp: str) -> str:
         return f"{tool}({body})"
     return f"{tool}(" + ", ".join(f"{k}={v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}"
                                   for k, v in args.items()) + ")"
-
-
-# ---------------------------------------------------------------- airport arguments
-
-@dataclass(frozen=True)
-class ArgumentProblem:
-    """An argument the guard will not let through, with a message the model can act on."""
-
-    argument: str
-    value: Any
-    message: str
-    suggestions: tuple[str, ...] = ()
-
-
-def airport_problems(arguments: Mapping[str, Any], parameters: Optional[Mapping[str, Any]],
-                     request: str = "") -> list[ArgumentProblem]:
-    """Airport codes (top-level `format: iata` properties) that do not exist, or do not fit the request."""
-    props = (parameters or {}).get("properties", {})
-    fields = {k: v for k, v in arguments.items() if isinstance(v, str) and is_airport(props.get(k) or {})}
-    problems = []
-    for name, value in fields.items():
-        others = [v for k, v in fields.items() if k != name]
-        try:
-            airports.metro(value)  # raises for a code that does not exist
-            why = airports.request_problem(value, request, others) if request else None
-        except airports.AirportCodeError as exc:
-            problems.append(ArgumentProblem(name, value, exc.message, tuple(exc.suggestions)))
-            continue
-        if why:
-            problems.append(ArgumentProblem(name, value, why[0], tuple(why[1])))
-    return problems
-
-
-# ---------------------------------------------------------------- results
-
-def parse_result(content: str) -> tuple[bool, Any]:
-    """(ok, payload) of a tool result, as `read_result` reads it; plain text comes back normalised."""
-    ok, payload = read_result(content)
-    return ok, clean_text(payload) if payload is content else payload  # `content` itself: it was not JSON
-
-
-def result_fingerprint(content: str, is_error: bool = False) -> str:
-    """A short hash of the normalised result: equal when two results say the same thing."""
-    ok, payload = parse_result(content)
-    body = json.dumps([ok and not is_error, canonical(payload)], sort_keys=True, ensure_ascii=False)
-    return hashlib.sha1(body.encode("utf-8")).hexdigest()[:12]
-
-
-def leaf_values(payload: Any, key: str = "") -> set[str]:
-    """The entities and values in a result: every leaf, normalised (booleans with their key)."""
-    if isinstance(payload, dict):
-        return set().union(*(leaf_values(v, k) for k, v in payload.items())) if payload else set()
-    if isinstance(payload, list):
-        return set().union(*(leaf_values(v, key) for v in payload)) if payload else set()
-    if payload is None or payload == "":
-        return set()
-    if isinstance(payload, bool):
-        return {f"{key}={payload}"}
-    return {json.dumps(canonical(payload), ensure_ascii=False)}
-
-
-def is_empty(payload: Any) -> bool:
-    """Nothing in it: None, "", [], {}, or containers of those ({"results": []})."""
-    return not leaf_values(payload)
-
-
-def news(content: str, is_error: bool, seen: Iterable[str]) -> set[str]:
-    """The values this result adds to what the run had already seen (errors add nothing)."""
-    ok, payload = parse_result(content)
-    if is_error or not ok:
-        return set()
-    return leaf_values(payload) - set(seen)

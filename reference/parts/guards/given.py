@@ -10,16 +10,20 @@ import json
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ...core.messages import Message, ToolCall, ToolMessage, UserMessage
-from .fingerprint import RELATIVE_DAYS, airport_problems
-from .guard import STOP_REASONS
-from .guard import THRESHOLDS as _GUARD_THRESHOLDS
+from .checks import airport_problems
+from .dates import RELATIVE_DAYS, canonical_date
+from .results import without_metadata
+from .traits import ToolInfo, identity
+from .thresholds import STOP_REASONS
+from .thresholds import THRESHOLDS as _GUARD_THRESHOLDS
 from ...core.result import StopReason
 from ...loops.hooks import Verdict
 
 if TYPE_CHECKING:
     from ...harness.episode import Episode
 
-__all__ = ["GuardState", "RELATIVE_DAYS", "STOP_REASONS", "THRESHOLDS", "airport_error", "feedback", "leaf_values", "parse_result"]
+__all__ = ["GuardState", "RELATIVE_DAYS", "STOP_REASONS", "THRESHOLDS", "airport_error", "canonical_date", "feedback",
+           "identity", "leaf_values", "parse_result", "without_metadata"]
 
 # Thresholds per intent (the scenario's `intent`), as keyword arguments of the exercise's LoopGuard; an
 # unknown intent gets "general". The same figures as the kit's guard.
@@ -78,19 +82,25 @@ class GuardState:
     def __init__(self, episode: "Episode", allowed_runs: int = 1, same_result_actions: int = 2,
                  no_progress_steps: int = 2, interventions: int = 1):
         self.schemas = {t.name: t.parameters for t in episode.scenario.tools}
-        self.volatile = {t.name for t in episode.scenario.tools if t.volatile}
+        # what each tool definition says (traits.py): may it be polled (description, MCP annotations, the
+        # `volatile` override), which arguments name the thing asked about, which result keys are metadata
+        self.tools = {t.name: ToolInfo(t.parameters, t.description, t.volatile, dict(t.annotations or {}),
+                                       frozenset(t.metadata)) for t in episode.scenario.tools}
+        self.volatile = {name for name, info in self.tools.items() if info.polls}  # a repeat may be progress
         self.tool_names = [t.name for t in episode.scenario.tools]
         self.allowed_runs, self.same_result_actions = allowed_runs, same_result_actions
         self.no_progress_steps, self.interventions = no_progress_steps, interventions
         self.history: list[str] = []  # every action attempted, in order
         self.actions: dict[str, str] = {}  # call id -> action
-        self.by_result: dict[tuple[str, str], list[str]] = {}  # (tool, result) -> actions that returned it
+        self.by_result: dict[tuple[str, str, str], list[str]] = {}  # (tool, result, identity) -> actions
         self.seen: set[str] = set()  # every value any successful result has shown
         self.quiet_steps = 0  # steps in a row whose successful results brought nothing new
         self.strikes = 0
         self.pending: Optional[tuple[StopReason, str]] = None
+        self.identities: dict[str, str] = {}  # action -> its identity arguments (`identity`, given)
+        self.turn_actions: set[str] = set()  # the actions of the current turn (the current assistant message)
         self._last_call_id = ""
-        self._step_ok = self._step_flagged = False
+        self._step_ok = self._step_flagged = False  # _step_flagged: this turn already had its lapse
         self._step_new = 0
 
     def _wrap(self, verdict: Verdict, result: ToolMessage) -> ToolMessage:

@@ -10,66 +10,47 @@ tool result, so the history stays protocol-valid:
      "options": ["answer the user now with ...", "call a different tool ...", ...],
      "instruction": "Do not call ... again. ... If this goes on, the run stops."}
 
-Often that one message is enough: the model answers. If it persists (another detection after the
-allowed interventions), the run stops with the pattern's stop reason. Thresholds are per intent.
+Often that one message is enough: the model answers. If it persists, the run stops with the pattern's
+stop reason. Lapses are counted PER TURN, not per call: the calls of one assistant message were written
+together, before the model could read any warning, so however many of them the guard catches they are
+one lapse; a stop needs a detection in a later turn, after the model could have read the warning. A call
+repeated inside one turn is answered without running it.
+
+What is and is not a loop (traits.py, results.py): a repeat of a tool that may change runs and is judged
+by its result (polling); different arguments returning one result is a rephrase only when the calls ask
+about the same thing (identity arguments); timestamps and request ids are not news.
 
     guard = LoopGuard.for_episode(episode)
     result = guarded_loop(episode, episode.limits.max_steps, Parts(guard=guard))
     guard.events  # what it saw and what it did, step by step
+
+The guard's work per call does not grow with the run: it reads only new messages, and every detector
+looks at a bounded window or a dictionary (benchmarks/long_run.py).
 """
 from __future__ import annotations
 
+import json
+from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from ...core.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
+from ...core.messages import Message, ToolCall, ToolMessage
 from ...core.result import StopReason
 from ...core.toolresult import read_body, to_json
 from ...loops.hooks import RUN, Trip, Verdict
 from . import detectors, feedback
+from .checks import argument_problems
 from .feedback import Detection
-from .fingerprint import (airport_problems, fingerprint, is_empty, news, parse_result, raw_fingerprint,
-                          result_fingerprint, show)
-from .state import GuardedCall, Step
+from .fingerprint import action_of, canonical_arguments, raw_fingerprint, show
+from .results import leaf_values, parse_result, payload_fingerprint, without_metadata
+from .state import GuardedCall, Step, Transcript
+from .thresholds import STOP_REASONS, THRESHOLDS, Thresholds, thresholds_for
+from .traits import ToolInfo, identity
 
 if TYPE_CHECKING:
     from ...harness.episode import Episode
 
-
-@dataclass(frozen=True)
-class Thresholds:
-    allowed_runs: int = 1  # attempts of one non-volatile action before the next one is a repeat
-    alternation_length: int = 4  # A-B-A-B
-    same_result_actions: int = 2  # distinct calls of one tool returning one (non-empty) result
-    no_progress_steps: int = 2  # steps in a row without a new entity or value
-    interventions: int = 1  # feedback messages before the guard stops the run
-    echo_similarity: float = 0.9  # the model's own text: supporting evidence, never a trigger alone
-
-
-# Per intent (the scenario's `intent`; the same names as lesson 2's tiers in reference/budget.py).
-# A lookup has one right call: a second identical one is already waste. Troubleshooting re-checks a
-# metric or a log after something changed, so one identical re-run is allowed and no-progress waits a
-# step longer; A-B-A-B is still caught there by the alternation detector, which does not wait for the
-# repeat count. An unknown intent gets `general`.
-THRESHOLDS: dict[str, Thresholds] = {
-    "general": Thresholds(),
-    "lookup": Thresholds(),
-    "troubleshoot": Thresholds(allowed_runs=2, no_progress_steps=3),
-}
-
-
-def thresholds_for(intent: str) -> Thresholds:
-    return THRESHOLDS.get(intent, THRESHOLDS["general"])
-
-
-STOP_REASONS = {"repeated_call": StopReason.REPEATED_CALL, "alternation": StopReason.ALTERNATION,
-                "same_result": StopReason.SAME_RESULT, "no_progress": StopReason.NO_PROGRESS}
-
-
-@dataclass(frozen=True)
-class ToolInfo:
-    parameters: Mapping[str, Any]
-    volatile: bool = False
+__all__ = ["LoopGuard", "STOP_REASONS", "THRESHOLDS", "Thresholds", "ToolInfo", "thresholds_for"]
 
 
 @dataclass
@@ -78,19 +59,27 @@ class LoopGuard:
     thresholds: Thresholds = Thresholds()
     attempts: list[GuardedCall] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)  # what the guard did, for traces
-    strikes: int = 0  # detections so far; the one after `thresholds.interventions` stops the run
+    strikes: int = 0  # turns with a detection so far; the one after `thresholds.interventions` stops the run
     _by_id: dict[str, GuardedCall] = field(default_factory=dict)
-    _by_result: dict[str, list[str]] = field(default_factory=dict)  # "tool result-fp" -> actions
+    _by_action: dict[str, list[GuardedCall]] = field(default_factory=dict)  # action -> its attempts, in order
+    _identity: dict[str, str] = field(default_factory=dict)  # action -> its identity arguments
+    _last_result: dict[str, str] = field(default_factory=dict)  # action -> its latest result fingerprint
+    _changing: set[str] = field(default_factory=set)  # actions whose last re-run changed their result
+    _by_result: dict[str, list[str]] = field(default_factory=dict)  # "tool result identity" -> actions
     _seen: set[str] = field(default_factory=set)  # every value the run's results have shown
-    _new_per_step: list[int] = field(default_factory=list)  # new values, per step that counts
+    _recent: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest actions, for A-B-A-B
+    _ran: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest calls that ran
+    _new_per_step: deque = field(default_factory=lambda: deque(maxlen=16))  # new values, per step that counts
     _now: Step = field(default_factory=Step)
+    _read: Transcript = field(default_factory=Transcript)
     _pending: Optional[tuple[StopReason, str]] = None  # a stop decided after a result, reported after the step
 
     @classmethod
     def for_episode(cls, episode: "Episode") -> "LoopGuard":
-        tools = {t.name: ToolInfo(t.parameters, t.volatile) for t in episode.scenario.tools}
+        tools = {t.name: ToolInfo(t.parameters, t.description, t.volatile, dict(t.annotations or {}),
+                                  frozenset(t.metadata)) for t in episode.scenario.tools}
         for spec in episode.tools.specs:  # tools offered without a scenario definition
-            tools.setdefault(spec.name, ToolInfo(spec.parameters))
+            tools.setdefault(spec.name, ToolInfo(spec.parameters, spec.description))
         return cls(tools, thresholds_for(episode.scenario.intent))
 
     # -- hook 1: before each tool call ---------------------------------------------------------
@@ -98,23 +87,30 @@ class LoopGuard:
         self._enter_step(messages)
         info = self.tools.get(call.name)
         params = info.parameters if info else None
+        today = episode.clock.today()
         try:
             args: Optional[dict[str, Any]] = call.parsed_arguments()
-            action = fingerprint(call.name, args, params, episode.clock.today())
+            canonical_args = canonical_arguments(args, params, today)
+            action = action_of(call.name, canonical_args)
+            if action not in self._identity:
+                self._identity[action] = identity(info, canonical_args)
         except ValueError:  # not a JSON object: the executor answers it; we still count it
             args, action = None, raw_fingerprint(call.name, call.arguments)
-        history = [a.action for a in self.attempts]
+        earlier = self._by_action.setdefault(action, [])
         attempt = GuardedCall(self._now.number, call, action)
+        history = list(self._recent)
+        twin = self._now.actions.get(action)
+        detection = (feedback.same_turn(action, self._by_id[twin].step, list(self.tools)) if twin else
+                     self._alternation(history, action, info) or self._repeat(earlier, attempt, info))
         self.attempts.append(attempt)
         self._by_id[call.id] = attempt
-
-        volatile = bool(info and info.volatile)  # polling: a repeat is fine while the result changes
-        detection = None if volatile else (self._alternation(history, action, messages)
-                                           or self._repeat(history, action, messages))
+        earlier.append(attempt)
+        self._recent.append(action)
+        self._now.actions.setdefault(action, call.id)
         if detection:
             return self._flag(detection, call, not_run=True)
-        if args is not None and params:
-            problems = airport_problems(args, params, _request(messages))
+        if args is not None and params and info and info.checked:
+            problems = argument_problems(args, params, self._read.request, today)
             if problems:
                 self.events.append({"step": self._now.number, "pattern": "invalid_argument", "action": show(action),
                                     "did": "answered with an actionable error"})
@@ -126,12 +122,28 @@ class LoopGuard:
         attempt = self._by_id.get(call.id)
         if attempt is None:  # a call we never saw: leave it alone
             return result
+        info = self.tools.get(call.name)
+        metadata = info.metadata if info else frozenset()
         attempt.ran = True
+        self._ran.append(attempt)
         ok, payload = parse_result(result.content)
         ok = ok and not result.is_error
-        attempt.result = result_fingerprint(result.content, result.is_error)
+        content = without_metadata(payload, metadata)
+        attempt.result = payload_fingerprint(ok, content)
+        attempt.failed = not ok
         attempt.retryable_error = not ok and _retryable(result.content)
-        fresh = news(result.content, result.is_error, self._seen)
+        before = self._last_result.get(attempt.action)
+        if ok:
+            self._last_result[attempt.action] = attempt.result
+            if before is not None:  # a re-run: did the answer change? (metadata aside)
+                (self._changing.add if before != attempt.result else self._changing.discard)(attempt.action)
+        values = leaf_values(content) if ok else set()  # metadata is never news
+        empty = not values
+        fresh = {v for v in values if v not in self._seen}
+        if ok and not empty:  # a successful answer about a new thing is news, even if it says "true"
+            asked = f"{call.name} {self._identity.get(attempt.action, '')}"
+            if asked not in self._seen:
+                fresh.add(asked)
         self._seen |= fresh
         self._now.new += len(fresh)
         # A step in which every call failed is neither progress nor a stall: errors are answered by the
@@ -140,19 +152,23 @@ class LoopGuard:
         self._now.counts = self._now.counts or ok
 
         detection = None
-        if ok and not is_empty(payload):  # empty results are no-progress's business, not this one's
-            key = f"{call.name} {attempt.result}"
+        if ok and attempt.recheck and before == attempt.result:  # asked again, answered the same way
+            runs = self._by_action[attempt.action]
+            detection = feedback.repeated_call(attempt.action, len(runs) - 1, runs[:-1], attempt,
+                                               list(self.tools), self._echo(), ran_again=True)
+        elif ok and not empty:  # empty results are no-progress's business, not this one's
+            key = f"{call.name} {attempt.result} {self._identity.get(attempt.action, '')}"
             actions = self._by_result.setdefault(key, [])
             if attempt.action not in actions:
                 actions.append(attempt.action)
-                same = detectors.same_result(self._by_result, key, self.thresholds.same_result_actions)
+                same = detectors.same_result({key: actions}, key, self.thresholds.same_result_actions)
                 if same:
                     detection = feedback.same_result(call.name, same, list(self.tools))
         if (detection is None and self._now.counts and not self._now.flagged
                 and self._now.turn and call.id == self._now.turn[-1]):
             run = detectors.no_progress([*self._new_per_step, self._now.new], self.thresholds.no_progress_steps)
             if run:
-                recent = [a for a in self.attempts if a.ran and a.step > self._now.number - run]
+                recent = [a for a in self._ran if a.step > self._now.number - run]
                 detection = feedback.no_progress(run, recent, list(self.tools))
         if detection is None:
             return result
@@ -160,6 +176,7 @@ class LoopGuard:
         if flagged.action == "stop":  # keep the real result in the history: a degraded answer can use it
             self._pending = flagged.trip
             return result
+        assert flagged.message is not None
         return flagged.message
 
     # -- hook 3: after each step --------------------------------------------------------------
@@ -171,32 +188,43 @@ class LoopGuard:
         return trip
 
     # -- the detectors that run before a call (the others need its result) ------------------
-    def _repeat(self, history: list[str], action: str, messages: Sequence[Message]) -> Optional[Detection]:
-        earlier = detectors.repeated_call(history, action, self.thresholds.allowed_runs)
-        if earlier is None:
+    def _repeat(self, earlier: list[GuardedCall], attempt: GuardedCall, info: Optional[ToolInfo]) -> Optional[Detection]:
+        action = attempt.action
+        count = detectors.repeated_call([a.action for a in earlier[-self.thresholds.allowed_runs:]], action,
+                                        self.thresholds.allowed_runs)
+        if count is None:
             return None
-        before = [a for a in self.attempts[:-1] if a.action == action]
-        if before and before[-1].retryable_error:
+        if earlier[-1].retryable_error:
             return None  # retrying after a retryable error is not a loop (lesson 5 moves it into code)
-        return feedback.repeated_call(action, earlier, before, self.attempts[-1], list(self.tools),
-                                      feedback.echo(messages, self.thresholds.echo_similarity))
+        if earlier[-1].failed and _spelling(earlier[-1].call) != _spelling(attempt.call):
+            return None  # the tool refused one spelling ("Dec 1, 2026"); this is the model correcting it, not a repeat
+        polls = info.polls if info else None
+        if polls == "volatile" or action in self._changing:
+            return None  # polling: its result changed last time (or may take a while to): progress, or no-progress's call
+        if polls == "recheck" and earlier[-1].ran:
+            attempt.recheck = True  # may have changed: run it, and judge it by its result
+            return None
+        return feedback.repeated_call(action, len(earlier), earlier, attempt, list(self.tools), self._echo())
 
-    def _alternation(self, history: list[str], action: str, messages: Sequence[Message]) -> Optional[Detection]:
+    def _alternation(self, history: list[str], action: str, info: Optional[ToolInfo]) -> Optional[Detection]:
         length = self.thresholds.alternation_length
         pair = detectors.alternation(history, action, length)
-        if pair is None:
-            return None
-        steps = [x.step for x in self.attempts[-length:]]
-        return feedback.alternation(*pair, steps, length, list(self.tools),
-                                    feedback.echo(messages, self.thresholds.echo_similarity))
+        if pair is None or (info and info.polls == "volatile") or set(pair) & self._changing:
+            return None  # a status that keeps changing between two checks is being watched, not looped on
+        steps = [x.step for x in self.attempts[-(length - 1):]] + [self._now.number]
+        return feedback.alternation(*pair, steps, length, list(self.tools), self._echo())
+
+    def _echo(self) -> str:
+        return feedback.echo(self._read.said, self.thresholds.echo_similarity)
 
     # -- intervene first, then interrupt ------------------------------------------------------
     def _flag(self, d: Detection, call: ToolCall, not_run: bool, original: Optional[ToolMessage] = None) -> "Verdict":
-        self.strikes += 1
+        first_in_turn = not self._now.flagged  # one lapse per turn, however many calls it caught
+        self.strikes += first_in_turn
         self._now.flagged = True
         n = self.thresholds.interventions
         warned = f"{n} warning" + ("" if n == 1 else "s")
-        stopping = self.strikes > self.thresholds.interventions
+        stopping = first_in_turn and self.strikes > self.thresholds.interventions
         body = feedback.intervention(d, not_run=not_run, stopping=(
             f"The run is stopping: the loop went on after {warned}." if stopping else None))
         if original is not None:
@@ -213,15 +241,19 @@ class LoopGuard:
         return Verdict("intervene", message=message)
 
     def _enter_step(self, messages: Sequence[Message]) -> None:
-        step = sum(1 for m in messages if isinstance(m, AssistantMessage))
-        if step != self._now.number:
-            self._now.number = step
-            last = next((m for m in reversed(messages) if isinstance(m, AssistantMessage)), None)
-            self._now.turn = tuple(c.id for c in last.tool_calls) if last else ()
+        self._read.catch_up(messages)
+        if self._read.steps != self._now.number:
+            self._now.number = self._read.steps
+            self._now.turn = self._read.last_turn
+            self._now.actions = {}
 
 
-def _request(messages: Sequence[Message]) -> str:
-    return "\n".join(m.text for m in messages if isinstance(m, UserMessage))
+def _spelling(call: ToolCall) -> str:
+    """The arguments as written, key order and whitespace aside."""
+    try:
+        return json.dumps(call.parsed_arguments(), sort_keys=True)
+    except ValueError:
+        return call.arguments
 
 
 def _retryable(content: str) -> bool:

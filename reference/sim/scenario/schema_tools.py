@@ -59,13 +59,29 @@ class RuleDef(Strict):
         return self.when is None or all(k in args and args[k] == v for k, v in self.when.items())
 
 
+class AnnotationsDef(Strict):
+    """MCP tool annotations (modelcontextprotocol.io, "Tool annotations"): hints about how a tool behaves, as a real
+    MCP server sends them. Lesson 3's guard reads readOnlyHint and destructiveHint (parts/guards/traits.py)."""
+
+    title: Optional[str] = None
+    readOnlyHint: Optional[bool] = None
+    destructiveHint: Optional[bool] = None
+    idempotentHint: Optional[bool] = None
+    openWorldHint: Optional[bool] = None
+
+
 class ToolDef(Strict):
     name: str = Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
     latency_seconds: Number = Field(0.2, ge=0)
-    volatile: bool = Field(False, description="results change over time (a job status, a queue length): "
-                                             "calling it again with the same arguments can be progress")
+    volatile: Optional[bool] = Field(None, description="the kit's explicit override: results change over time (a job "
+                                     "status, a queue length), so calling again with the same arguments can be "
+                                     "progress (true), or never (false); unset: the guard reads the description "
+                                     "and annotations")
+    annotations: Optional[AnnotationsDef] = Field(None, description="MCP-style tool annotations (readOnlyHint, ...)")
+    metadata: list[str] = Field(default_factory=list, description="result keys (or dotted paths) that change on "
+                                "every call whatever the world does (timestamps, request ids): never news")
     alternatives: list[str] = Field(default_factory=list, description="other tools of the scenario that can do "
                                     "this job; lesson 5's executor suggests them when this one fails")
     rules: list[RuleDef] = Field(min_length=1)

@@ -1,0 +1,123 @@
+"""Lesson 3: what the guard reads from a tool's definition: may it be polled, which arguments name the thing
+asked about, which result keys are metadata. Real tool definitions (MCP, OpenAPI) carry no kit-only flag,
+so the rules read what they do carry: the description, MCP annotations, the parameter schema.
+
+POLLING. A repeated call is a loop only when it asks the same question AND gets the same answer. Whether
+the guard lets a repeat run (and judges it by its result) or answers it without running it:
+
+| the tool says                                                       | a repeat                                  |
+|---------------------------------------------------------------------|-------------------------------------------|
+| `volatile: true` (the kit's explicit override)                      | runs; a stuck answer is no-progress's job  |
+| `volatile: false`, or annotations `readOnlyHint: false` / `destructiveHint: true` | is not run (it would act twice) |
+| annotations `readOnlyHint: true` with `openWorldHint: true` (it reads a world that moves), or a description about a process that moves on by itself or live state (job, task, export, build, deployment, progress, queue, pending, poll, live, real-time) | runs once more; an unchanged answer (metadata aside) is a repeat |
+| nothing of the above                                                | is not run                                |
+
+And whatever the tool says: a call whose last re-run changed its result is making progress, so its next
+repeat runs too (results.py says what "changed" means: timestamps and request ids do not count).
+
+IDENTITY. Different arguments returning one result is a rephrased search only when the calls ask about
+the same thing. Four SKUs all `in_stock: true` are four answers. The identity arguments of a call are its
+leaves (at any depth) except
+- booleans and nulls, and options: paging, sizes, sorting, output format (OPTION_NAMES);
+- free text: a string named like a query (FREE_TEXT_NAMES), described as one (search terms, keywords,
+  free text, natural language), a phrase (two words or more) given to a tool whose description says it
+  searches, or any value of four words or more (a sentence, not a name);
+except that an id-like name (`*_id`, `sku`, `*_code`, `key`, ...) or a `format`, `enum` or `pattern` in its
+schema always makes a leaf identity. Calls with equal identity arguments (canonically) ask the same question.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass, field
+from collections.abc import Mapping  # not typing.Mapping: its isinstance check is ten times slower
+from typing import Any, Optional
+
+from .fingerprint import is_airport, is_date
+
+OPTION_NAMES = {"limit", "max_results", "page_size", "per_page", "top_k", "k", "count", "size", "page", "offset",
+                "cursor", "page_token", "sort", "sort_by", "order", "order_by", "format", "fields", "verbose",
+                "include", "lang", "language", "locale", "timeout", "max", "n"}
+FREE_TEXT_NAMES = {"query", "q", "search", "search_query", "text", "keywords", "keyword", "terms", "term", "prompt",
+                   "question", "message", "phrase", "filter", "description", "notes", "note", "comment", "topic"}
+_ID_NAME = re.compile(r"(^|_)(id|uuid|sku|code|key|number|no|ref|slug|handle|email|username|account)s?$")
+_FREE_TEXT_SAID = re.compile(r"\b(free[- ]?text|search (terms?|query|string|words)|keywords?|natural[- ]language|"
+                             r"query|question)\b", re.IGNORECASE)
+_SEARCHES = re.compile(r"\b(search|searches|full[- ]text|find documents|look through)\b", re.IGNORECASE)
+# A process that moves on by itself (a job, an export, a deployment) or state that is live by nature. Not
+# "status" or "current" alone: an order's current status does not change between two calls a second apart.
+_LIVE_STATE = re.compile(r"\b(jobs?|tasks?|exports?|imports?|builds?|deployments?|pipelines?|operations?|uploads?|"
+                         r"transfers?|migrations?|backups?|progress|queued?|pending|poll|polling|live|"
+                         r"real[- ]?time|changes over time)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    parameters: Mapping[str, Any]
+    description: str = ""
+    volatile: Optional[bool] = None  # the kit's explicit override; None: not said
+    annotations: Mapping[str, Any] = field(default_factory=dict)  # MCP: readOnlyHint, idempotentHint, ...
+    metadata: frozenset = frozenset()  # result keys the tool declares as metadata
+
+    @functools.cached_property
+    def checked(self) -> bool:
+        """Has the schema an airport or date property anywhere (checks.py has something to check)?"""
+        def walk(schema: Any, name: str) -> bool:
+            if not isinstance(schema, Mapping):
+                return False
+            if is_airport(schema) or is_date(schema, name):
+                return True
+            props = schema.get("properties")
+            subs = [walk(v, k) for k, v in props.items()] if isinstance(props, Mapping) else []
+            return any(subs) or walk(schema.get("items"), name)
+        return walk(self.parameters, "")
+
+    @functools.cached_property
+    def polls(self) -> Optional[str]:
+        """'volatile' (a repeat runs, no-progress judges), 'recheck' (a repeat runs once more, an unchanged
+        answer is a repeat) or None (a repeat is not run)."""
+        if self.volatile is not None:
+            return "volatile" if self.volatile else None
+        hints = self.annotations
+        if hints.get("readOnlyHint") is False or hints.get("destructiveHint") is True:
+            return None  # it acts on the world: running it twice acts twice
+        if (hints.get("readOnlyHint") is True and hints.get("openWorldHint") is True) or _LIVE_STATE.search(self.description):
+            return "recheck"  # reads the outside world, or a process that moves on: it may have changed
+        return None
+
+    def is_identity(self, name: str, schema: Any, value: Any) -> bool:
+        schema = schema if isinstance(schema, Mapping) else {}
+        if value is None or isinstance(value, bool):
+            return False
+        if _ID_NAME.search(name.lower()) or any(k in schema for k in ("format", "enum", "pattern")):
+            return True
+        if name.lower() in OPTION_NAMES:
+            return False
+        if isinstance(value, str) and (name.lower() in FREE_TEXT_NAMES or len(value.split()) >= 4
+                                       or _FREE_TEXT_SAID.search(str(schema.get("description", "")))
+                                       or (" " in value.strip() and _SEARCHES.search(self.description))):
+            return False
+        return True
+
+
+def identity(info: Optional[ToolInfo], arguments: Any) -> str:
+    """The identity arguments of canonical `arguments`, as a key: equal keys ask the same question."""
+    info = info or ToolInfo({})
+    kept: dict[str, Any] = {}
+
+    def walk(value: Any, schema: Any, path: str, name: str) -> None:
+        schema = schema if isinstance(schema, Mapping) else {}
+        if isinstance(value, dict):
+            props = schema.get("properties", {})
+            props = props if isinstance(props, Mapping) else {}
+            for key, v in value.items():
+                walk(v, props.get(key), f"{path}.{key}" if path else str(key), str(key))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, schema.get("items"), f"{path}[{i}]", name)
+        elif info.is_identity(name, schema, value):
+            kept[path] = value
+
+    walk(arguments, info.parameters, "", "")
+    return json.dumps(kept, sort_keys=True, ensure_ascii=False)
