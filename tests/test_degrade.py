@@ -197,9 +197,9 @@ def test_completed_is_not_degraded_and_bad_settings_are_refused():
 
 
 def test_loop_limits_keep_the_reserve_and_leave_steps_alone():
-    limits = LimitsDef(max_steps=10, max_tokens=60_000, max_cost_usd=0.2, max_seconds=60)
+    limits = LimitsDef(max_steps=10, max_run_tokens=60_000, max_cost_usd=0.2, max_seconds=60)
     got = Degrader(reserve_fraction=0.25).loop_limits(limits)
-    assert (got.max_steps, got.max_tokens, got.max_seconds) == (10, 45_000, 45)
+    assert (got.max_steps, got.max_run_tokens, got.max_seconds) == (10, 45_000, 45)
     assert got.max_cost_usd == pytest.approx(0.15)
     assert Degrader(final_answer=False).loop_limits(limits) == limits
 

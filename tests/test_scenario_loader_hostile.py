@@ -132,7 +132,7 @@ def test_a_5000_digit_integer_is_refused_naming_the_field(tmp_path):
     for field in ("limits.max_steps", "model.seed", "tools[0].rules[0].result.data.n"):
         message = refused(tmp_path, with_value(field, "-" * (field == "model.seed") + "9" * 5000))
         assert f"{field}: an integer of 5,000 digits; at most {yaml_scalars.MAX_INT_DIGITS}" in message, message
-    assert "0x" not in refused(tmp_path, with_value("limits.max_tokens", "0x" + "f" * 5000)).split(": ", 2)[1]
+    assert "0x" not in refused(tmp_path, with_value("limits.max_run_tokens", "0x" + "f" * 5000)).split(": ", 2)[1]
 
 
 def test_a_bound_whose_min_is_above_its_max_is_refused_and_equal_ends_are_fine(tmp_path):
@@ -299,7 +299,7 @@ def test_a_ref_inside_the_schema_is_fine(tmp_path):
     (with_value("limits.max_steps", "true"), "limits.max_steps"),
     (with_value("model.pricing.input_per_mtok", ".inf"), "model.pricing.input_per_mtok"),
     (VALID + "name: again\n", "name"),
-    (with_value("limits.max_tokens", "9" * 5000), "limits.max_tokens"),
+    (with_value("limits.max_run_tokens", "9" * 5000), "limits.max_run_tokens"),
 ], ids=["bool", "inf", "duplicate", "bigint"])
 def test_loopkit_run_exits_2_with_one_line_naming_file_field_and_line(tmp_path, capsys, text, field):
     path = tmp_path / "hostile.yaml"

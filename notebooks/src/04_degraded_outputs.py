@@ -315,7 +315,7 @@ for share in (0.0, 0.25):
     loop_calls = res.model_calls - (f.status == "used")
     rows.append({"reserve": f"{share:.0%}", "stop": res.stop_reason.value, "loop calls": loop_calls,
                  "final": f.status, "why": f.reason, "total tokens": res.usage.total_tokens,
-                 "limit": RunBudget.for_episode(ep).max_tokens})
+                 "limit": RunBudget.for_episode(ep).max_run_tokens})
 table(rows, list(rows[0]))
 
 # %%

@@ -102,8 +102,8 @@ def _completed(run: dict[str, Any], finish: dict[str, Any], steps: list[dict[str
     limits = run["limits"]
     return (finish["stop_reason"] == "completed" and bool(finish["answer"])
             and not (steps and steps[-1]["finish_reason"] in ("length", "refusal"))
-            and (limits.get("max_tokens") is None
-                 or finish["input_tokens"] + finish["output_tokens"] <= limits["max_tokens"])
+            and (limits.get("max_run_tokens") is None
+                 or finish["input_tokens"] + finish["output_tokens"] <= limits["max_run_tokens"])
             and (limits.get("max_seconds") is None or finish["sim_seconds"] <= limits["max_seconds"])
             and (limits.get("max_cost_usd") is None or finish["cost_usd"] <= limits["max_cost_usd"]))
 

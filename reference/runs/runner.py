@@ -25,7 +25,7 @@ def run(scenario: Scenario, loop: str = "react", *, seed: int | None = None) -> 
 def within_budget(scenario: Scenario, result: RunResult) -> bool:
     """An answer that arrives after the user's budget ran out is not a completion."""
     limits = scenario.limits
-    return ((limits.max_tokens is None or result.usage.total_tokens <= limits.max_tokens)
+    return ((limits.max_run_tokens is None or result.usage.total_tokens <= limits.max_run_tokens)
             and (limits.max_seconds is None or result.sim_seconds <= limits.max_seconds)
             and (limits.max_cost_usd is None or result.cost_usd <= limits.max_cost_usd))
 

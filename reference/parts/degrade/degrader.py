@@ -53,7 +53,7 @@ class Degrader:
 
     final_answer: bool = True
     reserve_fraction: float = 0.25
-    answer_tokens: int = 400  # what the final answer may take (a real request would set max_tokens)
+    answer_tokens: int = 400  # what the final answer may take (a real request sets it as max_tokens)
     answer_seconds: float = 10.0  # how long writing it may take: measure yours (p95 of final answers)
     clip_results: Optional[int] = None  # cut each tool result in the final request to this many characters
     budget: Any = None  # the run's budget, if it has `headroom(episode)` (lesson 2's RunBudget): what is
@@ -72,7 +72,7 @@ class Degrader:
         Steps are not scaled: the final answer is at most one extra, tool-less request."""
         keep = 1.0 - (self.reserve_fraction if self.final_answer else 0.0)
         return limits.model_copy(update={
-            "max_tokens": None if limits.max_tokens is None else max(1, int(limits.max_tokens * keep)),
+            "max_run_tokens": None if limits.max_run_tokens is None else max(1, int(limits.max_run_tokens * keep)),
             "max_cost_usd": None if limits.max_cost_usd is None else limits.max_cost_usd * keep,
             "max_seconds": None if limits.max_seconds is None else limits.max_seconds * keep,
         })
@@ -106,7 +106,7 @@ class Degrader:
         if self.budget is not None and hasattr(self.budget, "headroom"):
             return dict(self.budget.headroom(episode))
         limits, ledger = episode.limits, episode.ledger
-        left = {"tokens": (limits.max_tokens, ledger.usage.total_tokens),
+        left = {"tokens": (limits.max_run_tokens, ledger.usage.total_tokens),
                 "cost_usd": (limits.max_cost_usd, ledger.cost_usd),
                 "seconds": (limits.max_seconds, episode.clock.elapsed)}
         return {k: limit - spent for k, (limit, spent) in left.items() if limit is not None}

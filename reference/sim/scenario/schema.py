@@ -31,7 +31,7 @@ class ChecklistItem(Strict):
 
 class LimitsDef(Strict):
     max_steps: Integer = Field(8, ge=1, le=10_000)
-    max_tokens: Optional[Integer] = Field(None, ge=1)
+    max_run_tokens: Optional[Integer] = Field(None, ge=1)
     max_seconds: Optional[Number] = Field(None, gt=0)
     max_cost_usd: Optional[Number] = Field(None, gt=0)
 
