@@ -376,6 +376,7 @@ FIRST_STEP = {
     StopReason.ALTERNATION: (("hand_over",), "two tools waiting for each other need a person"),
     StopReason.CIRCUIT_OPEN: (("hand_over", "retry_later"), "the tools are failing: a person, or later"),
     StopReason.ERROR: (("hand_over", "retry_later"), "the provider or a tool is failing: a person, or later"),
+    StopReason.CANCELLED: (("narrow", "retry_later"), "the user stopped it: a smaller request, or the same one later"),
 }
 NO_RETRY_LATER = {StopReason.TOKEN_BUDGET, StopReason.COST_BUDGET, StopReason.REPEATED_CALL, StopReason.SAME_RESULT,
                   StopReason.NO_PROGRESS, StopReason.ALTERNATION}

@@ -33,6 +33,9 @@ class Episode:
     model: MeteredModel
     tools: Toolbox
     loop_name: str = "custom"
+    max_steps: int | None = None  # the step limit the loop runs under (the loop sets it): a final answer
+    #                               is one of those steps, never one more
+    cancelled_at: float | None = None  # when the user pressed stop (simulated seconds), once they have
 
     @classmethod
     def from_scenario(cls, scenario: Scenario, *, seed: int | None = None, model: Model | None = None,
@@ -69,6 +72,34 @@ class Episode:
     def scripted(self) -> ScriptedModel | None:
         inner = self.model.inner
         return inner if isinstance(inner, ScriptedModel) else None
+
+    # -- the user's stop button (lesson 4's cancel exit) ------------------------------------------
+    def cancel(self) -> None:
+        """The user pressed stop (a UI's interrupt button calls this). Honoured at the loop's next check."""
+        if self.cancelled_at is None:
+            self.cancelled_at = self.clock.elapsed
+
+    def cancel_requested(self) -> bool:
+        """Has the user pressed stop? Also plays the scenario's scripted `cancel` (at a second, after a step)."""
+        plan = self.scenario.cancel
+        if self.cancelled_at is None and plan is not None:
+            if (plan.at_seconds is not None and self.clock.elapsed >= plan.at_seconds) or (
+                    plan.after_step is not None and len(self.ledger.steps) >= plan.after_step):
+                self.cancelled_at = self.clock.elapsed if plan.at_seconds is None else plan.at_seconds
+        return self.cancelled_at is not None
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep on the simulated clock, as a retry's backoff does; a press of stop during the wait ends it
+        there. True if the whole wait passed, False if the user cancelled (the clock stops at the press)."""
+        plan = self.scenario.cancel
+        due = plan.at_seconds if plan is not None and plan.at_seconds is not None else None
+        if self.cancel_requested():
+            return False
+        if due is not None and self.clock.elapsed + seconds >= due:
+            self.clock.sleep(max(0.0, due - self.clock.elapsed))
+            return not self.cancel_requested()
+        self.clock.sleep(seconds)
+        return True
 
     def initial_messages(self) -> list[Message]:
         return [SystemMessage(self.scenario.system), UserMessage(self.scenario.user)]

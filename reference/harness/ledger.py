@@ -22,6 +22,7 @@ class Ledger:
     steps: list[StepRecord] = field(default_factory=list)
     orphan_tools: list[ToolRecord] = field(default_factory=list)  # tools run before any model call
     trace: Trace = field(default_factory=Trace)  # lesson 6: every record also goes to the run's trace
+    redactions: dict[str, int] = field(default_factory=dict)  # kind -> how many were hidden from the model
 
     @property
     def usage(self) -> Usage:
@@ -38,6 +39,11 @@ class Ledger:
             tool_calls=[{"id": c.id, "name": c.name, "arguments": c.arguments} for c in turn.tool_calls],
             started=started))
         self.trace.on_step(self.steps[-1], self.pricing.cost(turn.usage))
+
+    def count_redactions(self, found: dict[str, int]) -> None:
+        """What a part hid from the model in a tool result (credentials, stack traces, internal hosts)."""
+        for kind, n in found.items():
+            self.redactions[kind] = self.redactions.get(kind, 0) + n
 
     def record_tool(self, call_id: str, name: str, args: dict[str, Any], outcome: Any, exc: Exception | None,
                     started: float, ended: float) -> None:

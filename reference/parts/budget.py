@@ -117,8 +117,10 @@ class RunBudget:
     max_cost_usd: Optional[float] = None
     output_reserve: int = 256  # tokens kept for the answer of the next request (a real request sends it
     #                            as max_tokens/max_output_tokens, so the output can never be larger)
-    final_answer_share: float = 0.0  # share of the token, cost and time limits kept back for a last
-    #                                  tool-less answer (lesson 4); tool-calling steps may use the rest
+    final_answer_share: float = 0.0  # the reserve for a last tool-less answer (lesson 4), as a share of the
+    #   token, cost and time limits. It never refuses a request that fits: a request is sent whenever its
+    #   estimate fits what is left of the *whole* limit. The reserve only tells `in_reserve` (and the trace)
+    #   that the run has entered its last slice, where the degrader may have to clip results to answer.
     sources: dict[str, str] = field(default_factory=dict)  # which side set each limit, for the detail
 
     # -- construction -------------------------------------------------------------------------
@@ -205,14 +207,13 @@ class RunBudget:
     # -- helpers ---------------------------------------------------------------------------------------
     def _over(self, reason: StopReason, label: str, name: str, spent: float, more: float, fmt: Any,
               what: str) -> Optional[Trip]:
+        """A trip when `more` does not fit what is left of the whole limit. The final-answer reserve is not
+        taken off here: refusing a request that fits would end a run the model might have finished."""
         limit = getattr(self, name)
-        if limit is None:
+        if limit is None or spent + more <= limit:
             return None
-        usable = limit * (1 - self.final_answer_share)
-        if spent + more <= usable:
-            return None
-        kept = f" (less {self.final_answer_share:.0%} kept for the final answer)" if self.final_answer_share else ""
-        return (reason, f"{label}: {fmt(spent)} used + ~{fmt(more)} for {what} > {fmt(limit)}{kept}{self._by(name)}")
+        return (reason, f"{label}: {fmt(spent)} used + ~{fmt(more)} for {what} > {fmt(limit)}{self._by(name)}")
+
 
     def _by(self, name: str) -> str:
         source = self.sources.get(name)

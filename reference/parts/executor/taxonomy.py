@@ -130,15 +130,60 @@ def classify_exception(exc: BaseException) -> Failure:
     return Failure("internal_error", exception=name)
 
 
-def business_failure(data: Any) -> Optional[Failure]:
-    """HTTP 200 whose body says it failed: `success: false` (or `ok: false`). The explicit flags only:
-    a job whose *status* is "failed" is data about the job, not a failed call."""
-    if isinstance(data, dict) and (data.get("success") is False or data.get("ok") is False):
-        detail = data.get("error_message") or data.get("message") or data.get("error")
-        code = data.get("error_code") or data.get("code")
-        return Failure("rejected", http_status=200, detail=detail if isinstance(detail, str) else None,
-                       error_code=str(code) if code is not None else None)
+ENVELOPES = ("response", "data", "result", "body", "payload")  # keys a service wraps its answer in
+FAILED_STATUSES = frozenset({"failed", "failure", "error"})
+STATUS_REPORT = frozenset({"status", "state", "message", "error", "errors", "error_code", "error_message", "code",
+                           "reason", "detail", "details", "request_id", "trace_id", "timestamp"})
+
+
+def business_failure(data: Any, depth: int = 0) -> Optional[Failure]:
+    """HTTP 200 whose body says the call failed. The rule, in order:
+
+    1. an explicit flag: `success: false` or `ok: false` (at the top, or in an envelope, rule 4);
+    2. GraphQL: a non-empty `errors` list and no data (`data` null or absent). Errors *with* data are a
+       partial success: the data is kept;
+    3. a status report: a `status` (or `state`) of FAILED / FAILURE / ERROR (any case), or a non-empty
+       `error`, in an object that holds nothing but the report (status, message, error, code, reason,
+       ids...). An object with other fields, `{"job_id": "j1", "status": "failed"}`, is data about a
+       job, not a failed call;
+    4. the same rules inside one envelope, `{"response": {...}}`, `{"data": {...}}` (result, body,
+       payload), up to three deep.
+    The message and the code are read from the body or from its `error` object."""
+    if not isinstance(data, dict) or depth > 3:
+        return None
+    errors = data.get("errors")
+    failed = (data.get("success") is False or data.get("ok") is False
+              or (isinstance(errors, list) and errors and data.get("data") is None)
+              or ((_failed_status(data) or data.get("error") not in (None, "", {}, [], False))
+                  and set(data) <= STATUS_REPORT))
+    if failed:
+        return _failure_from(data)
+    for key in ENVELOPES:
+        inner = data.get(key)
+        if isinstance(inner, dict):
+            found = business_failure(inner, depth + 1)
+            if found:
+                return found
     return None
+
+
+def _failed_status(data: dict[str, Any]) -> bool:
+    status = data.get("status", data.get("state"))
+    return isinstance(status, str) and status.strip().lower() in FAILED_STATUSES
+
+
+def _failure_from(data: dict[str, Any]) -> Failure:
+    error = data.get("error")
+    errors = data.get("errors")
+    first = error if isinstance(error, dict) else errors[0] if isinstance(errors, list) and errors and \
+        isinstance(errors[0], dict) else {}
+    detail = (data.get("error_message") or data.get("message") or first.get("message")
+              or (error if isinstance(error, str) else None))
+    extensions = first.get("extensions")  # GraphQL puts its code there
+    code = (data.get("error_code") or data.get("code") or first.get("code")
+            or (extensions.get("code") if isinstance(extensions, dict) else None) or first.get("type"))
+    return Failure("rejected", http_status=200, detail=detail if isinstance(detail, str) else None,
+                   error_code=str(code) if code is not None and not isinstance(code, (dict, list)) else None)
 
 
 def classify_outcome(outcome: ToolOutcome) -> Optional[Failure]:

@@ -19,7 +19,9 @@ def explained(error_type: str, message: str, **fields: Any) -> dict[str, Any]:
     to do next."""
     fields = {k: v for k, v in fields.items() if v not in (None, [], "")}
     fields.setdefault("instruction", KINDS[error_type].instruction if error_type in KINDS else WITHOUT_IT)
-    return error_body(error_type, message, **fields)
+    # the label survives translation: the model (and the guard, which never counts a retry after a
+    # retryable error as a loop) read the error's class here
+    return error_body(error_type, message, retryable=error_type in KINDS and KINDS[error_type].retryable, **fields)
 
 
 def error_message(call: ToolCall, error_type: str, message: str, **fields: Any) -> ToolMessage:
