@@ -18,7 +18,7 @@ from reference import cli
 from reference.core.errors import ScenarioError
 from reference.sim.scenario import yaml_reader, yaml_scalars
 from reference.sim.scenario.loading import load_scenario
-from reference.sim.scenario.schema import Bound, ExpectDef, LimitsDef, Scenario
+from reference.sim.scenario.schema import Bound, CancelDef, ExpectDef, LimitsDef, Scenario
 from reference.sim.scenario.schema_script import LatencyDef, ModelDef, PolicyDef, PricingDef, StepDef
 from reference.sim.scenario.schema_tools import (MAX_GROW_CHARS, MAX_RESULT_CHARS, MAX_SIZE_CHARS, ResultDef,
                                                  RuleDef, ToolDef)
@@ -69,7 +69,7 @@ def _parts(field_path: str) -> list[Any]:
 # where an object of each class sits in VALID (the answer step is model.script[1], the rule has a result)
 PLACES = {LimitsDef: "limits", PricingDef: "model.pricing", LatencyDef: "model.latency", PolicyDef: "model.policy",
           ModelDef: "model", StepDef: "model.script[1]", ToolDef: "tools[0]", RuleDef: "tools[0].rules[0]",
-          ResultDef: "tools[0].rules[0].result", ExpectDef: "expect", Bound: "expect.model_calls"}
+          ResultDef: "tools[0].rules[0].result", ExpectDef: "expect", Bound: "expect.model_calls", CancelDef: "cancel"}
 
 
 def _numeric(annotation: Any) -> bool:
@@ -260,7 +260,7 @@ def test_an_unknown_field_at_the_end_of_a_big_file_names_its_line(tmp_path):
                          + items + '      - result: {data: {text: "Refunds within 30 days."}}') + "bogus: 1\n"
     last = text.count("\n")
     assert refused(tmp_path, text).endswith(f"bogus: unknown field; allowed here: name, title, description, tags, "
-                                            f"system, user, clock, intent, shape, checklist, limits, tools, model, "
+                                            f"system, user, clock, intent, shape, checklist, limits, cancel, tools, model, "
                                             f"expect (line {last})")
 
 
