@@ -97,5 +97,6 @@ class ProviderError(Exception):
 class ProviderTimeout(ProviderError, TimeoutError):
     """The model request timed out (no HTTP status): what `APITimeoutError` is to an SDK."""
 
-    def __init__(self, retry_after: float | None = None):
+    def __init__(self, retry_after: float | None = None, timeout_seconds: float | None = None):
         super().__init__("timeout", retry_after)
+        self.timeout_seconds = timeout_seconds  # how long the request hung

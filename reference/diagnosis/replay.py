@@ -81,9 +81,15 @@ def _call(call: dict[str, Any]) -> dict[str, Any]:
 
 
 def _script(steps: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str | None]:
+    """The model's turns, and its scripted provider failures (`error` records with a `fault`) in between."""
     script, tool_less = [], None
     for s in steps:
-        if s["tool_choice"] == "none":  # a last answer without tools: the model writes it, the plan stays
+        if s["kind"] == "error":
+            if s.get("fault"):
+                fault = {"fault": s["fault"], "retry_after_seconds": s.get("retry_after"),
+                         "timeout_seconds": s.get("timeout_seconds")}
+                script.append({k: v for k, v in fault.items() if v is not None})
+        elif s["tool_choice"] == "none":  # a last answer without tools: the model writes it, the plan stays
             tool_less = s["text"] or ""
         elif s["tool_calls"]:
             step: dict[str, Any] = {"calls": [_call(c) for c in s["tool_calls"]]}
@@ -135,7 +141,7 @@ def replay_scenario(trace: Any, name: str | None = None) -> dict[str, Any]:
                          "so there is no outcome to pin (its steps are in the trace: read them with timeline())")
     steps = [r for r in records if r["kind"] == "step"]
     attempts = [r for r in records if r["kind"] == "tool"]
-    script, tool_less = _script(steps)
+    script, tool_less = _script([r for r in records if r["kind"] in ("step", "error")])
     tools = []
     for t in run["tools"]:
         mine = [a for a in attempts if a["name"] == t["name"]]
@@ -159,7 +165,8 @@ def replay_scenario(trace: Any, name: str | None = None) -> dict[str, Any]:
         "intent": run["intent"], "clock": run["clock"],
         "system": run["system"] if captured else _stand_in(run["prompt_chars"]["system"]),
         "user": run["user"] if captured else _stand_in(run["prompt_chars"]["user"]),
-        "checklist": run["checklist"], "limits": run["limits"], "tools": tools, "model": model,
+        "checklist": run["checklist"], "limits": run["limits"], "cancel": run.get("cancel"), "tools": tools,
+        "model": model,
         "expect": _expect(run, finish, steps, attempts),
     }
     return {k: v for k, v in scenario.items() if v is not None}

@@ -79,12 +79,13 @@ class Episode:
         if self.cancelled_at is None:
             self.cancelled_at = self.clock.elapsed
 
-    def cancel_requested(self) -> bool:
-        """Has the user pressed stop? Also plays the scenario's scripted `cancel` (at a second, after a step)."""
+    def cancel_requested(self, between_steps: bool = True) -> bool:
+        """Has the user pressed stop? Also plays the scenario's scripted `cancel`: at a simulated second, or
+        after a step (a model request and its tool calls: seen only `between_steps`)."""
         plan = self.scenario.cancel
         if self.cancelled_at is None and plan is not None:
             if (plan.at_seconds is not None and self.clock.elapsed >= plan.at_seconds) or (
-                    plan.after_step is not None and len(self.ledger.steps) >= plan.after_step):
+                    between_steps and plan.after_step is not None and len(self.ledger.steps) >= plan.after_step):
                 self.cancelled_at = self.clock.elapsed if plan.at_seconds is None else plan.at_seconds
         return self.cancelled_at is not None
 
@@ -93,11 +94,11 @@ class Episode:
         there. True if the whole wait passed, False if the user cancelled (the clock stops at the press)."""
         plan = self.scenario.cancel
         due = plan.at_seconds if plan is not None and plan.at_seconds is not None else None
-        if self.cancel_requested():
+        if self.cancel_requested(between_steps=False):
             return False
         if due is not None and self.clock.elapsed + seconds >= due:
             self.clock.sleep(max(0.0, due - self.clock.elapsed))
-            return not self.cancel_requested()
+            return not self.cancel_requested(between_steps=False)
         self.clock.sleep(seconds)
         return True
 

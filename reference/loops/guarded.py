@@ -35,7 +35,7 @@ def guarded_loop(episode: Episode, max_steps: int = 8, parts: Parts | None = Non
 
     def answer(call: ToolCall) -> tuple[ToolMessage, Optional[Trip]]:
         """One tool call: the user's stop button, the guard's verdict, then the budget, then the executor."""
-        if episode.cancel_requested():
+        if episode.cancel_requested(between_steps=False):
             return not_run(call, CANCELLED[1]), CANCELLED
         verdict = parts.guard.before_call(episode, call, messages) if parts.guard else RUN
         if verdict.action != "run":  # intervene (feedback instead of a result), or stop

@@ -27,11 +27,12 @@ class StopTrip(tuple):
 
     retryable: Optional[bool]
     retry_after: Optional[float]
+    model_failed: bool  # the model service itself failed: no last request to it
 
     def __new__(cls, reason: StopReason, detail: str, *, retryable: Optional[bool] = None,
-                retry_after: Optional[float] = None) -> "StopTrip":
+                retry_after: Optional[float] = None, model_failed: bool = False) -> "StopTrip":
         trip = super().__new__(cls, (reason, detail))
-        trip.retryable, trip.retry_after = retryable, retry_after
+        trip.retryable, trip.retry_after, trip.model_failed = retryable, retry_after, model_failed
         return trip
 
 

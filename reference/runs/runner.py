@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 from ..harness.episode import Episode
 from .registry import run_loop
+from ..core.errors import ProviderError
 from ..core.messages import ToolMessage
 from ..core.result import RunResult, StopReason
 from ..core.toolresult import read_body
@@ -21,7 +22,13 @@ class Check:
 
 
 def run(scenario: Scenario, loop: str = "react", *, seed: int | None = None) -> RunResult:
-    return run_loop(loop, Episode.from_scenario(scenario, seed=seed))
+    episode = Episode.from_scenario(scenario, seed=seed)
+    try:
+        return run_loop(loop, episode)
+    except ProviderError as exc:  # the loop let the provider's failure escape (the naive loop does): it crashed
+        sent = episode.scripted.requests if episode.scripted else []
+        messages = list(sent[-1].messages) if sent else episode.initial_messages()
+        return episode.finish(StopReason.ERROR, messages, detail=f"the loop crashed: {type(exc).__name__} ({exc})")
 
 
 def within_budget(scenario: Scenario, result: RunResult) -> bool:

@@ -82,7 +82,7 @@ class ScriptedModel:
             step = self.failed[-1]
             if step.fault == "timeout":
                 self.clock.advance(step.timeout_seconds)
-                raise ProviderTimeout(step.retry_after_seconds)
+                raise ProviderTimeout(step.retry_after_seconds, step.timeout_seconds)
             self.clock.advance(self.spec.latency.base_seconds)
             raise ProviderError(step.fault, step.retry_after_seconds)
         usage = Usage(tokens.request_tokens(body), tokens.output_tokens(answer if calls == () else text, calls))

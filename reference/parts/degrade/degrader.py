@@ -88,7 +88,9 @@ class Degrader:
                             retry_after=getattr(trip, "retry_after", None))  # a StopTrip knows the error's class
         degraded = Degraded(reason, detail, obtained, unfinished, advice, done=done, tried=tried)
         degraded.answer = degraded.render()
-        if self.final_answer:
+        if self.final_answer and getattr(trip, "model_failed", False):  # the service said wait: do not ask it again
+            degraded.final = FinalCall("skipped", "the model service failed; it is not asked again now")
+        elif self.final_answer:
             self._final(episode, messages, degraded)
         return degraded
 

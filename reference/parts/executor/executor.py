@@ -141,11 +141,11 @@ class ResilientExecutor:
             return StopTrip(StopReason.CANCELLED, "the user pressed stop during a retry wait")
         if decision.stop:
             return StopTrip(StopReason.TIME_BUDGET, f"{what}: {decision.gave_up}; retry after "
-                            f"{failure.retry_after:g} s", retryable=True, retry_after=failure.retry_after)
+                            f"{failure.retry_after:g} s", retryable=True, retry_after=failure.retry_after, model_failed=True)
         if not failure.retryable:
-            return StopTrip(StopReason.ERROR, f"{what}; it is not retryable", retryable=False)
+            return StopTrip(StopReason.ERROR, f"{what}; it is not retryable", retryable=False, model_failed=True)
         return StopTrip(StopReason.ERROR, f"{what} {attempt} time{'s' if attempt > 1 else ''}; {decision.gave_up}",
-                        retryable=True, retry_after=failure.retry_after)
+                        retryable=True, retry_after=failure.retry_after, model_failed=True)
 
     # -- one call -------------------------------------------------------------------------------
     def _execute(self, episode: Episode, call: ToolCall) -> ToolMessage:
@@ -194,7 +194,7 @@ class ResilientExecutor:
             decision = decide(failure, number, self.policy, self.rng,
                               time_left(episode, self.max_seconds, self.requests_after), took)
             if decision.stop and self._trip is None:  # waiting that long is not an option: end the run
-                self._trip = StopTrip(StopReason.TIME_BUDGET, f"'{call.name}' is {failure.kind.summary}: "
+                self._trip = StopTrip(StopReason.TIME_BUDGET, f"'{call.name}' {failure.kind.summary}: "
                                       f"{decision.gave_up}; retry after {failure.retry_after:g} s",
                                       retryable=True, retry_after=failure.retry_after)
             if decision.wait is None:

@@ -140,8 +140,9 @@ def business_failure(data: Any, depth: int = 0) -> Optional[Failure]:
     """HTTP 200 whose body says the call failed. The rule, in order:
 
     1. an explicit flag: `success: false` or `ok: false` (at the top, or in an envelope, rule 4);
-    2. GraphQL: a non-empty `errors` list and no data (`data` null or absent). Errors *with* data are a
-       partial success: the data is kept;
+    2. GraphQL: a response of only `errors` (a non-empty list of objects with a `message`), `data` null
+       or absent, and `extensions`. Errors *with* data are a partial success: the data is kept; an
+       `errors` field among other fields (a log's error lines) is data;
     3. a status report: a `status` (or `state`) of FAILED / FAILURE / ERROR (any case), or a non-empty
        `error`, in an object that holds nothing but the report (status, message, error, code, reason,
        ids...). An object with other fields, `{"job_id": "j1", "status": "failed"}`, is data about a
@@ -153,7 +154,7 @@ def business_failure(data: Any, depth: int = 0) -> Optional[Failure]:
         return None
     errors = data.get("errors")
     failed = (data.get("success") is False or data.get("ok") is False
-              or (isinstance(errors, list) and errors and data.get("data") is None)
+              or (_graphql_errors(errors) and data.get("data") is None and set(data) <= {"errors", "data", "extensions"})
               or ((_failed_status(data) or data.get("error") not in (None, "", {}, [], False))
                   and set(data) <= STATUS_REPORT))
     if failed:
@@ -165,6 +166,11 @@ def business_failure(data: Any, depth: int = 0) -> Optional[Failure]:
             if found:
                 return found
     return None
+
+
+def _graphql_errors(errors: Any) -> bool:
+    """GraphQL's error list: each entry an object with a `message` (a list of log lines is not one)."""
+    return isinstance(errors, list) and bool(errors) and all(isinstance(e, dict) and "message" in e for e in errors)
 
 
 def _failed_status(data: dict[str, Any]) -> bool:

@@ -179,6 +179,12 @@ class Scenario(Strict):
         return where
 
     @property
+    def provider_faults(self) -> bool:
+        """Does the model's script fail some requests (429, 5xx, a timeout)? The lesson-1 loop lets that
+        exception escape: it crashes, as a loop without a try does against a real provider."""
+        return any(step.fault is not None for _, step in self.all_steps())
+
+    @property
     def wires(self) -> tuple[str, ...]:
         """The wire formats this scenario can be replayed in."""
         if self.object_free_arguments():
