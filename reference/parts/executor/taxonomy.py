@@ -40,33 +40,30 @@ class Kind:
     instruction: str  # what the model should do next
 
 
-_GAVE_UP = ("It was already retried automatically. Do not call it again with the same arguments now: use an "
-            "alternative tool if one is listed, or answer with what you have and say what is missing.")
-WITHOUT_IT = "Use an alternative tool if one is listed, or answer with what you have and say what is missing."
+# Short on purpose: the model reads every error on every later request, so each word is paid for again
+# and again (issue 8: the guarded loop stays within 1.1x the naive loop's tokens + 300).
+_GAVE_UP = "Already retried. Do not call it again now: use another tool, or answer with what you have."
+WITHOUT_IT = "Use another tool if one is listed, or answer with what you have and say what is missing."
 
 KINDS: dict[str, Kind] = {
-    "timeout": Kind(True, True, "did not answer in time", _GAVE_UP),
-    "connection_error": Kind(True, True, "could not be reached (the connection failed)", _GAVE_UP),
-    "rate_limited": Kind(True, True, "is rate-limited (too many requests)", _GAVE_UP),
-    "unavailable": Kind(True, True, "is temporarily unavailable (a server error on its side)", _GAVE_UP),
-    "internal_error": Kind(False, True, "failed with an internal error. This was not caused by your arguments, "
-                                        "and calling it again will not help", WITHOUT_IT),
-    "invalid_argument": Kind(False, False, "rejected the arguments",
-                             "Correct the arguments as described and call the tool again."),
-    "permission_denied": Kind(False, False, "refused the request: it is not permitted",
-                              "Do not call it again: the same request will be refused. Tell the user what could "
-                              "not be done, or use an alternative tool if one is listed."),
-    "not_found": Kind(False, False, "found nothing for these arguments",
-                      "Check the arguments (spelling, id, date). If they are right, tell the user that nothing "
-                      "was found: the same call returns the same answer."),
-    "rejected": Kind(False, False, "understood the request and refused it (a business rule)",
-                     "The same request will be refused again. Tell the user the reason, or change the request "
-                     "if the reason says how."),
-    "invalid_json": Kind(False, False, "was called with arguments that are not a valid JSON object",
-                         "Send the arguments again as one JSON object that matches the tool's schema."),
+    "timeout": Kind(True, True, "timed out", _GAVE_UP),
+    "connection_error": Kind(True, True, "could not be reached", _GAVE_UP),
+    "rate_limited": Kind(True, True, "is rate-limited", _GAVE_UP),
+    "unavailable": Kind(True, True, "is temporarily unavailable", _GAVE_UP),
+    "internal_error": Kind(False, True, "failed with an internal error (not your arguments; a retry will not help)",
+                           WITHOUT_IT),
+    "invalid_argument": Kind(False, False, "rejected the arguments", "Correct the arguments and call it again."),
+    "permission_denied": Kind(False, False, "refused: not permitted",
+                              "Do not call it again. Tell the user what could not be done."),
+    "not_found": Kind(False, False, "found nothing",
+                      "Check the arguments; if they are right, tell the user nothing was found."),
+    "rejected": Kind(False, False, "refused the request (a business rule)",
+                     "The same request will be refused again: tell the user why, or change it as the reason says."),
+    "invalid_json": Kind(False, False, "got arguments that are not a JSON object",
+                         "Send the arguments as one JSON object matching the tool's schema."),
     "unknown_tool": Kind(False, False, "does not exist", "Call one of the available tools, by its exact name."),
     "tool_not_offered": Kind(False, False, "is not offered in this run", "Call one of the tools offered in this run."),
-    "circuit_open": Kind(False, False, "has been withdrawn for the rest of this run after repeated failures",
+    "circuit_open": Kind(False, False, "is withdrawn for the rest of this run after repeated failures",
                          "Do not call it again. " + WITHOUT_IT),
 }
 RETRYABLE = frozenset(t for t, k in KINDS.items() if k.retryable)

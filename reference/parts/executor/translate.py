@@ -47,12 +47,12 @@ def failure_body(call: ToolCall, failure: Failure, *, schema: Optional[dict[str,
     message = f"'{call.name}' {kind.summary}."
     detail = safe_text(failure.detail)
     if detail:
-        message += f" The service said: {detail}"
+        message += f" It said: {detail}"
     fields: dict[str, Any] = {}
     if failure.error_type == "rejected":
         fields["error_code"] = safe_code(failure.error_code)
     if failure.retryable:  # the code already retried: tell the model it should not
-        message += f" Tried {attempts} time{'s' if attempts != 1 else ''}" + (f"; {gave_up}" if gave_up else "") + "."
+        message += f" Tried {attempts}x" + (f"; {gave_up}" if gave_up and gave_up != "no attempts left" else "") + "."
         fields["attempts"] = attempts
         if failure.retry_after is not None:
             fields["retry_after"] = failure.retry_after
