@@ -7,7 +7,7 @@ from typing import Any, Optional, Sequence
 from ...core.messages import Message, ToolMessage, UserMessage
 from ...core.model import Usage
 from ...core.result import StopReason
-from ...core.toolresult import to_json
+from ...core.toolresult import read_body, to_json
 from ...harness.episode import Episode
 from ...sim.scenario.schema import LimitsDef
 from ...sim.tokens import request_tokens
@@ -145,8 +145,9 @@ class Degrader:
         note = UserMessage(FINAL_NOTE.format(why=WHY.get(degraded.stop_reason, degraded.stop_reason.value)))
         # the reserve decides whether the last answer is made, and how much of the results it quotes: the
         # whole history if it fits what is left, else results cut shorter and shorter (never the ids)
+        history = briefed(messages)  # errors and interventions were for the loop; here only their gist
         for clip in [self.clip_results] if self.clip_results else [None, *AUTO_CLIPS]:
-            request = [*(clipped(messages, clip) if clip else messages), note]
+            request = [*(clipped(history, clip) if clip else history), note]
             estimate = self.estimate(episode, request)
             too_big = self.room(episode, estimate)
             if not too_big:
@@ -184,6 +185,26 @@ class Degrader:
 
 
 AUTO_CLIPS = (2000, 600, 200)  # characters per tool result, tried in turn when the whole history does not fit
+
+
+def briefed(messages: Sequence[Message]) -> list[Message]:
+    """The history with each error result cut to its gist (`ok`, `error_type`, the guard's `pattern`, the
+    first sentence of `message`): the options and instructions told the model how to go on, and it is
+    not going on. The last request is paid like any other, so it should not pay for them again."""
+    out: list[Message] = []
+    for m in messages:
+        body = read_body(m.content) if isinstance(m, ToolMessage) and m.is_error else None
+        if body is not None and len(m.content) > BRIEF_CHARS:
+            gist = {k: body[k] for k in ("ok", "error_type", "pattern") if k in body}
+            message = body.get("message") or body.get("evidence")
+            if isinstance(message, str):
+                gist["message"] = message.split(". ")[0][:BRIEF_CHARS]
+            m = ToolMessage(m.call_id, to_json(gist), is_error=True)
+        out.append(m)
+    return out
+
+
+BRIEF_CHARS = 120
 
 
 def clipped(messages: Sequence[Message], limit: int) -> list[Message]:
