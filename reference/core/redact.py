@@ -26,7 +26,7 @@ SECRET_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("bearer token", re.compile(r"(?i)\bbearer\s+([\w.~+/=-]{8,})")),
     ("basic auth", re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/=]{12,})")),
     ("DSN password", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@")),
-    ("API key", re.compile(r"\b((?:sk|pk|rk|xox[abp])-[\w-]{8,})")),
+    ("API key", re.compile(r"\b((?:sk|pk|rk)-(?=[\w-]*\d)(?=[\w-]*[A-Za-z][\w-]*[A-Za-z])[\w-]{16,}|xox[abp]-[\w-]{8,})")),
     ("AWS access key", re.compile(r"\b((?:AKIA|ASIA)[0-9A-Z]{16})\b")),
     # the token formats detect-secrets' plugins know (GitHub, Slack, Stripe, Google, JWT), one expression each
     ("GitHub token", re.compile(r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_\w{30,})")),

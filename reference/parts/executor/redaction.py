@@ -81,21 +81,37 @@ _INTERNAL_CLUES = ("traceback", " at ", 'file "', ".internal", ".local", ".lan",
                    "/app/", "/tmp/", ":\\")
 
 
+_FIELD_CLUES = ("pass", "pwd", "secret", "token", "key", "credential", "authorization")
+
+
 def scrub(data: Any) -> tuple[Any, dict[str, int]]:
     """A successful result's data as the model may read it, and what was hidden (kind -> count)."""
     text = json.dumps(data, ensure_ascii=False, default=str)
     lower = text.lower()
-    if not credentials_in(text) and not any(clue in lower for clue in _INTERNAL_CLUES):
+    if not credentials_in(text) and not any(clue in lower for clue in _INTERNAL_CLUES + _FIELD_CLUES):
         return data, {}  # the common case: one pass, nothing to hide
     counts: dict[str, int] = {}
     return _scrub(data, counts), counts
+
+
+# A field whose *name* says it holds a credential: its value is masked whole, whatever it looks like
+# (`aws_secret_access_key`, `client_secret`, `webhook_secret`, `password`, `api_key`, `auth_token`).
+SECRET_FIELD = re.compile(r"(?i)(?:^|[_-])(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|"
+                          r"private[_-]?key|credentials?|authorization)(?:$|[_-])")
 
 
 def _scrub(value: Any, counts: dict[str, int]) -> Any:
     if isinstance(value, str):
         return _scrub_text(value, counts)
     if isinstance(value, dict):
-        return {_scrub_text(k, counts) if isinstance(k, str) else k: _scrub(v, counts) for k, v in value.items()}
+        out = {}
+        for k, v in value.items():
+            if isinstance(k, str) and isinstance(v, str) and v and SECRET_FIELD.search(k) and not credentials_in(k):
+                counts["secret field"] = counts.get("secret field", 0) + 1
+                out[k] = "*" * len(v)
+            else:
+                out[_scrub_text(k, counts) if isinstance(k, str) else k] = _scrub(v, counts)
+        return out
     if isinstance(value, (list, tuple)):
         return [_scrub(v, counts) for v in value]
     return value

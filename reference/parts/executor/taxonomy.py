@@ -130,7 +130,7 @@ def classify_exception(exc: BaseException) -> Failure:
 ENVELOPES = ("response", "data", "result", "body", "payload")  # keys a service wraps its answer in
 FAILED_STATUSES = frozenset({"failed", "failure", "error"})
 STATUS_REPORT = frozenset({"status", "state", "message", "error", "errors", "error_code", "error_message", "code",
-                           "reason", "detail", "details", "request_id", "trace_id", "timestamp"})
+                           "reason", "reason_code", "detail", "details", "request_id", "trace_id", "timestamp"})
 
 
 def business_failure(data: Any, depth: int = 0) -> Optional[Failure]:
@@ -142,8 +142,9 @@ def business_failure(data: Any, depth: int = 0) -> Optional[Failure]:
        `errors` field among other fields (a log's error lines) is data;
     3. a status report: a `status` (or `state`) of FAILED / FAILURE / ERROR (any case), or a non-empty
        `error`, in an object that holds nothing but the report (status, message, error, code, reason,
-       ids...). An object with other fields, `{"job_id": "j1", "status": "failed"}`, is data about a
-       job, not a failed call;
+       ids...; a field that is null or empty does not count: `{"refund_id": null, "status": "FAILED"}`
+       made no refund). An object with other fields, `{"job_id": "j1", "status": "failed"}`, is data
+       about a job, not a failed call;
     4. the same rules inside one envelope, `{"response": {...}}`, `{"data": {...}}` (result, body,
        payload), up to three deep.
     The message and the code are read from the body or from its `error` object."""
@@ -153,7 +154,7 @@ def business_failure(data: Any, depth: int = 0) -> Optional[Failure]:
     failed = (data.get("success") is False or data.get("ok") is False
               or (_graphql_errors(errors) and data.get("data") is None and set(data) <= {"errors", "data", "extensions"})
               or ((_failed_status(data) or data.get("error") not in (None, "", {}, [], False))
-                  and set(data) <= STATUS_REPORT))
+                  and _only_a_report(data)))
     if failed:
         return _failure_from(data)
     for key in ENVELOPES:
@@ -163,6 +164,12 @@ def business_failure(data: Any, depth: int = 0) -> Optional[Failure]:
             if found:
                 return found
     return None
+
+
+def _only_a_report(data: dict[str, Any]) -> bool:
+    """Nothing but the report: every other field is empty (`{"refund_id": null, "status": "FAILED"}` made
+    no refund; `{"job_id": "j1", "status": "failed"}` is a job that exists and failed)."""
+    return all(key in STATUS_REPORT or value in (None, "", [], {}) for key, value in data.items())
 
 
 def _graphql_errors(errors: Any) -> bool:
@@ -180,10 +187,10 @@ def _failure_from(data: dict[str, Any]) -> Failure:
     errors = data.get("errors")
     first = error if isinstance(error, dict) else errors[0] if isinstance(errors, list) and errors and \
         isinstance(errors[0], dict) else {}
-    detail = (data.get("error_message") or data.get("message") or first.get("message")
-              or (error if isinstance(error, str) else None))
+    detail = (data.get("error_message") or data.get("message") or data.get("reason") or data.get("detail")
+              or first.get("message") or (error if isinstance(error, str) else None))
     extensions = first.get("extensions")  # GraphQL puts its code there
-    code = (data.get("error_code") or data.get("code") or first.get("code")
+    code = (data.get("error_code") or data.get("code") or data.get("reason_code") or first.get("code")
             or (extensions.get("code") if isinstance(extensions, dict) else None) or first.get("type"))
     return Failure("rejected", http_status=200, detail=detail if isinstance(detail, str) else None,
                    error_code=str(code) if code is not None and not isinstance(code, (dict, list)) else None)
