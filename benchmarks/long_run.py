@@ -42,7 +42,7 @@ from reference.parts.guards import LoopGuard  # noqa: E402
 def paging_scenario(steps: int) -> Any:
     return parse_scenario({
         "name": f"paging-{steps}", "title": f"{steps} pages", "user": "List every item.",
-        "limits": {"max_steps": steps + 1, "max_tokens": 10**15, "max_seconds": 1e12, "max_cost_usd": 1e12},
+        "limits": {"max_steps": steps + 1, "max_run_tokens": 10**15, "max_seconds": 1e12, "max_cost_usd": 1e12},
         "tools": [{"name": "list_items", "description": "One page of the listing.",
                    "parameters": {"type": "object", "properties": {"page": {"type": "integer"}}, "required": ["page"]},
                    "rules": [{"when": {"page": i}, "result": {"data": {"page": i, "items": [f"item-{i}-a", f"item-{i}-b"]}}}

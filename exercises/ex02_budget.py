@@ -59,7 +59,7 @@ class Spend:
 @dataclass
 class Budget:
     max_steps: Optional[int] = None
-    max_tokens: Optional[int] = None
+    max_run_tokens: Optional[int] = None
     max_seconds: Optional[float] = None
     max_cost_usd: Optional[float] = None
     output_reserve: int = 256  # tokens counted for the answer of the next request
@@ -67,7 +67,7 @@ class Budget:
     @classmethod
     def from_limits(cls, limits: LimitsDef) -> "Budget":
         """The budget of a scenario's `limits` block."""
-        return cls(limits.max_steps, limits.max_tokens, limits.max_seconds, limits.max_cost_usd)
+        return cls(limits.max_steps, limits.max_run_tokens, limits.max_seconds, limits.max_cost_usd)
 
     def spent(self, episode: Episode) -> Spend:
         raise NotImplementedError("Exercise 2, step 1: read what was spent from episode.ledger and episode.clock")

@@ -34,6 +34,7 @@ Steps
          - alternation, circuit open, error: hand over to a person first (or retry later for a
            tool or provider that is failing);
          - slow tools (time budget): narrow, or retry later;
+         - the user pressed stop (cancelled): narrow, or run it again later;
          - every stop: hand over to a person as the last option;
          - never "retry_later" after a loop or a token/cost budget stop: the same request would loop
            or overspend again.

@@ -35,14 +35,14 @@ class Spend:
 @dataclass
 class Budget:
     max_steps: Optional[int] = None
-    max_tokens: Optional[int] = None
+    max_run_tokens: Optional[int] = None
     max_seconds: Optional[float] = None
     max_cost_usd: Optional[float] = None
     output_reserve: int = 256  # tokens counted for the answer of the next request
 
     @classmethod
     def from_limits(cls, limits: LimitsDef) -> "Budget":
-        return cls(limits.max_steps, limits.max_tokens, limits.max_seconds, limits.max_cost_usd)
+        return cls(limits.max_steps, limits.max_run_tokens, limits.max_seconds, limits.max_cost_usd)
 
     # Step 1
     def spent(self, episode: Episode) -> Spend:
@@ -62,9 +62,9 @@ class Budget:
         if self.max_steps is not None and used.steps >= self.max_steps:
             return StopReason.MAX_STEPS, f"step limit: {used.steps} model requests made, the limit is {self.max_steps}"
         nxt = self.next_request(episode, messages)
-        if self.max_tokens is not None and used.tokens + nxt.tokens > self.max_tokens:
+        if self.max_run_tokens is not None and used.tokens + nxt.tokens > self.max_run_tokens:
             return StopReason.TOKEN_BUDGET, (f"token budget: {used.tokens:,} used + ~{nxt.tokens:,} for the next "
-                                             f"request > {self.max_tokens:,}")
+                                             f"request > {self.max_run_tokens:,}")
         if self.max_cost_usd is not None and used.cost_usd + nxt.cost_usd > self.max_cost_usd:
             return StopReason.COST_BUDGET, (f"cost budget: ${used.cost_usd:.4f} used + ~${nxt.cost_usd:.4f} for the "
                                             f"next request > ${self.max_cost_usd:g}")

@@ -31,6 +31,7 @@ NEXT = {
     StopReason.ALTERNATION: ("hand_over", "rephrase"),
     StopReason.CIRCUIT_OPEN: ("retry_later", "hand_over"),
     StopReason.ERROR: ("retry_later", "hand_over"),
+    StopReason.CANCELLED: ("narrow", "retry_later", "hand_over"),  # the user stopped it: smaller, or later
 }
 
 TEXT = {

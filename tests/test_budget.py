@@ -10,7 +10,7 @@ from reference.parts.budget import KINDS, TIERS, RunBudget, policy_for
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
 from reference.loops.react import react_loop
-from reference.runs.runner import evaluate
+from reference.runs.runner import evaluate, run
 from reference.sim.scenario.loading import catalogue
 from reference.sim.tokens import request_tokens
 
@@ -54,8 +54,8 @@ def test_budget_alone_meets_the_expect_block_of_the_budget_scenarios(name):
 
 def completes_without_help(scenario) -> bool:
     """Completable scenarios that the lesson-1 loop completes (the others need a guard or an executor)."""
-    return scenario.expect.completable and react_loop(Episode.from_scenario(scenario), max_steps=scenario.limits.max_steps
-                                                      ).stop_reason is StopReason.COMPLETED
+    return scenario.expect.completable and run(scenario, "react").stop_reason is StopReason.COMPLETED  # run(): a
+    # provider failure the naive loop lets escape is an error stop there, not a crash of the test
 
 
 @pytest.mark.parametrize("name", [s.name for s in catalogue() if completes_without_help(s)])
@@ -105,12 +105,14 @@ def test_a_tool_never_run_before_is_not_refused():
     assert RunBudget(max_seconds=1).tool_seconds(episode, "regional_sales_report") == 0.0
 
 
-def test_final_answer_share_keeps_part_of_each_budget_back():
-    budget = RunBudget.from_limits(find("token-blowup").limits, final_answer_share=0.25)
-    result, _ = budgeted("token-blowup", budget)
-    assert result.usage.total_tokens <= 45_000, result.detail
-    assert "kept for the final answer" in result.detail
-    assert budget.headroom(Episode.from_scenario(find("token-blowup")))["tokens"] == 60_000
+def test_the_final_answer_reserve_never_refuses_a_request_that_fits():
+    share = RunBudget.from_limits(find("token-blowup").limits, final_answer_share=0.25)
+    plain = RunBudget.from_limits(find("token-blowup").limits)
+    reserved, _ = budgeted("token-blowup", share)
+    unreserved, _ = budgeted("token-blowup", plain)
+    assert reserved.model_calls == unreserved.model_calls and reserved.usage == unreserved.usage
+    assert reserved.usage.total_tokens > 45_000 and reserved.usage.total_tokens <= 60_000, reserved.detail
+    assert share.headroom(Episode.from_scenario(find("token-blowup")))["tokens"] == 60_000
 
 
 def test_step_limit_of_the_tier_stops_the_run_with_its_own_detail():

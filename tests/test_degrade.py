@@ -26,10 +26,21 @@ def guarded(scenario, degrader: Degrader, parts: str = "", max_steps: int | None
         scenario = scenario.model_copy(update={"model": scenario.model.model_copy(update={"wire": wire})})
     episode = Episode.from_scenario(scenario)
     result = guarded_loop(episode, max_steps or scenario.limits.max_steps,
-                          Parts(degrade=degrader, budget=TinyBudget() if "budget" in parts else None,
+                          Parts(degrade=degrader, budget=TinyBudget() if "budget" in parts else
+                                OneStep() if "steps" in parts else None,
                                 guard=TinyGuard() if "guard" in parts else None))
     assert isinstance(result.degraded, Degraded), f"scenario `{scenario.name}`: no degraded result"
     return episode, result
+
+
+class OneStep:
+    """Stops after one model request, leaving the loop's second step for the last answer."""
+
+    def before_request(self, episode, messages, step):
+        return (StopReason.MAX_STEPS, "one step only") if episode.ledger.steps else None
+
+    def before_tool(self, episode, call):
+        return None
 
 
 def test_structured_result_for_mixed_failures():
@@ -79,18 +90,35 @@ def test_invented_values_in_the_final_answer_are_rejected():
 
 @pytest.mark.parametrize("wire", ["openai-chat", "openai-responses", "anthropic"])
 def test_final_request_is_protocol_valid_after_parallel_calls_and_interventions(wire):
-    for name, parts, steps in (("happy-path", "", 1), ("repeat-exact", "guard", None), ("alternation", "guard", None)):
+    for name, parts, steps in (("happy-path", "steps", 2), ("repeat-exact", "guard", None), ("alternation", "guard", None)):
         episode, result = guarded(name, Degrader(), parts, max_steps=steps, wire=wire)
         assert result.degraded.final.status == "used", (name, wire, result.degraded.final)
         check_request(result.messages, episode.tools.specs, wire)  # the transcript with the final turn
 
 
-def test_final_answer_skipped_when_it_does_not_fit_the_budget():
+def test_final_answer_quotes_less_until_it_fits_the_budget():
     _, result = guarded("cost-blowup", Degrader(), "budget")
     d = result.degraded
-    assert d.final.status == "skipped" and d.final.reason.startswith("over budget"), d.final
+    assert d.final.status == "used", d.final  # the whole history did not fit: the results were cut shorter
     assert result.cost_usd <= find("cost-blowup").limits.max_cost_usd
-    assert result.model_calls == 2 and result.answer == d.render()
+
+
+def test_final_answer_skipped_when_even_the_shortest_does_not_fit():
+    class Tight:
+        def headroom(self, episode):
+            return {"steps": 3, "tokens": 50.0}
+
+    _, result = guarded("cost-blowup", Degrader(budget=Tight()), "budget")
+    d = result.degraded
+    assert d.final.status == "skipped" and d.final.reason.startswith("over budget"), d.final
+    assert result.answer == d.render()
+
+
+def test_final_answer_is_one_of_the_steps_never_one_more():
+    _, result = guarded("repeat-exact", Degrader(), "guard", max_steps=2)
+    assert result.model_calls <= 2
+    if result.model_calls == 2 and result.stop_reason.value != "completed":
+        assert result.degraded.final.status in ("skipped", "used")
 
 
 def test_clipped_results_make_the_final_answer_fit():
@@ -104,7 +132,8 @@ def test_clipped_results_make_the_final_answer_fit():
 def test_reserve_pays_for_the_final_answer():
     scenario, degrader = find("token-blowup"), Degrader(reserve_fraction=0.25)
     _, without = guarded(scenario, degrader, "budget")  # the budget lets the loop spend all 60,000
-    assert without.degraded.final.status == "skipped", without.degraded.final
+    assert without.usage.total_tokens <= 60_000  # the last answer then fits only by quoting less
+    assert without.degraded.final.status == "used" and without.degraded.final.actual["input_tokens"] < 15_000
     episode = Episode.from_scenario(scenario)
     result = guarded_loop(episode, 12, Parts(budget=_Fixed(degrader.loop_limits(scenario.limits)), degrade=degrader))
     final = result.degraded.final
@@ -131,7 +160,7 @@ class _Fixed(TinyBudget):
 def test_the_budgets_headroom_decides_when_one_is_given():
     class Tight:
         def headroom(self, episode):
-            return {"steps": 0, "tokens": 300.0}  # the run's budget is tighter than the scenario's limits
+            return {"steps": 1, "tokens": 300.0}  # the run's budget is tighter than the scenario's limits
 
     _, result = guarded("repeat-exact", Degrader(budget=Tight()), "guard")
     assert result.degraded.final.status == "skipped" and "300 tokens left" in result.degraded.final.reason
@@ -197,9 +226,9 @@ def test_completed_is_not_degraded_and_bad_settings_are_refused():
 
 
 def test_loop_limits_keep_the_reserve_and_leave_steps_alone():
-    limits = LimitsDef(max_steps=10, max_tokens=60_000, max_cost_usd=0.2, max_seconds=60)
+    limits = LimitsDef(max_steps=10, max_run_tokens=60_000, max_cost_usd=0.2, max_seconds=60)
     got = Degrader(reserve_fraction=0.25).loop_limits(limits)
-    assert (got.max_steps, got.max_tokens, got.max_seconds) == (10, 45_000, 45)
+    assert (got.max_steps, got.max_run_tokens, got.max_seconds) == (10, 45_000, 45)
     assert got.max_cost_usd == pytest.approx(0.15)
     assert Degrader(final_answer=False).loop_limits(limits) == limits
 

@@ -29,14 +29,14 @@ def ex(target):
 def troubleshoot_tier(ex):
     """The learner's Budget with the limits of reference/budget.py's troubleshoot tier."""
     tier = policy_for("troubleshoot")
-    return lambda episode: ex.Budget(tier.max_steps, tier.max_tokens, tier.max_seconds, tier.max_cost_usd)
+    return lambda episode: ex.Budget(tier.max_steps, tier.max_run_tokens, tier.max_seconds, tier.max_cost_usd)
 
 
 def limits_of(scenario_name: str) -> dict:
     """The limits each scenario runs under in these tests."""
     if scenario_name == "incident-40-step":
         tier = policy_for("troubleshoot")
-        return {"max_steps": tier.max_steps, "max_tokens": tier.max_tokens, "max_seconds": tier.max_seconds,
+        return {"max_steps": tier.max_steps, "max_run_tokens": tier.max_run_tokens, "max_seconds": tier.max_seconds,
                 "max_cost_usd": tier.max_cost_usd}
     return find(scenario_name).limits.model_dump(exclude_none=True)
 
@@ -90,7 +90,7 @@ def test_token_blowup_stops_on_the_token_budget(ex):
     result = run_with(ex, "token-blowup")
     assert result.stop_reason is StopReason.TOKEN_BUDGET, (
         f"scenario `token-blowup`: stop reason {result.stop_reason.value} after {spent(result)}; the limits were "
-        "max_steps 12 and max_tokens 60,000. Every request sends the growing logs again, so the tokens (input and "
+        "max_steps 12 and max_run_tokens 60,000. Every request sends the growing logs again, so the tokens (input and "
         "output) must trip the budget long before the step limit.")
 
 
@@ -146,7 +146,7 @@ def test_step_limit_trips_as_max_steps_and_says_so(ex):
 def test_never_overshoots_when_the_next_request_would(ex, name):
     result = run_with(ex, name)
     limits = limits_of(name)
-    for meter, key, value in (("tokens", "max_tokens", result.usage.total_tokens),
+    for meter, key, value in (("tokens", "max_run_tokens", result.usage.total_tokens),
                               ("cost_usd", "max_cost_usd", result.cost_usd)):
         limit = limits.get(key)
         if limit is None or value <= limit:
@@ -182,7 +182,7 @@ def test_next_request_estimate_covers_what_the_provider_bills(ex, wire):
     scenario = find("token-blowup")
     scenario = scenario.model_copy(update={"model": scenario.model.model_copy(update={"wire": wire})})
     episode = Episode.from_scenario(scenario)
-    budget = ex.Budget(max_tokens=60_000)
+    budget = ex.Budget(max_run_tokens=60_000)
     reserve = budget.output_reserve
     pricing = episode.ledger.pricing
     messages = episode.initial_messages()
@@ -273,7 +273,7 @@ def test_slow_model_trips_the_time_budget_before_the_request(ex):
 def test_detail_names_the_limit_that_tripped(ex, name):
     result = run_with(ex, name)
     limits = limits_of(name)
-    which = {StopReason.TOKEN_BUDGET: ("token", "max_tokens"), StopReason.COST_BUDGET: ("cost", "max_cost_usd"),
+    which = {StopReason.TOKEN_BUDGET: ("token", "max_run_tokens"), StopReason.COST_BUDGET: ("cost", "max_cost_usd"),
              StopReason.TIME_BUDGET: ("time", "max_seconds"), StopReason.MAX_STEPS: ("step", "max_steps")}
     if result.stop_reason not in which or limits.get(which[result.stop_reason][1]) is None:
         pytest.fail(f"scenario `{name}`: stop reason {result.stop_reason.value} after {spent(result)}, not one of its "
@@ -289,7 +289,7 @@ def test_detail_names_the_limit_that_tripped(ex, name):
 
 def test_happy_path_is_unaffected(ex):
     plain = react_loop(Episode.from_scenario(find("happy-path")), max_steps=8)
-    generous = lambda episode: ex.Budget(max_steps=8, max_tokens=60_000, max_seconds=60, max_cost_usd=0.25)  # noqa: E731
+    generous = lambda episode: ex.Budget(max_steps=8, max_run_tokens=60_000, max_seconds=60, max_cost_usd=0.25)  # noqa: E731
     for label, make in (("the scenario's limits", None), ("generous budgets", generous)):
         result = run_with(ex, "happy-path", make=make)
         assert result.stop_reason is StopReason.COMPLETED, (

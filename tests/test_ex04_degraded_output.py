@@ -36,9 +36,9 @@ class TinyBudget:
         limits, ledger = episode.limits, episode.ledger
         wire = to_wire(messages, episode.tools.specs, episode.scenario.model.wire)
         nxt = request_tokens(wire)
-        if limits.max_tokens and ledger.usage.total_tokens + nxt > limits.max_tokens:
+        if limits.max_run_tokens and ledger.usage.total_tokens + nxt > limits.max_run_tokens:
             return StopReason.TOKEN_BUDGET, (f"the next request needs ~{nxt} tokens; {ledger.usage.total_tokens} "
-                                             f"of {limits.max_tokens} used")
+                                             f"of {limits.max_run_tokens} used")
         if limits.max_cost_usd and ledger.cost_usd + ledger.pricing.cost(Usage(nxt, 0)) > limits.max_cost_usd:
             return StopReason.COST_BUDGET, f"${ledger.cost_usd:.3f} of ${limits.max_cost_usd:.2f} spent"
         return None
@@ -376,6 +376,7 @@ FIRST_STEP = {
     StopReason.ALTERNATION: (("hand_over",), "two tools waiting for each other need a person"),
     StopReason.CIRCUIT_OPEN: (("hand_over", "retry_later"), "the tools are failing: a person, or later"),
     StopReason.ERROR: (("hand_over", "retry_later"), "the provider or a tool is failing: a person, or later"),
+    StopReason.CANCELLED: (("narrow", "retry_later"), "the user stopped it: a smaller request, or the same one later"),
 }
 NO_RETRY_LATER = {StopReason.TOKEN_BUDGET, StopReason.COST_BUDGET, StopReason.REPEATED_CALL, StopReason.SAME_RESULT,
                   StopReason.NO_PROGRESS, StopReason.ALTERNATION}
@@ -450,7 +451,7 @@ def test_a_stop_before_any_tool_result_is_honest(degrade):
         (f"scenario `cost-blowup` with max_steps=1: one export ran; "
          f"obtained = {[o.arguments for o in r.degraded.obtained]}")
     scenario = find("happy-path")
-    tight = scenario.model_copy(update={"limits": scenario.limits.model_copy(update={"max_tokens": 50})})
+    tight = scenario.model_copy(update={"limits": scenario.limits.model_copy(update={"max_run_tokens": 50})})
     r = run(degrade, tight, "budget")  # the very first request does not fit
     assert r.result.model_calls == 0 and not r.degraded.obtained, \
         f"scenario `happy-path` with 50 tokens: nothing ran, yet obtained = {r.degraded.obtained}"

@@ -41,10 +41,10 @@ def test_fleet_has_slow_runs_and_runs_that_never_conclude(tiers):
 def test_intent_tier_is_what_its_fleet_recommends(tiers, intent):
     rec = tiers[intent].recommendation
     tier = TIERS[intent]
-    fitted = (rec.max_steps, rec.max_tokens, rec.max_seconds, rec.max_cost_usd)
-    assert (tier.max_steps, tier.max_tokens, tier.max_seconds, tier.max_cost_usd) == fitted, (
+    fitted = (rec.max_steps, rec.max_run_tokens, rec.max_seconds, rec.max_cost_usd)
+    assert (tier.max_steps, tier.max_run_tokens, tier.max_seconds, tier.max_cost_usd) == fitted, (
         f"TIERS[{intent!r}] in reference/budget.py says {tier}, but the fleet of {FAMILIES[intent]} ({RUNS} runs) now "
-        f"recommends max_steps={rec.max_steps}, max_tokens={rec.max_tokens}, max_seconds={rec.max_seconds}, "
+        f"recommends max_steps={rec.max_steps}, max_run_tokens={rec.max_run_tokens}, max_seconds={rec.max_seconds}, "
         f"max_cost_usd={rec.max_cost_usd} (P95 {rec.p95_steps} steps): re-fit the tier")
 
 

@@ -28,6 +28,8 @@ def _replayed(scenario, loop, capture=False):
 @pytest.mark.parametrize("loop", ["react", "guarded"])
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
 def test_run_trace_replay_run_gives_the_same_trajectory(scenario, loop):
+    if loop == "react" and scenario.provider_faults:
+        pytest.skip("the naive loop crashes on a provider failure: no finished run to replay")
     first, again, second = _replayed(scenario, loop)
     assert _trajectory(second) == _trajectory(first)
     failed = [c.detail for c in evaluate(again, second) if not c.ok]
@@ -36,7 +38,7 @@ def test_run_trace_replay_run_gives_the_same_trajectory(scenario, loop):
 
 @pytest.mark.parametrize("loop", ["react", "guarded"])
 def test_with_content_capture_even_the_bill_is_the_same(loop):
-    for scenario in SCENARIOS:
+    for scenario in [s for s in SCENARIOS if loop != "react" or not s.provider_faults]:
         first, _, second = _replayed(scenario, loop, capture=True)
         assert (second.summary() | {"scenario": None}) == (first.summary() | {"scenario": None}), scenario.name
 

@@ -18,7 +18,7 @@ from reference import cli
 from reference.core.errors import ScenarioError
 from reference.sim.scenario import yaml_reader, yaml_scalars
 from reference.sim.scenario.loading import load_scenario
-from reference.sim.scenario.schema import Bound, ExpectDef, LimitsDef, Scenario
+from reference.sim.scenario.schema import Bound, CancelDef, ExpectDef, LimitsDef, Scenario
 from reference.sim.scenario.schema_script import LatencyDef, ModelDef, PolicyDef, PricingDef, StepDef
 from reference.sim.scenario.schema_tools import (MAX_GROW_CHARS, MAX_RESULT_CHARS, MAX_SIZE_CHARS, ResultDef,
                                                  RuleDef, ToolDef)
@@ -69,7 +69,7 @@ def _parts(field_path: str) -> list[Any]:
 # where an object of each class sits in VALID (the answer step is model.script[1], the rule has a result)
 PLACES = {LimitsDef: "limits", PricingDef: "model.pricing", LatencyDef: "model.latency", PolicyDef: "model.policy",
           ModelDef: "model", StepDef: "model.script[1]", ToolDef: "tools[0]", RuleDef: "tools[0].rules[0]",
-          ResultDef: "tools[0].rules[0].result", ExpectDef: "expect", Bound: "expect.model_calls"}
+          ResultDef: "tools[0].rules[0].result", ExpectDef: "expect", Bound: "expect.model_calls", CancelDef: "cancel"}
 
 
 def _numeric(annotation: Any) -> bool:
@@ -132,7 +132,7 @@ def test_a_5000_digit_integer_is_refused_naming_the_field(tmp_path):
     for field in ("limits.max_steps", "model.seed", "tools[0].rules[0].result.data.n"):
         message = refused(tmp_path, with_value(field, "-" * (field == "model.seed") + "9" * 5000))
         assert f"{field}: an integer of 5,000 digits; at most {yaml_scalars.MAX_INT_DIGITS}" in message, message
-    assert "0x" not in refused(tmp_path, with_value("limits.max_tokens", "0x" + "f" * 5000)).split(": ", 2)[1]
+    assert "0x" not in refused(tmp_path, with_value("limits.max_run_tokens", "0x" + "f" * 5000)).split(": ", 2)[1]
 
 
 def test_a_bound_whose_min_is_above_its_max_is_refused_and_equal_ends_are_fine(tmp_path):
@@ -260,7 +260,7 @@ def test_an_unknown_field_at_the_end_of_a_big_file_names_its_line(tmp_path):
                          + items + '      - result: {data: {text: "Refunds within 30 days."}}') + "bogus: 1\n"
     last = text.count("\n")
     assert refused(tmp_path, text).endswith(f"bogus: unknown field; allowed here: name, title, description, tags, "
-                                            f"system, user, clock, intent, shape, checklist, limits, tools, model, "
+                                            f"system, user, clock, intent, shape, checklist, limits, cancel, tools, model, "
                                             f"expect (line {last})")
 
 
@@ -299,7 +299,7 @@ def test_a_ref_inside_the_schema_is_fine(tmp_path):
     (with_value("limits.max_steps", "true"), "limits.max_steps"),
     (with_value("model.pricing.input_per_mtok", ".inf"), "model.pricing.input_per_mtok"),
     (VALID + "name: again\n", "name"),
-    (with_value("limits.max_tokens", "9" * 5000), "limits.max_tokens"),
+    (with_value("limits.max_run_tokens", "9" * 5000), "limits.max_run_tokens"),
 ], ids=["bool", "inf", "duplicate", "bigint"])
 def test_loopkit_run_exits_2_with_one_line_naming_file_field_and_line(tmp_path, capsys, text, field):
     path = tmp_path / "hostile.yaml"

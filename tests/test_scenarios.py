@@ -78,17 +78,17 @@ BROKEN = {  # name -> (how to break VALID, what the error must say)
                              ["expcet: unknown field; did you mean 'expect'?", "expect: this field is required"]),
     "typo_in_a_nested_field": (lambda t: t.replace("- answer:", "- anwser:"),
                                ["model.script[1].anwser: unknown field; did you mean 'answer'? allowed here: calls, "
-                                "call, text, answer, finish_reason, repeat"]),
+                                "call, text, answer, fault, retry_after_seconds, timeout_seconds, finish_reason, repeat"]),
     "step_calls_a_tool_that_does_not_exist": (
         lambda t: t.replace("call: {tool: search_docs", "call: {tool: serch_docs"),
         ["model.script[0].call.tool: 'serch_docs' is not one of the scenario's tools (search_docs); "
          "set model.allow_unknown_tools to script it"]),
     "step_with_both_call_and_answer": (
         lambda t: t.replace("    - answer:", "    - call: {tool: search_docs}\n      answer:"),
-        ["model.script[1]: a step needs exactly one of 'calls', 'call' or 'answer', got 'call' and 'answer'"]),
+        ["model.script[1]: a step needs exactly one of 'calls', 'call', 'answer' or 'fault', got 'call' and 'answer'"]),
     "unknown_stop_reason": (lambda t: t.replace("stop_reason: completed", "stop_reason: finished"),
                             ["expect.stop_reason: unknown stop reason 'finished'; expected one of alternation, "
-                             "circuit_open, completed, cost_budget"]),
+                             "cancelled, circuit_open, completed, cost_budget"]),
     "stop_reason_of_the_wrong_type": (lambda t: t.replace("stop_reason: completed", "stop_reason: 7"),
                                       ["expect.stop_reason: Input should be a valid string or a valid list (got 7)"]),
     "unknown_fault": (lambda t: t.replace('{data: {text: "Refunds within 30 days."}}', "{fault: timeot}"),

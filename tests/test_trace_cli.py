@@ -69,9 +69,11 @@ def test_every_naive_run_to_the_step_limit_becomes_a_case_the_guarded_loop_passe
     first = run_loop("react", episode)
     case = parse_scenario(regression_case(episode.trace), "case.yaml")
     naive_ok = all(c.ok for c in evaluate(case, run_loop("react", Episode.from_scenario(case))))
-    guarded_ok = all(c.ok for c in evaluate(case, run_loop("guarded", Episode.from_scenario(case))))
-    if first.stop_reason.value == "max_steps":
-        assert not naive_ok and guarded_ok
+    if first.stop_reason.value == "max_steps" and "max_steps" not in scenario.expect.stop_reasons:
+        guarded_ok = all(c.ok for c in evaluate(case, run_loop("guarded", Episode.from_scenario(case))))
+        assert not naive_ok and guarded_ok  # where a good loop stops before the limit, the case shows the fix
+    elif first.stop_reason.value == "max_steps":  # the limit is a fair end here too: the case pins the bad run
+        assert not naive_ok
     else:  # a run that ended well is pinned as it is
         assert naive_ok
 

@@ -21,7 +21,11 @@
 # tool-call message, and a loop whose only exit besides the answer is a step limit.
 #
 # Everything here runs offline: a scripted model, fake tools and a simulated clock. Re-running the
-# notebook gives the same output, to the character.
+# notebook gives the same output, to the character, as long as what it reads is the same: the scenario
+# files and the kit's own data (its token estimator, prices, airport tables) at this version, and the
+# installed packages whose behaviour it shows (pydantic's and jsonschema's messages, the SDKs' request
+# shapes). Nothing depends on the wall clock, the network or an unseeded random draw; a new version of
+# any of those inputs can change a figure.
 
 # %% [markdown]
 # ## Setup

@@ -99,12 +99,12 @@ naive = {name: react_loop(Episode.from_scenario(find(name)), max_steps=find(name
 def row(name, result) -> dict:
     limits = find(name).limits
     return {"scenario": name, "stop reason": result.stop_reason.value, "calls": result.model_calls,
-            "tokens": result.usage.total_tokens, "max_tokens": limits.max_tokens, "cost $": result.cost_usd,
+            "tokens": result.usage.total_tokens, "max_run_tokens": limits.max_run_tokens, "cost $": result.cost_usd,
             "max_cost $": limits.max_cost_usd, "sim s": round(result.sim_seconds, 1), "max s": limits.max_seconds}
 
 
 table([row(n, r) for n, r in naive.items()],
-      ["scenario", "stop reason", "calls", "tokens", "max_tokens", "cost $", "max_cost $", "sim s", "max s"])
+      ["scenario", "stop reason", "calls", "tokens", "max_run_tokens", "cost $", "max_cost $", "sim s", "max s"])
 
 # %%
 tb, cb, st, inc = (naive[n] for n in BUDGET_SCENARIOS)
@@ -112,8 +112,8 @@ display(Markdown(f"""
 Each run ended on the step limit or with a late answer. Three broke a budget they never looked at,
 and the fourth had no budget to break:
 
-- `token-blowup` read **{tb.usage.total_tokens:,} tokens** against a budget of {find('token-blowup').limits.max_tokens:,}
-  ({tb.usage.total_tokens / find('token-blowup').limits.max_tokens:.1f} times over) in {tb.model_calls} steps;
+- `token-blowup` read **{tb.usage.total_tokens:,} tokens** against a budget of {find('token-blowup').limits.max_run_tokens:,}
+  ({tb.usage.total_tokens / find('token-blowup').limits.max_run_tokens:.1f} times over) in {tb.model_calls} steps;
 - `cost-blowup` cost **\\${cb.cost_usd:.2f}** against \\${find('cost-blowup').limits.max_cost_usd:.2f}, in {cb.model_calls} steps;
 - `slow-tools` answered after **{st.sim_seconds:.0f} simulated seconds** against {find('slow-tools').limits.max_seconds:.0f}:
   an answer that arrives after the user gave up does not count;
@@ -150,11 +150,11 @@ the steps from {half} to {len(steps)} multiplied the input of the last request b
 """))
 
 # %%
-limit = find("token-blowup").limits.max_tokens
+limit = find("token-blowup").limits.max_run_tokens
 fig, ax = plt.subplots(figsize=(8, 3.6))
 ax.bar([s.step for s in steps], [s.input_tokens for s in steps], color="#8fb3d9", label="input tokens of the request")
 ax.plot([s.step for s in steps], cumulative, color="#c0392b", marker="o", label="tokens used so far")
-ax.axhline(limit, color="black", linestyle="--", linewidth=1, label=f"max_tokens = {limit:,}")
+ax.axhline(limit, color="black", linestyle="--", linewidth=1, label=f"max_run_tokens = {limit:,}")
 ax.set_xlabel("step (one model request)")
 ax.set_ylabel("tokens")
 ax.set_title("token-blowup with the lesson-1 loop")
@@ -218,7 +218,7 @@ def with_budget(name: str, budget_of=lambda ep: RunBudget.from_limits(ep.limits)
 
 fixed = {name: with_budget(name) for name in BUDGET_SCENARIOS}
 table([row(n, r) for n, r in fixed.items()],
-      ["scenario", "stop reason", "calls", "tokens", "max_tokens", "cost $", "max_cost $", "sim s", "max s"])
+      ["scenario", "stop reason", "calls", "tokens", "max_run_tokens", "cost $", "max_cost $", "sim s", "max s"])
 print()
 for name, result in fixed.items():
     print(f"{name:<17} {result.detail}")
@@ -261,7 +261,7 @@ for name, meter, fmt in (("token-blowup", "tokens", "{:,.0f} tokens"), ("cost-bl
     late = guarded_loop(episode, episode.limits.max_steps, Parts(budget=CheckedAfter.from_limits(episode.limits)))
     good = fixed[name]
     limits = find(name).limits
-    after, before, cap = {"tokens": (late.usage.total_tokens, good.usage.total_tokens, limits.max_tokens),
+    after, before, cap = {"tokens": (late.usage.total_tokens, good.usage.total_tokens, limits.max_run_tokens),
                           "cost": (late.cost_usd, good.cost_usd, limits.max_cost_usd),
                           "seconds": (late.sim_seconds, good.sim_seconds, limits.max_seconds)}[meter]
     crossing = step_spend(late, episode, meter)[-1]  # the step after which the check finally fired
@@ -362,7 +362,7 @@ position ⌈{QUANTILE:g} × n⌉, so the P95 is a step count some run really nee
 (at least one step), the recommendation is **max_steps = {rec.max_steps}**.
 The same P95-plus-margin rule on the successful runs' spend (with room for the budget's output reserve)
 gives the other limits:
-{rec.max_tokens:,} tokens, {rec.max_seconds:g} simulated seconds, \\${rec.max_cost_usd:g}.
+{rec.max_run_tokens:,} tokens, {rec.max_seconds:g} simulated seconds, \\${rec.max_cost_usd:g}.
 """))
 
 # %% [markdown]
@@ -420,7 +420,7 @@ good runs are cut one or two steps before their answer, and everything they spen
 
 # %%
 def same_limits(a, b) -> bool:
-    return (a.max_steps, a.max_tokens, a.max_seconds, a.max_cost_usd) == (b.max_steps, b.max_tokens, b.max_seconds,
+    return (a.max_steps, a.max_run_tokens, a.max_seconds, a.max_cost_usd) == (b.max_steps, b.max_run_tokens, b.max_seconds,
                                                                           b.max_cost_usd)
 
 
@@ -428,13 +428,13 @@ rows = []
 for intent, report in tiers.items():
     r, check = report.recommendation, report.check
     rows.append({"intent": intent, "family": r.scenario, "P95 steps": r.p95_steps, "max_steps": r.max_steps,
-                 "max_tokens": r.max_tokens, "max s": r.max_seconds, "max $": r.max_cost_usd,
+                 "max_run_tokens": r.max_run_tokens, "max s": r.max_seconds, "max $": r.max_cost_usd,
                  "answered": f"{check.completion_rate:.1%}", "worst run $": check.max_run_cost_usd,
                  "over a limit": check.overshoots, "in TIERS": same_limits(TIERS[intent], r.policy())})
-table(rows, ["intent", "family", "P95 steps", "max_steps", "max_tokens", "max s", "max $", "answered",
+table(rows, ["intent", "family", "P95 steps", "max_steps", "max_run_tokens", "max s", "max $", "answered",
              "worst run $", "over a limit", "in TIERS"])
 general = TIERS["general"]
-print(f"\ngeneral (no known family, not fitted): max_steps {general.max_steps}, max_tokens {general.max_tokens:,}, "
+print(f"\ngeneral (no known family, not fitted): max_steps {general.max_steps}, max_run_tokens {general.max_run_tokens:,}, "
       f"max s {general.max_seconds:g}, max $ {general.max_cost_usd:g}")
 
 # %%

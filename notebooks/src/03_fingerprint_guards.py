@@ -177,8 +177,12 @@ arguments.
 # | `"type": "integer"` or `"number"`                 | "2", 2.0 and 2 are one number                       |
 # | `"default": ...`                                  | an absent argument counts as its default            |
 #
-# `format: iata` is not a JSON Schema standard: it is the kit's own marker (validators ignore formats
-# they do not know, so every provider accepts the tool). Each rule applies only where the schema says
+# `format: iata` is not a JSON Schema standard: it is the kit's own marker. A plain JSON Schema validator
+# ignores a format it does not know, and so do the providers in their default (non-strict) tool mode.
+# Strict or structured-output modes do not: they compile the schema into a grammar and support a listed
+# set of `format` values only (OpenAI's Structured Outputs: date-time, time, date, duration, email,
+# hostname, ipv4, ipv6, uuid; Anthropic's strict tool use adds uri), and a schema outside their subset
+# is refused. With `strict: true`, move such a marker into the description. Each rule applies only where the schema says
 # so. Case-folding only where the schema allows it matters: an order id `A1234` and `a1234` may be two
 # different orders, and a guard that merges them blocks a legitimate call. The tool of
 # `repeat-noisy`:

@@ -302,26 +302,49 @@ final request re-reads the same history and more. The table agrees:
 cost budget got a final answer, while it was made after the {', '.join(f'`{s}`' for s in made_after)} stops,
 which do not mean that the token or cost budget ran out.
 
-The fix is a **reserve**: the loop may spend only part of each limit, the rest is kept for the final
-answer. Lesson 2's `RunBudget` does this with `final_answer_share`; the degrader then checks its estimate
-against what is left of the *full* limits (`RunBudget.headroom`).
+The tempting fix is to keep part of each limit back: stop the loop at 75% and pay the final answer from
+the rest. It refuses requests that fit. The model might have answered in the very request the reserve
+refused, and then the run ends with a summary instead of the answer the user asked for. The kit's rule
+(issue 8):
+
+1. **A request that fits is sent.** The budget compares each request's estimate (its input, plus the
+   output it may write) with what is left of the *whole* limit. The reserve never refuses it.
+2. **The last answer is one of the run's steps**, paid from the same step limit (`max_steps`), never
+   one more. A run that used all its steps gets the structured answer only.
+3. **The reserve decides whether and how the last answer is made**: it is sent only if its estimate fits
+   what is left, and to fit it quotes less. Errors and interventions shrink to their gist (they told
+   the model how to go on; it is not going on), then each tool result is cut to 2,000, 600, 200 characters.
 """))
 
 # %% [markdown]
-# On `incident-40-step` (troubleshooting tier limits), without a reserve and with one (the `reserve`
-# column is the share of each limit kept back):
+# On `incident-40-step` (troubleshooting tier limits): a loop stopped at 75% of each limit (the old
+# reserve, emulated with `Degrader.loop_limits`) against the kit's rule:
 
 # %%
+def stopped_at_three_quarters(name: str):
+    scenario = find(name)
+    degrader = Degrader()
+    tier = RunBudget.for_episode(Episode.from_scenario(scenario))
+    limits = scenario.limits.model_copy(update={"max_run_tokens": tier.max_run_tokens,
+                                                "max_cost_usd": tier.max_cost_usd, "max_seconds": tier.max_seconds})
+    episode = Episode.from_scenario(scenario)
+    budget = RunBudget.from_limits(degrader.loop_limits(limits))
+    degrader.budget = RunBudget.for_episode(episode)  # the last answer may use what is left of the whole
+    parts = Parts(budget=budget, guard=LoopGuard.for_episode(episode), degrade=degrader)
+    return episode, guarded_loop(episode, scenario.limits.max_steps, parts)
+
+
 rows = []
-runs_by_share = {}
-for share in (0.0, 0.25):
-    ep, res = guarded("incident-40-step", Degrader(), share=share)  # the reserve is the budget's share
-    runs_by_share[share] = res
-    f = res.degraded.final
-    loop_calls = res.model_calls - (f.status == "used")
-    rows.append({"reserve": f"{share:.0%}", "stop": res.stop_reason.value, "loop calls": loop_calls,
-                 "final": f.status, "why": f.reason, "total tokens": res.usage.total_tokens,
-                 "limit": RunBudget.for_episode(ep).max_tokens})
+results = []
+for label, run_it in (("stop at 75%", lambda: stopped_at_three_quarters("incident-40-step")),
+                      ("send what fits", lambda: guarded("incident-40-step", Degrader(), share=0.25))):
+    ep, res = run_it()
+    results.append(res)
+    f = res.degraded.final if res.degraded else None
+    loop_calls = res.model_calls - (f is not None and f.status == "used")
+    rows.append({"rule": label, "stop": res.stop_reason.value, "loop calls": loop_calls,
+                 "final": f.status if f else "-", "why": f.reason if f else "-",
+                 "total tokens": res.usage.total_tokens, "limit": RunBudget.for_episode(ep).max_run_tokens})
 table(rows, list(rows[0]))
 
 # %%
@@ -332,35 +355,32 @@ import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(9.5, 2.6), dpi=100)  # fixed size and dpi: the stored picture is reproducible
 limit = rows[0]["limit"]
-for row, (share, r) in enumerate(zip((0.0, 0.25), rows)):
-    final = runs_by_share[share].degraded.final
-    last = final.actual or final.estimate  # what the last answer cost, or would have cost
-    last_tokens = last["input_tokens"] + last["output_tokens"]
-    loop_tokens = r["total tokens"] - (last_tokens if final.status == "used" else 0)
+for row, (r, res) in enumerate(zip(rows, results)):
+    final = res.degraded.final if res.degraded else None
+    last = (final.actual or final.estimate) if final else {}  # what the last answer cost, or would have cost
+    last_tokens = last.get("input_tokens", 0) + last.get("output_tokens", 0)
+    fits = final is not None and final.status == "used"
+    loop_tokens = r["total tokens"] - (last_tokens if fits else 0)
     ax.barh(row, loop_tokens, color="tab:blue", label="the loop's requests" if row == 0 else None)
-    fits = final.status == "used"
     ax.barh(row, last_tokens, left=loop_tokens, color="tab:green" if fits else "white",
             edgecolor="tab:green" if fits else "tab:red", hatch=None if fits else "//",
             label="last answer: paid" if fits else "last answer: would not fit")
-    if share:  # drawn over the bars, as an outline: the last answer is paid from it
-        ax.barh(row, limit * share, left=limit * (1 - share), height=0.95, fill=False, edgecolor="darkgoldenrod",
-                linewidth=2, linestyle=":", label=f"reserve ({share:.0%} of the limit)")
 ax.axvline(limit, color="black", linestyle="--", label=f"token limit ({limit:,})")
-ax.set_yticks([0, 1], [f"reserve {r['reserve']}" for r in rows])
+ax.set_yticks(range(len(rows)), [r["rule"] for r in rows])
 ax.invert_yaxis()
 ax.set_xlabel("tokens (input + output) on incident-40-step")
-ax.set_title("What the last answer costs, against the reserve kept for it")
+ax.set_title("What the loop spent, and what the last answer costs against what is left")
 ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7.5)
 fig.tight_layout()
 plt.show()
 
 # %%
-no_reserve, reserve = rows
+early, fits = rows
 display(Markdown(f"""
-Without a reserve the loop ran {no_reserve['loop calls']} steps and the answer did not fit
-(*{no_reserve['why']}*). With {reserve['reserve']} kept back it stopped after {reserve['loop calls']}
-steps, and the final answer fit, for {reserve['total tokens']:,} tokens in all against a limit of
-{reserve['limit']:,}. The reserve costs the loop steps: it is a trade, not a free lunch.
+Stopped at 75%, the loop made {early['loop calls']} requests; sending what fits, it made {fits['loop calls']},
+and the last answer was *{fits['final']}* ({fits['why']}), for {fits['total tokens']:,} tokens in all against
+a limit of {fits['limit']:,}. When it does not fit, the structured answer stands: a request that might have
+been the model's own answer is worth more than prose about a run that stopped.
 """))
 
 # %% [markdown]
@@ -434,6 +454,35 @@ print(f"stop reason: {res.stop_reason.value}; final request: {res.degraded.final
 print(res.answer.splitlines()[0])
 
 # %% [markdown]
+# ### When the user presses stop
+#
+# A long run should show the user its progress and an interrupt button. Pressing it is a sixth kind of
+# exit, `cancelled` (kind `user`): the loop honours it between steps and while it waits to retry, and
+# the user gets what was found so far, with nothing more spent (no last model answer). A scenario
+# scripts the press with `cancel: {at_seconds: N}` or `cancel: {after_step: N}`; a UI calls
+# `episode.cancel()`.
+
+# %%
+from reference.runs.runner import run  # noqa: E402
+
+for name in ("cancel-after-step", "cancel-during-retry"):
+    res = run(find(name), "guarded")
+    d = res.degraded
+    print(f"{name}: {res.stop_reason.value} ({res.stop_reason.kind}) at {res.sim_seconds:.1f} s after "
+          f"{res.model_calls} model calls; obtained {len(d.obtained)}, unfinished {d.unfinished}; "
+          f"next: {[s.action for s in d.next_steps]}; last answer: {d.final.status}")
+
+# %% [markdown]
+# The advice also follows the failure's class, not only the stop reason: after a provider error that
+# may heal (a 429, a 529) the user is told to retry later, and when the service said how long, exactly
+# that ("Retry after 300 s"); after one that will not (a 400, a 401) the advice is to change the
+# request or hand it over, never to retry.
+
+# %%
+res = run(find("provider-retry-after-long"), "guarded")
+print(res.stop_reason.value, "|", res.degraded.next_steps[0].text)
+
+# %% [markdown]
 # ## 5. Test: the exercise
 #
 # Write `degrade(episode, messages, trip)` in `exercises/ex04_degraded_output.py` (the docstring lists
@@ -494,9 +543,10 @@ for name in ("business-failure", "slow-tools"):
 #
 # 1. The final call is **optional**: the structured result is built first, without the model, so a
 #    failure or a skip costs only the prose.
-# 2. It is **estimated before it is sent** (it re-reads the whole history: about one more step) and
-#    paid from a **reserve** kept back from the budget; without a reserve it cannot fit after a token
-#    or cost budget stop, because the budget stopped the loop exactly when the next request would not fit.
+# 2. It is **estimated before it is sent** (it re-reads the whole history: about one more step), it is
+#    **one of the run's steps** (never one past the step limit), and it is made only if it fits what is
+#    left. A reserve never refuses a request that fits: the model might answer in it. After a token or
+#    cost stop the last answer fits only by quoting less (errors to their gist, results clipped).
 # 3. It cannot loop: `tool_choice="none"`, one attempt, no retries inside a stop.
 # 4. Its output is **checked against the facts** (here: every number and id must come from a tool
 #    result) and dropped if it invents; the model's text never becomes a fact.

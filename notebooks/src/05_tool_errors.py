@@ -54,6 +54,12 @@ LESSON5 = ["flaky-timeout", "rate-limited", "bad-date-format", "business-failure
            "tool-down", "schema-mismatch", "malformed-calls"]
 
 
+def run_guarded(name: str):
+    """The guarded loop with every part of lessons 2-5 (reference/runs/registry.py)."""
+    from reference.runs.runner import run
+    return run(find(name), "guarded")
+
+
 def play(name: str, make_executor) -> tuple[Episode, object, object]:
     """Run a scenario through the guarded loop with the given executor; (episode, executor, result)."""
     scenario = find(name)
@@ -418,6 +424,56 @@ plt.show()
 # they reset the count. (In production a breaker shared by all runs protects the service: after a
 # cool-down it goes *half-open*, letting one trial request through; if that succeeds the tool is back,
 # if it fails the cool-down starts again. This per-run one protects the run's steps.)
+
+# %% [markdown]
+# ### Retries that know the rest of the budget
+#
+# A retry is worth it only if the run can still use what it brings. The executor starts an attempt or a
+# backoff only when, after it, there is still time for the next model request and the final answer
+# (each estimated as the slowest request so far). A Retry-After longer than that ends the retries at
+# once, and the run too, as a *resource* stop whose degraded answer says "retry after N s": calling again
+# would meet the same 429, and two of those would open the circuit breaker, which would tell the user
+# the tool is broken when it is only busy. The same rule covers the model's own request when the
+# provider answers 429, 500 or 529 (`fault:` steps in a scenario's script).
+
+# %%
+rows = []
+for name in ("tool-retry-after-long", "provider-retry-after-long", "provider-overloaded", "retry-is-not-a-loop"):
+    res = run_guarded(name)
+    rows.append({"scenario": name, "stop": res.stop_reason.value, "kind": res.stop_reason.kind,
+                 "model calls": res.model_calls, "sim s": round(res.sim_seconds, 1),
+                 "detail": (res.detail or "")[-40:]})
+table(rows, list(rows[0]))
+
+# %% [markdown]
+# The error body keeps its class when it is translated (`"retryable": true` after a timeout), so the
+# loop guard does not count a later call after a retryable error as a loop (`retry-is-not-a-loop`).
+#
+# ### Failures one level down, and secrets in a success
+#
+# HTTP 200 can carry a failure deeper than `success: false`: `{"response": {"ok": false, "error":
+# {...}}}`, `{"data": {"status": "FAILED"}}`, GraphQL's `errors: [...]` with `data: null`. The rule
+# (`taxonomy.business_failure`) reads one envelope deep at a time and never calls data a failure just
+# because it has a `status` field: `{"job_id": "j1", "status": "FAILED"}` is a fact about a job.
+
+# %%
+for data in ({"response": {"ok": False, "error": {"code": "CARD_DECLINED"}}}, {"data": {"status": "FAILED"}},
+             {"errors": [{"message": "Order not found"}], "data": None}, {"job_id": "j1", "status": "FAILED"}):
+    failure = taxonomy.business_failure(data)
+    print(f"{json.dumps(data):70} -> {'failure ' + str(failure.error_code or '') if failure else 'data'}")
+
+# %% [markdown]
+# A *successful* result can hold what the model must not read: an API key in a config, a password in
+# a database URL, a stack trace in a warning, an internal host. The data is the answer, so it cannot be
+# dropped as an error's text is; the executor masks the credentials (the same patterns the traces use,
+# reference/core/redact.py), replaces the trace and the internal host or path, and counts each in the
+# ledger (`episode.ledger.redactions`).
+
+# %%
+episode = Episode.from_scenario(find("secret-in-success"))
+res = guarded_loop(episode, 4, Parts(executor=ResilientExecutor.for_episode(episode)))
+print(next(m.content for m in res.messages if isinstance(m, ToolMessage)))
+print(episode.ledger.redactions)
 
 # %% [markdown]
 # ## 4. Malformed calls, with native function calling

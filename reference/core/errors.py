@@ -10,6 +10,9 @@ model or a tool does, not about the harness).
     ├── ScenarioError    a scenario file that cannot be used (file, field, what was expected)
     ├── ScriptExhausted  the scripted model was called after its script ended
     └── RunawayLoop      the loop kept calling the model far past its step limit
+
+    ProviderError        not a HarnessError: the model service failed (429, 500, 529, a timeout), which
+    └── ProviderTimeout  a loop must handle like an SDK's APIStatusError / APITimeoutError
 """
 from __future__ import annotations
 
@@ -56,3 +59,44 @@ class ScriptExhausted(HarnessError, RuntimeError):
 
 class RunawayLoop(HarnessError, RuntimeError):
     """The loop kept calling the model far past its step limit; the grader pulled the plug."""
+
+
+class ProviderError(Exception):
+    """The model service failed: HTTP 429, 500, 529 overloaded, or the request timed out.
+
+    Not a `HarnessError`: this is the provider's doing, which a loop must handle (retry within its
+    budget, or stop with a degraded result), as it must handle an SDK's `APIStatusError` or
+    `APITimeoutError` after the SDK's own retries. It carries what an SDK's exception carries:
+    `status_code` (None for a timeout), `retry_after` in seconds (None when the service sent none) and
+    the provider's error envelope (`body(wire)`)."""
+
+    TEXTS = {  # (status, OpenAI error type, OpenAI code, Anthropic error type, message)
+        "rate_limit": (429, "requests", "rate_limit_exceeded", "rate_limit_error",
+                       "Rate limit reached for requests. Please try again later."),
+        "server_error": (500, "server_error", None, "api_error",
+                         "The server had an error while processing your request. Sorry about that!"),
+        "overloaded": (529, "server_error", None, "overloaded_error", "Overloaded"),
+        "timeout": (None, "timeout", None, "timeout_error", "Request timed out."),
+    }
+
+    def __init__(self, kind: str, retry_after: float | None = None):
+        status, _, _, _, message = self.TEXTS[kind]
+        super().__init__(f"{status or 'timeout'}: {message}")
+        self.kind = kind
+        self.status_code = status
+        self.retry_after = retry_after
+        self.message = message
+
+    def body(self, wire: str) -> dict[str, Any]:
+        _, openai_type, code, anthropic_type, message = self.TEXTS[self.kind]
+        if wire == "anthropic":
+            return {"type": "error", "error": {"type": anthropic_type, "message": message}}
+        return {"error": {"message": message, "type": openai_type, "param": None, "code": code}}
+
+
+class ProviderTimeout(ProviderError, TimeoutError):
+    """The model request timed out (no HTTP status): what `APITimeoutError` is to an SDK."""
+
+    def __init__(self, retry_after: float | None = None, timeout_seconds: float | None = None):
+        super().__init__("timeout", retry_after)
+        self.timeout_seconds = timeout_seconds  # how long the request hung

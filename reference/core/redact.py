@@ -20,14 +20,20 @@ MASK = "*"
 
 # Each pattern's group 1 (or the whole match when there is none) is masked.
 SECRET_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("key=value secret", re.compile(r"(?i)\b(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|"
+    ("key=value secret", re.compile(r"(?i)\b(?:[a-z0-9]+[_-])*(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|"
                                     r"private[_-]?key|client[_-]?secret|credentials?)\b[\"']?\s*[:=]\s*[\"']?"
                                     r"([^\s\"',;&]{3,})")),
     ("bearer token", re.compile(r"(?i)\bbearer\s+([\w.~+/=-]{8,})")),
     ("basic auth", re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/=]{12,})")),
     ("DSN password", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@")),
-    ("API key", re.compile(r"\b((?:sk|pk|rk|xox[abp])-[\w-]{8,})")),
-    ("AWS access key", re.compile(r"\b(AKIA[0-9A-Z]{16})\b")),
+    ("API key", re.compile(r"\b((?:sk|pk|rk)-(?=[\w-]*\d)(?=[\w-]*[A-Za-z][\w-]*[A-Za-z])[\w-]{16,}|xox[abp]-[\w-]{8,})")),
+    ("AWS access key", re.compile(r"\b((?:AKIA|ASIA)[0-9A-Z]{16})\b")),
+    # the token formats detect-secrets' plugins know (GitHub, Slack, Stripe, Google, JWT), one expression each
+    ("GitHub token", re.compile(r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_\w{30,})")),
+    ("Slack token", re.compile(r"\b(xox[abposr]-[\w-]{10,})")),
+    ("Stripe key", re.compile(r"\b((?:sk|rk|pk)_(?:live|test)_[0-9a-zA-Z]{16,})")),
+    ("Google API key", re.compile(r"\b(AIza[0-9A-Za-z_-]{35})")),
+    ("JWT", re.compile(r"\b(eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{8,})")),
     ("private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)")),
 ]
 
@@ -35,7 +41,7 @@ SECRET_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 # Every pattern needs one of these (lower-cased): one pass in C over a 40 kB tool result instead of
 # seven regular expressions, for the common case of nothing to mask.
 _CLUES = ("pass", "pwd", "secret", "token", "key", "credential", "bearer", "basic", "://", "sk-", "pk-", "rk-",
-          "xox", "akia")
+          "xox", "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "_live_", "_test_", "aiza", "eyj")
 
 
 def _may_hold_a_secret(text: str) -> bool:
@@ -76,5 +82,7 @@ def redact(value: Any) -> Any:
 
 def found(text: str) -> list[str]:
     """The kinds of credential still readable in `text` (a masked one no longer counts)."""
+    if not _may_hold_a_secret(text):
+        return []
     return [name for name, pattern in SECRET_PATTERNS
             if any((m.group(1) if pattern.groups else m.group(0)).strip(MASK) for m in pattern.finditer(text))]

@@ -25,6 +25,7 @@ class StopReason(str, Enum):
     | no_progress      | no progress| steps went by without new information                       |
     | circuit_open     | guard      | every tool the task needs was withdrawn after failures      |
     | error            | error      | the run could not continue (e.g. the provider kept failing) |
+    | cancelled        | user       | the user pressed stop (between steps, or during a retry wait) |
     """
 
     COMPLETED = "completed"
@@ -38,6 +39,7 @@ class StopReason(str, Enum):
     NO_PROGRESS = "no_progress"
     CIRCUIT_OPEN = "circuit_open"
     ERROR = "error"
+    CANCELLED = "cancelled"
 
     @property
     def kind(self) -> str:
@@ -53,6 +55,7 @@ STOP_KINDS = {
     StopReason.TIME_BUDGET: "resource", StopReason.COST_BUDGET: "resource",
     StopReason.REPEATED_CALL: "guard", StopReason.ALTERNATION: "guard", StopReason.SAME_RESULT: "guard",
     StopReason.CIRCUIT_OPEN: "guard", StopReason.NO_PROGRESS: "no_progress", StopReason.ERROR: "error",
+    StopReason.CANCELLED: "user",
 }
 
 

@@ -86,9 +86,15 @@ def _call(call: dict[str, Any]) -> dict[str, Any]:
 
 
 def _script(steps: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str | None]:
+    """The model's turns, and its scripted provider failures (`error` records with a `fault`) in between."""
     script, tool_less = [], None
     for s in steps:
-        if s["tool_choice"] == "none":  # a last answer without tools: the model writes it, the plan stays
+        if s["kind"] == "error":
+            if s.get("fault"):
+                fault = {"fault": s["fault"], "retry_after_seconds": s.get("retry_after"),
+                         "timeout_seconds": s.get("timeout_seconds")}
+                script.append({k: v for k, v in fault.items() if v is not None})
+        elif s["tool_choice"] == "none":  # a last answer without tools: the model writes it, the plan stays
             tool_less = s["text"] or ""
         elif s["tool_calls"]:
             step: dict[str, Any] = {"calls": [_call(c) for c in s["tool_calls"]]}
@@ -107,8 +113,8 @@ def _completed(run: dict[str, Any], finish: dict[str, Any], steps: list[dict[str
     limits = run["limits"]
     return (finish["stop_reason"] == "completed" and bool(finish["answer"])
             and not (steps and steps[-1]["finish_reason"] in ("length", "refusal"))
-            and (limits.get("max_tokens") is None
-                 or finish["input_tokens"] + finish["output_tokens"] <= limits["max_tokens"])
+            and (limits.get("max_run_tokens") is None
+                 or finish["input_tokens"] + finish["output_tokens"] <= limits["max_run_tokens"])
             and (limits.get("max_seconds") is None or finish["sim_seconds"] <= limits["max_seconds"])
             and (limits.get("max_cost_usd") is None or finish["cost_usd"] <= limits["max_cost_usd"]))
 
@@ -140,7 +146,7 @@ def replay_scenario(trace: Any, name: str | None = None) -> dict[str, Any]:
                          "so there is no outcome to pin (its steps are in the trace: read them with timeline())")
     steps = [r for r in records if r["kind"] == "step"]
     attempts = [r for r in records if r["kind"] == "tool"]
-    script, tool_less = _script(steps)
+    script, tool_less = _script([r for r in records if r["kind"] in ("step", "error")])
     tools = []
     for t in run["tools"]:
         mine = [a for a in attempts if a["name"] == t["name"]]
@@ -164,7 +170,8 @@ def replay_scenario(trace: Any, name: str | None = None) -> dict[str, Any]:
         "intent": run["intent"], "clock": run["clock"],
         "system": run["system"] if captured else _stand_in(run["prompt_chars"]["system"]),
         "user": run["user"] if captured else _stand_in(run["prompt_chars"]["user"]),
-        "checklist": run["checklist"], "limits": run["limits"], "tools": tools, "model": model,
+        "checklist": run["checklist"], "limits": run["limits"], "cancel": run.get("cancel"), "tools": tools,
+        "model": model,
         "expect": _expect(run, finish, steps, attempts),
     }
     return {k: v for k, v in scenario.items() if v is not None}

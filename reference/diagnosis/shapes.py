@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..harness.trace import load
+from ..parts.executor.taxonomy import business_failure
 from ..parts.guards.fingerprint import fingerprint
 from ..sim.clock import parse_start
 
@@ -95,6 +96,9 @@ def _read(content: str) -> tuple[str, bool]:
         if not body.get("ok"):
             return f"error:{body.get('error_type')}", True
         body = body.get("data")
+    failed = business_failure(body)  # HTTP 200 saying it failed, however deep: lesson 5's one rule
+    if failed is not None:
+        return f"error:{failed.error_type}", True
     return json.dumps(body, sort_keys=True, ensure_ascii=False), _leaves(body) == 0
 
 
@@ -112,8 +116,9 @@ def calls_of(records: list[dict[str, Any]]) -> list[Call]:
                 args = None
             r = results.get(c["id"])
             text, empty = _read(r["content"]) if r else ("", True)
+            status = "error" if r and text.startswith("error:") else r["status"] if r else "-"
             out.append(Call(rec["step"], c["id"], c["name"], c["fingerprint"], args if isinstance(args, dict) else None,
-                            r["status"] if r else "-", text, empty))
+                            status, text, empty))
     return out
 
 

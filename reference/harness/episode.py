@@ -36,6 +36,9 @@ class Episode:
     tools: Toolbox
     loop_name: str = "custom"
     _counter: Optional[WireBuilder] = field(default=None, init=False, repr=False, compare=False)
+    max_steps: int | None = None  # the step limit the loop runs under (the loop sets it): a final answer
+    #                               is one of those steps, never one more
+    cancelled_at: float | None = None  # when the user pressed stop (simulated seconds), once they have
 
     @classmethod
     def from_scenario(cls, scenario: Scenario, *, seed: int | None = None, model: Model | None = None,
@@ -80,6 +83,35 @@ class Episode:
         if self._counter is None or self._counter.wire != wire:
             self._counter = tokens.counter(wire)
         return tokens.built_tokens(self._counter.build(messages, tools))
+
+    # -- the user's stop button (lesson 4's cancel exit) ------------------------------------------
+    def cancel(self) -> None:
+        """The user pressed stop (a UI's interrupt button calls this). Honoured at the loop's next check."""
+        if self.cancelled_at is None:
+            self.cancelled_at = self.clock.elapsed
+
+    def cancel_requested(self, between_steps: bool = True) -> bool:
+        """Has the user pressed stop? Also plays the scenario's scripted `cancel`: at a simulated second, or
+        after a step (a model request and its tool calls: seen only `between_steps`)."""
+        plan = self.scenario.cancel
+        if self.cancelled_at is None and plan is not None:
+            if (plan.at_seconds is not None and self.clock.elapsed >= plan.at_seconds) or (
+                    between_steps and plan.after_step is not None and len(self.ledger.steps) >= plan.after_step):
+                self.cancelled_at = self.clock.elapsed if plan.at_seconds is None else plan.at_seconds
+        return self.cancelled_at is not None
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep on the simulated clock, as a retry's backoff does; a press of stop during the wait ends it
+        there. True if the whole wait passed, False if the user cancelled (the clock stops at the press)."""
+        plan = self.scenario.cancel
+        due = plan.at_seconds if plan is not None and plan.at_seconds is not None else None
+        if self.cancel_requested(between_steps=False):
+            return False
+        if due is not None and self.clock.elapsed + seconds >= due:
+            self.clock.sleep(max(0.0, due - self.clock.elapsed))
+            return not self.cancel_requested(between_steps=False)
+        self.clock.sleep(seconds)
+        return True
 
     def initial_messages(self) -> list[Message]:
         return [SystemMessage(self.scenario.system), UserMessage(self.scenario.user)]

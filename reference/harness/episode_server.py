@@ -14,6 +14,9 @@ values), one request and one reply at a time:
     {"op": "advance", "seconds": s}  (clock.sleep)                                -> None
     {"op": "clock"}                                                                -> {"elapsed", "now", "today"}
     {"op": "event", "event": kind, "fields": {...}}  (episode.trace.event)        -> None
+    {"op": "cancel"} / {"op": "cancel_requested", "between_steps": b}  (the stop button) -> None / bool
+    {"op": "wait", "seconds": s}  (a backoff the user may cut short)               -> bool
+    {"op": "count_redactions", "found": {kind: n}}  (what a part hid from the model) -> None
     {"op": "finish", "stop_reason": ..., "messages": [...], "answer", "degraded", "detail", "loop"} -> RunResult
 
     reply: {"ok": true, "value": ...} or {"ok": false, "error": exception, "raised": n}, and in both
@@ -107,6 +110,20 @@ class EpisodeServer:
         fields = decode(request.get("fields"))
         self.episode.trace.event(_text(request.get("event")), **(fields if isinstance(fields, dict) else {}))
 
+    def cancel(self, request: dict[str, Any]) -> None:
+        self.episode.cancel()
+
+    def cancel_requested(self, request: dict[str, Any]) -> bool:
+        return self.episode.cancel_requested(between_steps=bool(request.get("between_steps", True)))
+
+    def wait(self, request: dict[str, Any]) -> bool:
+        return self.episode.wait(_number(request.get("seconds")))
+
+    def count_redactions(self, request: dict[str, Any]) -> None:
+        found = decode(request.get("found"))
+        if isinstance(found, dict):
+            self.episode.ledger.count_redactions({_text(k): int(_number(v)) for k, v in found.items()})
+
     def clock(self, request: dict[str, Any]) -> dict[str, Any]:
         clock = self.episode.clock
         return {"elapsed": clock.elapsed, "now": clock.now().isoformat(), "today": clock.today().isoformat()}
@@ -123,7 +140,9 @@ class EpisodeServer:
 OPS: dict[str, Callable[[EpisodeServer, dict[str, Any]], Any]] = {
     "complete": EpisodeServer.complete, "invoke": EpisodeServer.invoke, "execute": EpisodeServer.execute,
     "record_tool": EpisodeServer.record_tool, "advance": EpisodeServer.advance, "clock": EpisodeServer.clock,
-    "finish": EpisodeServer.finish, "event": EpisodeServer.event,
+    "finish": EpisodeServer.finish, "event": EpisodeServer.event, "cancel": EpisodeServer.cancel,
+    "cancel_requested": EpisodeServer.cancel_requested, "wait": EpisodeServer.wait,
+    "count_redactions": EpisodeServer.count_redactions,
 }
 
 

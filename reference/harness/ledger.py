@@ -50,6 +50,7 @@ class Ledger:
     def _count_tool(self, t: ToolRecord) -> None:
         before = self._slowest_tool.get(t.name)
         self._slowest_tool[t.name] = t.seconds if before is None else max(before, t.seconds)
+    redactions: dict[str, int] = field(default_factory=dict)  # kind -> how many were hidden from the model
 
     @property
     def usage(self) -> Usage:
@@ -84,6 +85,11 @@ class Ledger:
             started=started))
         self._totals()  # the new step is summed here
         self.trace.on_step(self.steps[-1], self.pricing.cost(turn.usage))
+
+    def count_redactions(self, found: dict[str, int]) -> None:
+        """What a part hid from the model in a tool result (credentials, stack traces, internal hosts)."""
+        for kind, n in found.items():
+            self.redactions[kind] = self.redactions.get(kind, 0) + n
 
     def record_tool(self, call_id: str, name: str, args: dict[str, Any], outcome: Any,
                     exc: Exception | str | None, started: float, ended: float) -> None:

@@ -107,6 +107,16 @@ class RemoteTrace:
         self.connection.call("event", event=event, fields={str(k): v for k, v in fields.items()})
 
 
+class RemoteLedger(Ledger):
+    """The loop's mirror of the books; what a part hid from the model is counted in the server's books too."""
+
+    connection: Any = None
+
+    def count_redactions(self, found: dict[str, int]) -> None:
+        super().count_redactions(found)
+        self.connection.call("count_redactions", found=dict(found))
+
+
 class RemoteEpisode:
     """What a loop in another process gets: an Episode's face, the server's books."""
 
@@ -115,7 +125,8 @@ class RemoteEpisode:
         self.connection = Connection(channel, self._sync)
         self.scenario = scenario
         self.clock = RemoteClock(start, self.connection)
-        self.ledger = Ledger(self.clock, pricing)  # a mirror of the server's, for the loop to read
+        self.ledger = RemoteLedger(self.clock, pricing)  # a mirror of the server's, for the loop to read
+        self.ledger.connection = self.connection
         self.model = RemoteModel(self.connection)
         tools = {spec.name: RemoteTool(spec.name, self.connection) for spec in specs}
         self.tools = RemoteToolbox(tools, list(specs), self.clock, self.ledger)
@@ -124,6 +135,7 @@ class RemoteEpisode:
         self.scripted = None  # the scripted model is on the server
         self.trace = RemoteTrace(self.connection)
         self._counter = None  # request_tokens' incremental state, kept on the loop's side
+        self.max_steps: int | None = None  # set by the loop, read by its parts, as on an Episode
 
     # The budget's estimate of the next request is arithmetic on the loop's own messages: computed here,
     # the same way as on an Episode, with no round trip.
@@ -134,6 +146,16 @@ class RemoteEpisode:
         """In a forked child: the server's episode as it was at the fork, served through `channel`."""
         return cls(channel, episode.scenario, episode.tools.specs, episode.clock.start, episode.ledger.pricing,
                    episode.loop_name)
+
+    # the user's stop button and the waits it may cut short: the server's clock and scenario decide
+    def cancel(self) -> None:
+        self.connection.call("cancel")
+
+    def cancel_requested(self, between_steps: bool = True) -> bool:
+        return bool(self.connection.call("cancel_requested", between_steps=between_steps))
+
+    def wait(self, seconds: float) -> bool:
+        return bool(self.connection.call("wait", seconds=float(seconds)))
 
     @property
     def limits(self) -> LimitsDef:

@@ -145,6 +145,7 @@ class Trace:
             "prompt_chars": {"system": _chars(scenario.system, raw=model.wire == "anthropic"),
                              "user": _chars(scenario.user)},
             "capture_content": self.capture_content,
+            "cancel": scenario.cancel.model_dump(exclude_none=True) if getattr(scenario, "cancel", None) else None,
         }
         if self.capture_content:
             record["system"], record["user"] = redact_text(scenario.system), redact_text(scenario.user)
@@ -156,7 +157,9 @@ class Trace:
         self._tool_choice = tool_choice
 
     def on_request_failed(self, exc: BaseException) -> None:
-        self._write({"kind": "error", "step": self.step + 1, "t": self._now(), "error_type": type(exc).__name__})
+        self._write({"kind": "error", "step": self.step + 1, "t": self._now(), "error_type": type(exc).__name__,
+                     "fault": getattr(exc, "kind", None), "retry_after": getattr(exc, "retry_after", None),
+                     "timeout_seconds": getattr(exc, "timeout_seconds", None)})  # a provider failure, to replay
 
     def on_step(self, step: Any, cost_usd: float) -> None:
         self.step = step.step

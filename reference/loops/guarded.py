@@ -16,9 +16,12 @@ from typing import Optional
 
 from ..core.errors import HarnessError
 from ..core.messages import ToolCall, ToolMessage
+from ..core.model import Turn
 from ..core.result import RunResult, StopReason
 from ..harness.episode import Episode
 from .hooks import RUN, Parts, Trip, not_run
+
+CANCELLED: Trip = (StopReason.CANCELLED, "the user pressed stop")
 
 def guarded_loop(episode: Episode, max_steps: int = 8, parts: Parts | None = None) -> RunResult:
     parts = parts or Parts()
@@ -31,7 +34,9 @@ def guarded_loop(episode: Episode, max_steps: int = 8, parts: Parts | None = Non
         return episode.finish(trip[0], messages, answer=answer, degraded=degraded, detail=trip[1])
 
     def answer(call: ToolCall) -> tuple[ToolMessage, Optional[Trip]]:
-        """One tool call: the guard's verdict, then the budget, then the executor."""
+        """One tool call: the user's stop button, the guard's verdict, then the budget, then the executor."""
+        if episode.cancel_requested(between_steps=False):
+            return not_run(call, CANCELLED[1]), CANCELLED
         verdict = parts.guard.before_call(episode, call, messages) if parts.guard else RUN
         if verdict.action != "run":  # intervene (feedback instead of a result), or stop
             episode.trace.event("guard", action=verdict.action, call_id=call.id, tool=call.name,
@@ -49,19 +54,33 @@ def guarded_loop(episode: Episode, max_steps: int = 8, parts: Parts | None = Non
             episode.trace.event("guard", action="intervene_after_result", call_id=call.id, tool=call.name)
         return checked, None
 
+    def request() -> Turn | Trip:
+        """One model request; a provider failure is retried only as the executor's policy and budget allow."""
+        for attempt in range(1, 100):
+            try:
+                return episode.model.complete(messages, parts.executor.offered(episode))
+            except HarnessError:
+                raise  # the loop's own bug, a scenario too short, a grader pulling the plug: not to hide
+            except Exception as exc:  # the provider failed (429, 5xx, timeout...) after the SDK's own retries
+                retry = getattr(parts.executor, "after_model_failure", None)
+                trip = retry(episode, exc, attempt) if retry else (
+                    StopReason.ERROR, f"the model request failed: {type(exc).__name__}")
+                if trip:
+                    return trip
+        return (StopReason.ERROR, "the model request kept failing")
+
+    episode.max_steps = max_steps  # a final answer is one of these steps, never one more
     for step in range(max_steps):
+        if episode.cancel_requested():  # between steps: the user's stop button
+            return stop(CANCELLED)
         if hasattr(parts.budget, "headroom"):  # the budget's state before each request, for the trace (lesson 6)
             episode.trace.event("budget", **parts.budget.headroom(episode))
         trip = parts.budget.before_request(episode, messages, step) if parts.budget else None
         if trip:
             return stop(trip)
-        tools = parts.executor.offered(episode)
-        try:
-            turn = episode.model.complete(messages, tools)
-        except HarnessError:
-            raise  # the loop's own bug, a scenario too short, a grader pulling the plug: not to hide
-        except Exception as exc:  # the provider failed (429, 5xx, timeout...) after the SDK's own retries
-            return stop((StopReason.ERROR, f"the model request failed: {type(exc).__name__}"))
+        turn = request()
+        if not isinstance(turn, Turn):
+            return stop(turn)
         messages.append(turn.message)
         if not turn.tool_calls:
             if turn.finish_reason in ("length", "refusal"):  # cut off or refused: not an answer to hand over

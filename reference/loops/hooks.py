@@ -20,6 +20,22 @@ from ..harness.episode import Episode
 Trip = tuple[StopReason, str]  # why to stop, and a one-line human explanation
 
 
+class StopTrip(tuple):
+    """A Trip that also says what the degraded output needs to advise the user: may the failure that ended
+    the run heal by itself (`retryable`: retry later, or change the request / hand it over), and how long
+    the service asked to wait (`retry_after`, seconds). Everyone else still reads a (reason, detail) pair."""
+
+    retryable: Optional[bool]
+    retry_after: Optional[float]
+    model_failed: bool  # the model service itself failed: no last request to it
+
+    def __new__(cls, reason: StopReason, detail: str, *, retryable: Optional[bool] = None,
+                retry_after: Optional[float] = None, model_failed: bool = False) -> "StopTrip":
+        trip = super().__new__(cls, (reason, detail))
+        trip.retryable, trip.retry_after, trip.model_failed = retryable, retry_after, model_failed
+        return trip
+
+
 class Budget(Protocol):
     def before_request(self, episode: Episode, messages: Sequence[Message], step: int) -> Optional[Trip]: ...
     def before_tool(self, episode: Episode, call: ToolCall) -> Optional[Trip]: ...
@@ -51,6 +67,8 @@ class Executor(Protocol):
     def offered(self, episode: Episode) -> list[ToolSpec]: ...
     def execute(self, episode: Episode, call: ToolCall) -> ToolMessage: ...
     def after_step(self, episode: Episode) -> Optional[Trip]: ...
+    # optional: `after_model_failure(episode, exc, attempt) -> Optional[Trip]`, None once it has waited
+    # for the request to be sent again (lesson 5's ResilientExecutor has it; without it a failure stops)
 
 
 class PlainExecutor:

@@ -10,8 +10,8 @@ A run can end in four kinds of way (`StopReason.kind` in reference/result.py):
                  circuit_open                                  breaker): the model is going round in circles
     no progress  no_progress                                   lesson 3: steps go by without new information
 
-(`error` is the fifth value of the enum: the run could not continue at all, e.g. the provider kept
-failing. It is not an exit a loop chooses.)
+(`error` is the fifth kind: the run could not continue at all, e.g. the provider kept failing. `user`
+is the sixth: the user pressed stop (`cancelled`). Neither is an exit a loop chooses.)
 
 `max_steps` is only one resource. One step can cost a few hundred tokens or tens of thousands, so
 a step limit alone lets a run burn the budget in a handful of steps (token-blowup, cost-blowup), or
@@ -50,7 +50,7 @@ from ..sim.scenario.schema import LimitsDef
 
 # the four kinds of exit (and `error`), each with its stop reasons, read from reference/result.py
 KINDS: dict[str, tuple[StopReason, ...]] = {
-    kind: tuple(r for r in StopReason if r.kind == kind) for kind in ("normal", "resource", "guard", "no_progress", "error")}
+    kind: tuple(r for r in StopReason if r.kind == kind) for kind in ("normal", "resource", "guard", "no_progress", "error", "user")}
 
 
 # ---------------------------------------------------------------- per-intent tiers
@@ -60,7 +60,7 @@ class IntentPolicy:
     """The limits of one task family. None means the tier sets no such limit."""
 
     max_steps: int
-    max_tokens: Optional[int] = None
+    max_run_tokens: Optional[int] = None
     max_seconds: Optional[float] = None
     max_cost_usd: Optional[float] = None
     note: str = ""
@@ -71,11 +71,11 @@ class IntentPolicy:
 # checks that they still agree. `general` is the deployment-wide safety net for requests of no known family: loose on purpose,
 # so that it never cuts a task the kit ships, and still far below "50 steps and no budget".
 TIERS: dict[str, IntentPolicy] = {
-    "lookup": IntentPolicy(max_steps=5, max_tokens=2_000, max_seconds=6.1, max_cost_usd=0.0076,
+    "lookup": IntentPolicy(max_steps=5, max_run_tokens=2_000, max_seconds=6.1, max_cost_usd=0.0076,
                            note="fitted on the fleet of fleet-lookup"),
-    "troubleshoot": IntentPolicy(max_steps=11, max_tokens=11_000, max_seconds=19, max_cost_usd=0.062,
+    "troubleshoot": IntentPolicy(max_steps=11, max_run_tokens=11_000, max_seconds=19, max_cost_usd=0.062,
                                  note="fitted on the fleet of fleet-troubleshoot"),
-    "general": IntentPolicy(max_steps=12, max_tokens=100_000, max_seconds=300, max_cost_usd=0.50,
+    "general": IntentPolicy(max_steps=12, max_run_tokens=100_000, max_seconds=300, max_cost_usd=0.50,
                             note="safety net for requests of no known family (not fitted)"),
 }
 
@@ -110,26 +110,28 @@ class RunBudget:
     """
 
     max_steps: Optional[int] = None
-    max_tokens: Optional[int] = None
+    max_run_tokens: Optional[int] = None
     max_seconds: Optional[float] = None
     max_cost_usd: Optional[float] = None
     output_reserve: int = 256  # tokens kept for the answer of the next request (a real request sends it
     #                            as max_tokens/max_output_tokens, so the output can never be larger)
-    final_answer_share: float = 0.0  # share of the token, cost and time limits kept back for a last
-    #                                  tool-less answer (lesson 4); tool-calling steps may use the rest
+    final_answer_share: float = 0.0  # the reserve for a last tool-less answer (lesson 4), as a share of the
+    #   token, cost and time limits. It never refuses a request that fits: a request is sent whenever its
+    #   estimate fits what is left of the *whole* limit. The reserve only tells `in_reserve` (and the trace)
+    #   that the run has entered its last slice, where the degrader may have to clip results to answer.
     sources: dict[str, str] = field(default_factory=dict)  # which side set each limit, for the detail
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
     def from_limits(cls, limits: LimitsDef, source: str = "scenario limits", **options: Any) -> "RunBudget":
-        budget = cls(limits.max_steps, limits.max_tokens, limits.max_seconds, limits.max_cost_usd, **options)
-        budget.sources = {k: source for k in ("max_steps", "max_tokens", "max_seconds", "max_cost_usd")
+        budget = cls(limits.max_steps, limits.max_run_tokens, limits.max_seconds, limits.max_cost_usd, **options)
+        budget.sources = {k: source for k in ("max_steps", "max_run_tokens", "max_seconds", "max_cost_usd")
                           if getattr(budget, k) is not None}
         return budget
 
     @classmethod
     def from_policy(cls, policy: IntentPolicy, source: str = "intent tier", **options: Any) -> "RunBudget":
-        limits = LimitsDef(max_steps=policy.max_steps, max_tokens=policy.max_tokens,
+        limits = LimitsDef(max_steps=policy.max_steps, max_run_tokens=policy.max_run_tokens,
                            max_seconds=policy.max_seconds, max_cost_usd=policy.max_cost_usd)
         return cls.from_limits(limits, source, **options)
 
@@ -140,7 +142,7 @@ class RunBudget:
         tier = cls.from_policy(policy_for(intent), f"{intent} tier" if intent in TIERS else "general tier")
         mine = cls.from_limits(episode.limits)
         budget = cls(**options)
-        for name in ("max_steps", "max_tokens", "max_seconds", "max_cost_usd"):
+        for name in ("max_steps", "max_run_tokens", "max_seconds", "max_cost_usd"):
             a, b = getattr(mine, name), getattr(tier, name)
             value = _tighter(a, b)
             setattr(budget, name, value)
@@ -167,7 +169,7 @@ class RunBudget:
     def headroom(self, episode: Episode) -> dict[str, float]:
         """What is left of each limit (for a last answer, for a progress display)."""
         used = self.spent(episode)
-        left = {"steps": (self.max_steps, used.steps), "tokens": (self.max_tokens, used.tokens),
+        left = {"steps": (self.max_steps, used.steps), "tokens": (self.max_run_tokens, used.tokens),
                 "seconds": (self.max_seconds, used.seconds), "cost_usd": (self.max_cost_usd, used.cost_usd)}
         return {k: limit - spent for k, (limit, spent) in left.items() if limit is not None}
 
@@ -182,7 +184,7 @@ class RunBudget:
                     f"{self.max_steps}{self._by('max_steps')}")
         nxt = self.next_request(episode, messages)
         checks = (
-            (StopReason.TOKEN_BUDGET, "token budget", "max_tokens", used.tokens, nxt.tokens, _int),
+            (StopReason.TOKEN_BUDGET, "token budget", "max_run_tokens", used.tokens, nxt.tokens, _int),
             (StopReason.COST_BUDGET, "cost budget", "max_cost_usd", used.cost_usd, nxt.cost_usd, _usd),
             (StopReason.TIME_BUDGET, "time budget", "max_seconds", used.seconds, nxt.seconds, _sec),
         )
@@ -201,14 +203,13 @@ class RunBudget:
     # -- helpers ---------------------------------------------------------------------------------------
     def _over(self, reason: StopReason, label: str, name: str, spent: float, more: float, fmt: Any,
               what: str) -> Optional[Trip]:
+        """A trip when `more` does not fit what is left of the whole limit. The final-answer reserve is not
+        taken off here: refusing a request that fits would end a run the model might have finished."""
         limit = getattr(self, name)
-        if limit is None:
+        if limit is None or spent + more <= limit:
             return None
-        usable = limit * (1 - self.final_answer_share)
-        if spent + more <= usable:
-            return None
-        kept = f" (less {self.final_answer_share:.0%} kept for the final answer)" if self.final_answer_share else ""
-        return (reason, f"{label}: {fmt(spent)} used + ~{fmt(more)} for {what} > {fmt(limit)}{kept}{self._by(name)}")
+        return (reason, f"{label}: {fmt(spent)} used + ~{fmt(more)} for {what} > {fmt(limit)}{self._by(name)}")
+
 
     def _by(self, name: str) -> str:
         source = self.sources.get(name)
@@ -216,7 +217,7 @@ class RunBudget:
 
     def describe(self) -> str:
         parts = [f"max_steps {self.max_steps}" if self.max_steps is not None else None,
-                 f"max_tokens {_int(self.max_tokens)}" if self.max_tokens is not None else None,
+                 f"max_run_tokens {_int(self.max_run_tokens)}" if self.max_run_tokens is not None else None,
                  f"max_seconds {_sec(self.max_seconds)}" if self.max_seconds is not None else None,
                  f"max_cost_usd {_usd(self.max_cost_usd)}" if self.max_cost_usd is not None else None]
         return ", ".join(p for p in parts if p) or "no limits"

@@ -19,7 +19,10 @@ from typing import TYPE_CHECKING, Any
 from ..core.messages import SystemMessage
 from ..core.model import Model
 from ..sim.clock import SimClock
+from ..core.errors import ProviderError
 from ..wire.protocol import ProtocolError, check_wire_body, wire_module
+
+RETRY_AFTER = "__retry_after"  # carried from `_answer` to the response headers, never sent in the body
 
 if TYPE_CHECKING:
     import httpx2
@@ -79,12 +82,16 @@ class ScriptedServer:
         except ValueError:
             body = content.decode("utf-8", "replace")
         status, payload = self._answer(method, path, wire, headers, body)
+        extra = payload.pop(RETRY_AFTER, None)  # a scripted provider failure's Retry-After, sent as the header
         anthropic = (wire or _guess_wire(headers)) == "anthropic"
         if anthropic and status >= 400:
             payload["request_id"] = request_id  # Anthropic's error envelope carries it (provider-facts.md 4.3)
         self.exchanges.append(Exchange(method, path, wire, headers, body, status, payload))
         name = "request-id" if anthropic else "x-request-id"  # the header each SDK reads into err.request_id
-        return status, payload, {name: request_id}
+        response_headers = {name: request_id}
+        if extra is not None:
+            response_headers["retry-after"] = f"{extra:g}"
+        return status, payload, response_headers
 
     def _answer(self, method: str, path: str, wire: str | None, headers: dict[str, str],
                 body: Any) -> tuple[int, dict[str, Any]]:
@@ -118,6 +125,11 @@ class ScriptedServer:
             turn = self.model.complete(messages, tools, tool_choice=_tool_choice(wire, body))
         except ProtocolError as err:  # the model's own check (a ScriptedModel checks every request too)
             return 400, err.body
+        except ProviderError as err:  # a scripted fault: the real status and envelope (the SDK retries 408/429/5xx)
+            payload = err.body(wire)
+            if err.retry_after is not None:
+                payload[RETRY_AFTER] = err.retry_after
+            return err.status_code or 408, payload
         except Exception as err:  # a scripted model's own failure (e.g. ScriptExhausted) is a server error
             return 500, _kit_error(wire, "server", f"the model raised {type(err).__name__}: {err}")
         number = f"{len(self.exchanges) + 1:04d}"

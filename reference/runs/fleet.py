@@ -97,12 +97,12 @@ class Recommendation:
     p95_seconds: float
     p95_cost_usd: float
     max_steps: int
-    max_tokens: int
+    max_run_tokens: int
     max_seconds: float
     max_cost_usd: float
 
     def policy(self) -> IntentPolicy:
-        return IntentPolicy(self.max_steps, self.max_tokens, self.max_seconds, self.max_cost_usd,
+        return IntentPolicy(self.max_steps, self.max_run_tokens, self.max_seconds, self.max_cost_usd,
                             note=f"fitted on {self.scenario} ({self.runs} runs)")
 
 
@@ -152,7 +152,7 @@ class Fleet:
         return Recommendation(
             self.scenario.name, self.scenario.intent, len(self.runs), len(good), p_steps, p_tokens, p_seconds, p_cost,
             max_steps=max(p_steps + 1, math.ceil(p_steps * (1 + margin))),
-            max_tokens=int(round_up(p_tokens * (1 + margin) + output_reserve)),
+            max_run_tokens=int(round_up(p_tokens * (1 + margin) + output_reserve)),
             max_seconds=round_up(p_seconds * (1 + margin)),
             max_cost_usd=round_up(p_cost * (1 + margin) + reserve_cost))
 
@@ -220,7 +220,7 @@ def check_policy(scenario: Scenario | str, policy: IntentPolicy, runs: int = RUN
         done += completed(scenario, result)
         spend += result.cost_usd
         worst = max(worst, result.cost_usd)
-        over += ((policy.max_tokens is not None and result.usage.total_tokens > policy.max_tokens)
+        over += ((policy.max_run_tokens is not None and result.usage.total_tokens > policy.max_run_tokens)
                  or (policy.max_cost_usd is not None and result.cost_usd > policy.max_cost_usd)
                  or (policy.max_seconds is not None and result.sim_seconds > policy.max_seconds))
     return PolicyCheck(policy, runs, done / runs, dict(reasons.most_common()), spend, worst, over)

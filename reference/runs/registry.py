@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..core.result import RunResult
+from ..core.errors import ProviderError
+from ..core.result import RunResult, StopReason
 from ..design.runtime import ChecklistRuntime
 from ..harness.episode import Episode
 from ..loops.guarded import guarded_loop
@@ -21,7 +22,7 @@ def full_parts(episode: Episode) -> Parts:
     """Every part of lessons 2-5, configured for the episode's scenario and intent."""
     budget = RunBudget.for_episode(episode, final_answer_share=0.25)  # a quarter kept for the last answer
     return Parts(budget=budget, guard=LoopGuard.for_episode(episode), degrade=Degrader(budget=budget),
-                 executor=ResilientExecutor.for_episode(episode))
+                 executor=ResilientExecutor.for_episode(episode, max_seconds=budget.max_seconds))  # one time limit
 
 
 def guarded(episode: Episode, max_steps: int = 8) -> RunResult:
@@ -52,5 +53,12 @@ def get_loop(name: str) -> Loop:
 
 
 def run_loop(name: str, episode: Episode) -> RunResult:
+    """Run the named loop on the episode. A provider failure the loop let escape (the lesson-1 loop has no
+    handler for a 429 or a 529) is the run's outcome, not the caller's crash: it ends as `error`."""
     episode.loop_name = name
-    return get_loop(name)(episode, max_steps=episode.limits.max_steps)
+    try:
+        return get_loop(name)(episode, max_steps=episode.limits.max_steps)
+    except ProviderError as exc:
+        sent = episode.scripted.requests if episode.scripted else []
+        messages = list(sent[-1].messages) if sent else episode.initial_messages()
+        return episode.finish(StopReason.ERROR, messages, detail=f"the loop crashed: {type(exc).__name__} ({exc})")

@@ -9,7 +9,9 @@ from typing import Any, Callable
 from ..harness.episode import Episode
 from ..harness.trace import Trace
 from .registry import run_loop
+from ..core.messages import ToolMessage
 from ..core.result import RunResult, StopReason
+from ..core.toolresult import read_body
 from ..sim.scenario.schema import Bound, Scenario
 
 
@@ -24,8 +26,9 @@ def run(scenario: Scenario, loop: str = "react", *, seed: int | None = None,
         trace: str | Path | Trace | None = None) -> RunResult:
     """One run; with `trace` (a path, or a Trace of your own), its JSONL trace is written there (lesson 6)."""
     own = trace if isinstance(trace, Trace) else Trace(trace) if trace is not None else None
+    episode = Episode.from_scenario(scenario, seed=seed, trace=own)
     try:
-        return run_loop(loop, Episode.from_scenario(scenario, seed=seed, trace=own))
+        return run_loop(loop, episode)  # a provider failure the loop let escape ends the run as `error`
     finally:
         if own is not None and own is not trace:
             own.close()
@@ -34,7 +37,7 @@ def run(scenario: Scenario, loop: str = "react", *, seed: int | None = None,
 def within_budget(scenario: Scenario, result: RunResult) -> bool:
     """An answer that arrives after the user's budget ran out is not a completion."""
     limits = scenario.limits
-    return ((limits.max_tokens is None or result.usage.total_tokens <= limits.max_tokens)
+    return ((limits.max_run_tokens is None or result.usage.total_tokens <= limits.max_run_tokens)
             and (limits.max_seconds is None or result.sim_seconds <= limits.max_seconds)
             and (limits.max_cost_usd is None or result.cost_usd <= limits.max_cost_usd))
 
@@ -47,7 +50,8 @@ def completed(scenario: Scenario, result: RunResult) -> bool:
         return False
     if not within_budget(scenario, result):
         return False
-    return all(s.lower() in result.answer.lower() for s in scenario.expect.answer_contains)
+    return (all(s.lower() in result.answer.lower() for s in scenario.expect.answer_contains)
+            and not any(s.lower() in result.answer.lower() for s in scenario.expect.answer_not_contains))
 
 
 def _bound(name: str, value: float, bound: Bound | None) -> Check | None:
@@ -90,7 +94,61 @@ def evaluate(scenario: Scenario, result: RunResult) -> list[Check]:
         repeats = len(mine) - len(set(mine))
         checks.append(Check(f"must_not_repeat:{tool}", repeats == 0,
                             f"{tool} ran {repeats} repeated call(s) with identical arguments"))
+    checks += _visibility_checks(e, result) + _degraded_checks(e, result, len(ran))
     return [c for c in checks if c is not None]
+
+
+def model_visible(result: RunResult) -> str:
+    """Every text the model was sent or wrote in this run (tool results, interventions, the final note)."""
+    return "\n".join(getattr(m, "content", None) or getattr(m, "text", None) or "" for m in result.messages)
+
+
+def interventions(result: RunResult) -> list[str]:
+    """The loop guard's interventions, by pattern, in order (each a `loop_detected` tool result)."""
+    out = []
+    for m in result.messages:
+        body = read_body(m.content) if isinstance(m, ToolMessage) else None
+        if body and body.get("error_type") == "loop_detected":
+            out.append(str(body.get("pattern")))
+    return out
+
+
+def _visibility_checks(e: Any, result: RunResult) -> list[Check | None]:
+    seen, answer = model_visible(result), (result.answer or "").lower()
+    checks: list[Check | None] = [
+        Check(f"never_visible:{text}", text not in seen, f"{text!r} {'reached' if text in seen else 'never reached'}"
+              " the model") for text in e.never_visible]
+    checks += [Check(f"answer_contains:{t}", t.lower() in answer, f"the answer {'says' if t.lower() in answer else 'lacks'}"
+                     f" {t!r}") for t in e.answer_contains]
+    checks += [Check(f"answer_not_contains:{t}", t.lower() not in answer, f"the answer "
+                     f"{'says' if t.lower() in answer else 'does not say'} {t!r}") for t in e.answer_not_contains]
+    fired = interventions(result)
+    checks.append(_bound("interventions", len(fired), e.interventions))
+    for pattern in e.detectors_fired:
+        checks.append(Check(f"detectors_fired:{pattern}", pattern in fired or result.stop_reason.value == pattern,
+                            f"{pattern} fired" if pattern in fired else f"{pattern} never fired (fired: {fired})"))
+    return checks
+
+
+def _degraded_checks(e: Any, result: RunResult, executed: int) -> list[Check | None]:
+    checks: list[Check | None] = [_bound("tool_calls_executed", executed, e.tool_calls_executed)]
+    want = e.degraded
+    if want is None:
+        return checks
+    d = result.degraded
+    if d is None:
+        return checks + [Check("degraded", False, "the run has no degraded output")]
+    advice = [s.action for s in d.next_steps]
+    if want.advice is not None:
+        checks.append(Check("degraded.advice", advice[:1] == [want.advice], f"first advice {advice[:1]} "
+                            f"(expected {want.advice})"))
+    checks += [Check(f"degraded.not_advised:{a}", a not in advice, f"advice {advice}") for a in want.not_advised]
+    checks += [Check(f"degraded.unfinished:{item}", item in d.unfinished, f"unfinished {d.unfinished}")
+               for item in want.unfinished]
+    facts = json.dumps([[o.arguments, o.data] for o in d.obtained], ensure_ascii=False, default=str)
+    checks += [Check(f"degraded.not_obtained:{t}", t not in facts, f"{t!r} {'is' if t in facts else 'is not'} listed "
+                     "as an obtained fact") for t in want.not_obtained]
+    return checks
 
 
 def row(scenario: Scenario, result: RunResult) -> dict[str, Any]:

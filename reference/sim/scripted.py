@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import string
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..core.errors import ScriptExhausted
+from ..core.errors import ProviderError, ProviderTimeout, ScriptExhausted
 from . import tokens
 from .clock import SimClock
 from ..core.messages import AssistantMessage, Message, ToolCall, ToolMessage, ToolSpec
@@ -69,6 +70,7 @@ class ScriptedModel:
         self.cycle_position = 0
         self.reactions: list[tuple[int, ReactionDef]] = list(enumerate(self.spec.reactions))  # not yet fired
         self.fired: list[int] = []  # which reactions fired, by index in the scenario
+        self.failed: list[StepDef] = []  # the scripted provider failures played so far
         self.last_calls: tuple[ToolCall, ...] = ()
         self._wire: WireBuilder | None = None  # this conversation's requests, built and checked incrementally
         # drawn once, and only when asked for, so that runs without the policy keep their random sequence
@@ -89,6 +91,13 @@ class ScriptedModel:
             calls, text, answer, finish = (), None, self._answer_without_tools(messages), "stop"
         else:
             calls, text, answer, finish = self._next_step()
+        if finish == "fault":  # the provider failed: nothing billed, the time spent waiting is real
+            step = self.failed[-1]
+            if step.fault == "timeout":
+                self.clock.advance(step.timeout_seconds)
+                raise ProviderTimeout(step.retry_after_seconds, step.timeout_seconds)
+            self.clock.advance(self.spec.latency.base_seconds)
+            raise ProviderError(step.fault, step.retry_after_seconds)
         usage = Usage(tokens.built_tokens(built), tokens.output_tokens(answer if calls == () else text, calls))
         lat = self.spec.latency
         self.clock.advance(lat.base_seconds + lat.per_output_token_seconds * usage.output_tokens
@@ -124,6 +133,9 @@ class ScriptedModel:
             raise ScriptExhausted(
                 f"{self.label}: the model was called {len(self.requests)} times but its script has "
                 f"{len(self.plan)} step(s) and no cycle")
+        if step.fault is not None:
+            self.failed.append(step)
+            return (), None, None, "fault"
         if step.answer is not None:
             return (), None, step.answer, step.finish_reason or "stop"
         calls = tuple(ToolCall(c.id or self._new_id(), c.tool, self._arguments(c.arguments_text()))
@@ -192,7 +204,13 @@ def _matches(reaction: ReactionDef, result: ToolMessage) -> bool:
     when = reaction.when
     if when.is_error is not None and result.is_error != when.is_error:
         return False
-    if when.contains is not None and when.contains not in result.content:
+    text = result.content.casefold() if when.ignore_case else result.content
+    if when.contains is not None:
+        wanted = [when.contains] if isinstance(when.contains, str) else when.contains
+        if not any((w.casefold() if when.ignore_case else w) in text for w in wanted):
+            return False
+    if when.matches is not None and not re.search(when.matches, result.content,
+                                                  re.IGNORECASE if when.ignore_case else 0):
         return False
     if when.error_type is not None:
         wanted = [when.error_type] if isinstance(when.error_type, str) else when.error_type

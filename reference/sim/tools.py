@@ -114,20 +114,29 @@ class FakeTool:
         self.spec = spec
         self.clock = clock
         self.calls = 0
-        self._rule_hits: dict[int, int] = {}
+        self._rule_hits: dict[tuple[int, str], int] = {}
         self._rules = RuleIndex(spec.rules)
 
     def __call__(self, args: dict[str, Any]) -> ToolOutcome:
         self.calls += 1
         index = self._rules.first(args)
         if index is not None:
-            hit = self._rule_hits.get(index, 0)
-            self._rule_hits[index] = hit + 1
-            return self._play(self.spec.rules[index], hit, args)
+            rule = self.spec.rules[index]
+            return self._play(rule, self._position(index, rule, args), args)
         # no rule matched: the tool itself says so, as a real API would
         self.clock.advance(self.spec.latency_seconds)
         return ToolOutcome(False, error_type="not_found", http_status=404,
                            message=f"No result for {json.dumps(args, ensure_ascii=False, sort_keys=True)}.")
+
+    def _position(self, index: int, rule: Any, args: dict[str, Any]) -> int:
+        """Which of the rule's `results` this call gets (see RuleDef.advance)."""
+        if rule.advance == "time":  # the job moves on with the clock, however often it is polled
+            return int(self.clock.elapsed // rule.every_seconds)
+        key = (index, json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)
+               if rule.advance == "arguments" else "")
+        hit = self._rule_hits.get(key, 0)
+        self._rule_hits[key] = hit + 1
+        return hit
 
     def _play(self, rule: Any, hit: int, args: dict[str, Any]) -> ToolOutcome:
         latency = rule.latency_seconds if rule.latency_seconds is not None else self.spec.latency_seconds

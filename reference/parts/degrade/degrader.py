@@ -7,7 +7,7 @@ from typing import Any, Optional, Sequence
 from ...core.messages import Message, ToolMessage, UserMessage
 from ...core.model import Usage
 from ...core.result import StopReason
-from ...core.toolresult import to_json
+from ...core.toolresult import read_body, to_json
 from ...harness.episode import Episode
 from ...sim.scenario.schema import LimitsDef
 from ...sim.tokens import request_tokens
@@ -53,7 +53,7 @@ class Degrader:
 
     final_answer: bool = True
     reserve_fraction: float = 0.25
-    answer_tokens: int = 400  # what the final answer may take (a real request would set max_tokens)
+    answer_tokens: int = 400  # what the final answer may take (a real request sets it as max_tokens)
     answer_seconds: float = 10.0  # how long writing it may take: measure yours (p95 of final answers)
     clip_results: Optional[int] = None  # cut each tool result in the final request to this many characters
     budget: Any = None  # the run's budget, if it has `headroom(episode)` (lesson 2's RunBudget): what is
@@ -72,7 +72,7 @@ class Degrader:
         Steps are not scaled: the final answer is at most one extra, tool-less request."""
         keep = 1.0 - (self.reserve_fraction if self.final_answer else 0.0)
         return limits.model_copy(update={
-            "max_tokens": None if limits.max_tokens is None else max(1, int(limits.max_tokens * keep)),
+            "max_run_tokens": None if limits.max_run_tokens is None else max(1, int(limits.max_run_tokens * keep)),
             "max_cost_usd": None if limits.max_cost_usd is None else limits.max_cost_usd * keep,
             "max_seconds": None if limits.max_seconds is None else limits.max_seconds * keep,
         })
@@ -84,10 +84,13 @@ class Degrader:
         obtained, tried = gather(episode)
         done, unfinished = checklist(episode, obtained)
         tool_items = [i.item for i in episode.scenario.checklist if i.tool and i.item in unfinished]
-        degraded = Degraded(reason, detail, obtained, unfinished, next_steps(reason, unfinished, tool_items),
-                            done=done, tried=tried)
+        advice = next_steps(reason, unfinished, tool_items, retryable=getattr(trip, "retryable", None),
+                            retry_after=getattr(trip, "retry_after", None))  # a StopTrip knows the error's class
+        degraded = Degraded(reason, detail, obtained, unfinished, advice, done=done, tried=tried)
         degraded.answer = degraded.render()
-        if self.final_answer:
+        if self.final_answer and getattr(trip, "model_failed", False):  # the service said wait: do not ask it again
+            degraded.final = FinalCall("skipped", "the model service failed; it is not asked again now")
+        elif self.final_answer:
             self._final(episode, messages, degraded)
         return degraded
 
@@ -102,22 +105,28 @@ class Degrader:
 
     def headroom(self, episode: Episode) -> dict[str, float]:
         """What is left of each limit: the budget's own view if it has one, else the scenario's limits
-        minus what the ledger has spent. Steps are not counted: the final answer is one extra request."""
-        if self.budget is not None and hasattr(self.budget, "headroom"):
-            return dict(self.budget.headroom(episode))
+        minus what the ledger has spent. Steps too: the final answer is one of the run's steps, paid from
+        the same limit (the loop's own, `episode.max_steps`, when it is tighter)."""
         limits, ledger = episode.limits, episode.ledger
-        left = {"tokens": (limits.max_tokens, ledger.usage.total_tokens),
-                "cost_usd": (limits.max_cost_usd, ledger.cost_usd),
-                "seconds": (limits.max_seconds, episode.clock.elapsed)}
-        return {k: limit - spent for k, (limit, spent) in left.items() if limit is not None}
+        if self.budget is not None and hasattr(self.budget, "headroom"):
+            left = dict(self.budget.headroom(episode))
+        else:
+            spent = {"tokens": (limits.max_run_tokens, ledger.usage.total_tokens),
+                     "cost_usd": (limits.max_cost_usd, ledger.cost_usd),
+                     "seconds": (limits.max_seconds, episode.clock.elapsed)}
+            left = {k: limit - used for k, (limit, used) in spent.items() if limit is not None}
+        step_limits = [n for n in (episode.max_steps, limits.max_steps) if n is not None]
+        steps = min(step_limits) - len(ledger.steps)
+        left["steps"] = min(left.get("steps", steps), steps)
+        return left
 
     def room(self, episode: Episode, estimate: dict[str, float]) -> Optional[str]:
         """Why the call does not fit in what is left of the limits (None if it fits)."""
         left = self.headroom(episode)
-        need = {"tokens": estimate["input_tokens"] + estimate["output_tokens"], "cost_usd": estimate["cost_usd"],
-                "seconds": estimate["seconds"]}
-        fmt = {"tokens": "{:,.0f} tokens", "cost_usd": "${:.4f}", "seconds": "{:.1f} s"}
-        for name in ("tokens", "cost_usd", "seconds"):
+        need = {"steps": 1, "tokens": estimate["input_tokens"] + estimate["output_tokens"],
+                "cost_usd": estimate["cost_usd"], "seconds": estimate["seconds"]}
+        fmt = {"steps": "{:.0f} step", "tokens": "{:,.0f} tokens", "cost_usd": "${:.4f}", "seconds": "{:.1f} s"}
+        for name in ("steps", "tokens", "cost_usd", "seconds"):
             if name in left and need[name] > left[name]:
                 have = fmt[name].format(left[name]) if left[name] > 0 else "nothing"
                 return f"needs ~{fmt[name].format(need[name])}, {have} left"
@@ -127,13 +136,22 @@ class Degrader:
         if degraded.stop_reason is StopReason.ERROR:
             degraded.final = FinalCall("skipped", "the run stopped on a provider error; do not call it again")
             return
+        if degraded.stop_reason is StopReason.CANCELLED:
+            degraded.final = FinalCall("skipped", "the user pressed stop: nothing more is spent")
+            return
         if not degraded.obtained:
             degraded.final = FinalCall("skipped", "nothing was obtained: there is nothing to write an answer from")
             return
         note = UserMessage(FINAL_NOTE.format(why=WHY.get(degraded.stop_reason, degraded.stop_reason.value)))
-        request = [*(clipped(messages, self.clip_results) if self.clip_results else messages), note]
-        estimate = self.estimate(episode, request)
-        too_big = self.room(episode, estimate)
+        # the reserve decides whether the last answer is made, and how much of the results it quotes: the
+        # whole history if it fits what is left, else results cut shorter and shorter (never the ids)
+        history = briefed(messages)  # errors and interventions were for the loop; here only their gist
+        for clip in [self.clip_results] if self.clip_results else [None, *AUTO_CLIPS]:
+            request = [*(clipped(history, clip) if clip else history), note]
+            estimate = self.estimate(episode, request)
+            too_big = self.room(episode, estimate)
+            if not too_big:
+                break
         if too_big:
             degraded.final = FinalCall("skipped", "over budget: " + too_big, estimate)
             return
@@ -164,6 +182,29 @@ class Degrader:
             return
         degraded.final = FinalCall("used", "written from the tool results", estimate, actual)
         degraded.answer = text + "\n\n" + degraded.render(headline=False, found=False)
+
+
+AUTO_CLIPS = (2000, 600, 200)  # characters per tool result, tried in turn when the whole history does not fit
+
+
+def briefed(messages: Sequence[Message]) -> list[Message]:
+    """The history with each error result cut to its gist (`ok`, `error_type`, the guard's `pattern`, the
+    first sentence of `message`): the options and instructions told the model how to go on, and it is
+    not going on. The last request is paid like any other, so it should not pay for them again."""
+    out: list[Message] = []
+    for m in messages:
+        body = read_body(m.content) if isinstance(m, ToolMessage) and m.is_error else None
+        if body is not None and len(m.content) > BRIEF_CHARS:
+            gist = {k: body[k] for k in ("ok", "error_type", "pattern") if k in body}
+            message = body.get("message") or body.get("evidence")
+            if isinstance(message, str):
+                gist["message"] = message.split(". ")[0][:BRIEF_CHARS]
+            m = ToolMessage(m.call_id, to_json(gist), is_error=True)
+        out.append(m)
+    return out
+
+
+BRIEF_CHARS = 120
 
 
 def clipped(messages: Sequence[Message], limit: int) -> list[Message]:

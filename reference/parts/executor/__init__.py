@@ -7,10 +7,12 @@ The package, by job, each module importing only those above it:
     redaction.py  what a tool's own text may show the model (`safe_text` fails closed)
     translate.py  a failure as an error body the model can act on: argument help, examples, what next
     schema.py     checking arguments against the tool's JSON Schema (`jsonschema`, imported on first use)
+    retries.py    when to wait and try again, given what is left of the budget (tools and model requests)
     executor.py   ResilientExecutor, the `executor` part: retries in code, circuit breakers
 
     parts = Parts(executor=ResilientExecutor.for_episode(episode))
 """
-from .executor import ResilientExecutor, RetryPolicy, ToolAttempt
+from .executor import ResilientExecutor, ToolAttempt
+from .retries import RetryPolicy
 
 __all__ = ["ResilientExecutor", "RetryPolicy", "ToolAttempt"]

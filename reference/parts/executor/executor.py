@@ -32,28 +32,12 @@ from ...core.messages import ToolCall, ToolMessage, ToolSpec
 from ...core.result import StopReason
 from ...core.toolresult import to_json
 from ...harness.episode import Episode
-from ...loops.hooks import Trip
+from ...loops.hooks import StopTrip, Trip
 from . import translate
+from .redaction import scrub
+from .retries import RetryPolicy, decide, time_left
 from .schema import Validators
 from .taxonomy import KINDS, Failure, classify_exception, classify_outcome
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    max_attempts: int = 3  # attempts per call, the first included
-    base_seconds: float = 0.5  # the first backoff, before jitter
-    multiplier: float = 2.0
-    max_backoff_seconds: float = 8.0
-    # The longest single wait we accept (Retry-After included). For comparison, provider-facts notes
-    # that the openai SDK (3.57) does not retry when Retry-After is over 120 s, while the anthropic
-    # SDK (2.14) waits whatever it is told. Inside one agent run, a minute is already a lot.
-    max_wait_seconds: float = 60.0
-
-    def backoff(self, attempt: int, rng: random.Random) -> float:
-        """Wait after failed attempt number `attempt` (1-based): exponential, capped, "equal jitter"
-        (half fixed, half random) so that many clients retrying at once do not stay in step."""
-        ceiling = min(self.max_backoff_seconds, self.base_seconds * self.multiplier ** (attempt - 1))
-        return ceiling / 2 + rng.uniform(0, ceiling / 2)
 
 
 @dataclass
@@ -74,6 +58,7 @@ class ResilientExecutor:
     failure_threshold: int = 2  # failed calls in a row (each already retried) before the circuit opens
     max_same_rejections: int = 3  # the same rejected call this many times stops the run
     max_seconds: Optional[float] = None  # the run's time budget
+    requests_after: int = 2  # model requests whose time a retry must leave: the next one and the final answer
     allowed_tools: Optional[set[str]] = None  # offer only these (intent-based tool loading); None: all
     seed: str = "0"
     validate: bool = True  # check arguments against the tool's JSON Schema
@@ -90,6 +75,7 @@ class ResilientExecutor:
         self._offered: Optional[set[str]] = None  # names offered in the latest request
         self._trip: Optional[Trip] = None
         self._validators = Validators()
+        self.model_retries = 0  # model requests sent again after a provider failure
 
     @classmethod
     def for_episode(cls, episode: Episode, **overrides: Any) -> "ResilientExecutor":
@@ -132,8 +118,34 @@ class ResilientExecutor:
         needed = self.needed_tools(episode)
         if set(self.withdrawn) >= names or (needed and needed <= set(self.withdrawn)):
             which = "; ".join(f"{t} {why}" for t, why in self.withdrawn.items())
-            return (StopReason.CIRCUIT_OPEN, f"{which}; no tool the task still needs is left")
+            heals = all(KINDS.get(why.rsplit("last: ", 1)[-1], KINDS["internal_error"]).retryable
+                        for why in self.withdrawn.values())  # timeouts may heal; a bug does not
+            return StopTrip(StopReason.CIRCUIT_OPEN, f"{which}; no tool the task still needs is left",
+                            retryable=heals)
         return None
+
+    def after_model_failure(self, episode: Episode, exc: BaseException, attempt: int) -> Optional[Trip]:
+        """The model request failed (429, 5xx, 529, a timeout): wait and let the loop send it again (None),
+        or say why the run stops. The same rule as a tool's retries (retries.py)."""
+        failure = classify_exception(exc)
+        status = f"HTTP {failure.http_status} " if failure.http_status else ""
+        what = f"the model request failed ({status}{failure.error_type})"
+        decision = decide(failure, attempt, self.policy, self.rng,
+                          time_left(episode, self.max_seconds, self.requests_after), 0.0)
+        episode.trace.event("model_failure", attempt=attempt, error_type=failure.error_type,
+                            retry_after=failure.retry_after, wait=decision.wait)
+        if decision.wait is not None:
+            self.model_retries += 1
+            if episode.wait(decision.wait):
+                return None
+            return StopTrip(StopReason.CANCELLED, "the user pressed stop during a retry wait")
+        if decision.stop:
+            return StopTrip(StopReason.TIME_BUDGET, f"{what}: {decision.gave_up}; retry after "
+                            f"{failure.retry_after:g} s", retryable=True, retry_after=failure.retry_after, model_failed=True)
+        if not failure.retryable:
+            return StopTrip(StopReason.ERROR, f"{what}; it is not retryable", retryable=False, model_failed=True)
+        return StopTrip(StopReason.ERROR, f"{what} {attempt} time{'s' if attempt > 1 else ''}; {decision.gave_up}",
+                        retryable=True, retry_after=failure.retry_after, model_failed=True)
 
     # -- one call -------------------------------------------------------------------------------
     def _execute(self, episode: Episode, call: ToolCall) -> ToolMessage:
@@ -145,7 +157,11 @@ class ResilientExecutor:
         if failure is None:
             self._consecutive[call.name] = 0
             self._succeeded.append((call.name, args))
-            return ToolMessage(call.id, outcome.to_content())
+            data, found = scrub(outcome.data)  # a success may carry a key or a stack trace too
+            if found:
+                episode.ledger.count_redactions(found)
+                episode.trace.event("redacted", call_id=call.id, tool=call.name, kinds=dict(found))
+            return ToolMessage(call.id, to_json({"ok": True, "data": data}))
         body = translate.failure_body(call, failure, schema=self._schema(episode, call.name), attempts=attempts,
                                       alternatives=self._alternatives(episode, call.name), gave_up=gave_up,
                                       clock_today=episode.clock.today())
@@ -174,18 +190,21 @@ class ResilientExecutor:
             if failure is None:
                 return outcome, None, number, None
             record.error_type = failure.error_type
-            if not failure.retryable:
-                return outcome, failure, number, None
-            if number == self.policy.max_attempts:
-                return outcome, failure, number, "no attempts left"
-            wait = failure.retry_after if failure.retry_after is not None else self.policy.backoff(number, self.rng)
-            if wait > self.policy.max_wait_seconds:
-                return outcome, failure, number, f"waiting {wait:g} s is longer than this run can wait"
             took = episode.clock.elapsed - started
-            if self.max_seconds is not None and episode.clock.elapsed + wait + took > self.max_seconds:
-                return outcome, failure, number, "another attempt would not fit in the run's time budget"
-            episode.clock.sleep(wait)  # simulated: the run's time passes, the test's does not
-            record.waited_after = wait
+            decision = decide(failure, number, self.policy, self.rng,
+                              time_left(episode, self.max_seconds, self.requests_after), took)
+            if decision.stop and self._trip is None:  # waiting that long is not an option: end the run
+                self._trip = StopTrip(StopReason.TIME_BUDGET, f"'{call.name}' {failure.kind.summary}: "
+                                      f"{decision.gave_up}; retry after {failure.retry_after:g} s",
+                                      retryable=True, retry_after=failure.retry_after)
+            if decision.wait is None:
+                return outcome, failure, number, decision.gave_up
+            before = episode.clock.elapsed
+            if not episode.wait(decision.wait):  # simulated; the user may press stop while we wait
+                self._trip = self._trip or StopTrip(StopReason.CANCELLED, "the user pressed stop during a retry wait")
+                record.waited_after = episode.clock.elapsed - before
+                return outcome, failure, number, "the user pressed stop"
+            record.waited_after = decision.wait
         raise AssertionError("unreachable: the last attempt always returns")
 
     def _check_call(self, episode: Episode, call: ToolCall) -> Optional[tuple[str, str, dict[str, Any]]]:
@@ -236,6 +255,7 @@ class ResilientExecutor:
         count = self._consecutive[call.name]
         self.withdrawn[call.name] = f"withdrawn after {count} failed calls in a row, last: {failure.error_type}"
         body["error_type"] = "circuit_open"
+        body["retryable"] = False
         body["cause"] = failure.error_type
         body["message"] += (f" '{call.name}' has now failed {count} calls in a row and is withdrawn for the rest of "
                             "this run.")

@@ -40,33 +40,30 @@ class Kind:
     instruction: str  # what the model should do next
 
 
-_GAVE_UP = ("It was already retried automatically. Do not call it again with the same arguments now: use an "
-            "alternative tool if one is listed, or answer with what you have and say what is missing.")
-WITHOUT_IT = "Use an alternative tool if one is listed, or answer with what you have and say what is missing."
+# Short on purpose: the model reads every error on every later request, so each word is paid for again
+# and again (issue 8: the guarded loop stays within 1.1x the naive loop's tokens + 300).
+_GAVE_UP = "Already retried. Do not call it again now: use another tool, or answer with what you have."
+WITHOUT_IT = "Use another tool if one is listed, or answer with what you have and say what is missing."
 
 KINDS: dict[str, Kind] = {
-    "timeout": Kind(True, True, "did not answer in time", _GAVE_UP),
-    "connection_error": Kind(True, True, "could not be reached (the connection failed)", _GAVE_UP),
-    "rate_limited": Kind(True, True, "is rate-limited (too many requests)", _GAVE_UP),
-    "unavailable": Kind(True, True, "is temporarily unavailable (a server error on its side)", _GAVE_UP),
-    "internal_error": Kind(False, True, "failed with an internal error. This was not caused by your arguments, "
-                                        "and calling it again will not help", WITHOUT_IT),
-    "invalid_argument": Kind(False, False, "rejected the arguments",
-                             "Correct the arguments as described and call the tool again."),
-    "permission_denied": Kind(False, False, "refused the request: it is not permitted",
-                              "Do not call it again: the same request will be refused. Tell the user what could "
-                              "not be done, or use an alternative tool if one is listed."),
-    "not_found": Kind(False, False, "found nothing for these arguments",
-                      "Check the arguments (spelling, id, date). If they are right, tell the user that nothing "
-                      "was found: the same call returns the same answer."),
-    "rejected": Kind(False, False, "understood the request and refused it (a business rule)",
-                     "The same request will be refused again. Tell the user the reason, or change the request "
-                     "if the reason says how."),
-    "invalid_json": Kind(False, False, "was called with arguments that are not a valid JSON object",
-                         "Send the arguments again as one JSON object that matches the tool's schema."),
+    "timeout": Kind(True, True, "timed out", _GAVE_UP),
+    "connection_error": Kind(True, True, "could not be reached", _GAVE_UP),
+    "rate_limited": Kind(True, True, "is rate-limited", _GAVE_UP),
+    "unavailable": Kind(True, True, "is temporarily unavailable", _GAVE_UP),
+    "internal_error": Kind(False, True, "failed with an internal error (not your arguments; a retry will not help)",
+                           WITHOUT_IT),
+    "invalid_argument": Kind(False, False, "rejected the arguments", "Correct the arguments and call it again."),
+    "permission_denied": Kind(False, False, "refused: not permitted",
+                              "Do not call it again. Tell the user what could not be done."),
+    "not_found": Kind(False, False, "found nothing",
+                      "Check the arguments; if they are right, tell the user nothing was found."),
+    "rejected": Kind(False, False, "refused the request (a business rule)",
+                     "The same request will be refused again: tell the user why, or change it as the reason says."),
+    "invalid_json": Kind(False, False, "got arguments that are not a JSON object",
+                         "Send the arguments as one JSON object matching the tool's schema."),
     "unknown_tool": Kind(False, False, "does not exist", "Call one of the available tools, by its exact name."),
     "tool_not_offered": Kind(False, False, "is not offered in this run", "Call one of the tools offered in this run."),
-    "circuit_open": Kind(False, False, "has been withdrawn for the rest of this run after repeated failures",
+    "circuit_open": Kind(False, False, "is withdrawn for the rest of this run after repeated failures",
                          "Do not call it again. " + WITHOUT_IT),
 }
 RETRYABLE = frozenset(t for t, k in KINDS.items() if k.retryable)
@@ -130,15 +127,73 @@ def classify_exception(exc: BaseException) -> Failure:
     return Failure("internal_error", exception=name)
 
 
-def business_failure(data: Any) -> Optional[Failure]:
-    """HTTP 200 whose body says it failed: `success: false` (or `ok: false`). The explicit flags only:
-    a job whose *status* is "failed" is data about the job, not a failed call."""
-    if isinstance(data, dict) and (data.get("success") is False or data.get("ok") is False):
-        detail = data.get("error_message") or data.get("message") or data.get("error")
-        code = data.get("error_code") or data.get("code")
-        return Failure("rejected", http_status=200, detail=detail if isinstance(detail, str) else None,
-                       error_code=str(code) if code is not None else None)
+ENVELOPES = ("response", "data", "result", "body", "payload")  # keys a service wraps its answer in
+FAILED_STATUSES = frozenset({"failed", "failure", "error"})
+STATUS_REPORT = frozenset({"status", "state", "message", "error", "errors", "error_code", "error_message", "code",
+                           "reason", "reason_code", "detail", "details", "request_id", "trace_id", "timestamp"})
+
+
+def business_failure(data: Any, depth: int = 0) -> Optional[Failure]:
+    """HTTP 200 whose body says the call failed. The rule, in order:
+
+    1. an explicit flag: `success: false` or `ok: false` (at the top, or in an envelope, rule 4);
+    2. GraphQL: a response of only `errors` (a non-empty list of objects with a `message`), `data` null
+       or absent, and `extensions`. Errors *with* data are a partial success: the data is kept; an
+       `errors` field among other fields (a log's error lines) is data;
+    3. a status report: a `status` (or `state`) of FAILED / FAILURE / ERROR (any case), or a non-empty
+       `error`, in an object that holds nothing but the report (status, message, error, code, reason,
+       ids...; a field that is null or empty does not count: `{"refund_id": null, "status": "FAILED"}`
+       made no refund). An object with other fields, `{"job_id": "j1", "status": "failed"}`, is data
+       about a job, not a failed call;
+    4. the same rules inside one envelope, `{"response": {...}}`, `{"data": {...}}` (result, body,
+       payload), up to three deep.
+    The message and the code are read from the body or from its `error` object."""
+    if not isinstance(data, dict) or depth > 3:
+        return None
+    errors = data.get("errors")
+    failed = (data.get("success") is False or data.get("ok") is False
+              or (_graphql_errors(errors) and data.get("data") is None and set(data) <= {"errors", "data", "extensions"})
+              or ((_failed_status(data) or data.get("error") not in (None, "", {}, [], False))
+                  and _only_a_report(data)))
+    if failed:
+        return _failure_from(data)
+    for key in ENVELOPES:
+        inner = data.get(key)
+        if isinstance(inner, dict):
+            found = business_failure(inner, depth + 1)
+            if found:
+                return found
     return None
+
+
+def _only_a_report(data: dict[str, Any]) -> bool:
+    """Nothing but the report: every other field is empty (`{"refund_id": null, "status": "FAILED"}` made
+    no refund; `{"job_id": "j1", "status": "failed"}` is a job that exists and failed)."""
+    return all(key in STATUS_REPORT or value in (None, "", [], {}) for key, value in data.items())
+
+
+def _graphql_errors(errors: Any) -> bool:
+    """GraphQL's error list: each entry an object with a `message` (a list of log lines is not one)."""
+    return isinstance(errors, list) and bool(errors) and all(isinstance(e, dict) and "message" in e for e in errors)
+
+
+def _failed_status(data: dict[str, Any]) -> bool:
+    status = data.get("status", data.get("state"))
+    return isinstance(status, str) and status.strip().lower() in FAILED_STATUSES
+
+
+def _failure_from(data: dict[str, Any]) -> Failure:
+    error = data.get("error")
+    errors = data.get("errors")
+    first = error if isinstance(error, dict) else errors[0] if isinstance(errors, list) and errors and \
+        isinstance(errors[0], dict) else {}
+    detail = (data.get("error_message") or data.get("message") or data.get("reason") or data.get("detail")
+              or first.get("message") or (error if isinstance(error, str) else None))
+    extensions = first.get("extensions")  # GraphQL puts its code there
+    code = (data.get("error_code") or data.get("code") or data.get("reason_code") or first.get("code")
+            or (extensions.get("code") if isinstance(extensions, dict) else None) or first.get("type"))
+    return Failure("rejected", http_status=200, detail=detail if isinstance(detail, str) else None,
+                   error_code=str(code) if code is not None and not isinstance(code, (dict, list)) else None)
 
 
 def classify_outcome(outcome: ToolOutcome) -> Optional[Failure]:

@@ -19,7 +19,9 @@ def explained(error_type: str, message: str, **fields: Any) -> dict[str, Any]:
     to do next."""
     fields = {k: v for k, v in fields.items() if v not in (None, [], "")}
     fields.setdefault("instruction", KINDS[error_type].instruction if error_type in KINDS else WITHOUT_IT)
-    return error_body(error_type, message, **fields)
+    # the label survives translation: the model (and the guard, which never counts a retry after a
+    # retryable error as a loop) read the error's class here
+    return error_body(error_type, message, retryable=error_type in KINDS and KINDS[error_type].retryable, **fields)
 
 
 def error_message(call: ToolCall, error_type: str, message: str, **fields: Any) -> ToolMessage:
@@ -45,12 +47,12 @@ def failure_body(call: ToolCall, failure: Failure, *, schema: Optional[dict[str,
     message = f"'{call.name}' {kind.summary}."
     detail = safe_text(failure.detail)
     if detail:
-        message += f" The service said: {detail}"
+        message += f" It said: {detail}"
     fields: dict[str, Any] = {}
     if failure.error_type == "rejected":
         fields["error_code"] = safe_code(failure.error_code)
     if failure.retryable:  # the code already retried: tell the model it should not
-        message += f" Tried {attempts} time{'s' if attempts != 1 else ''}" + (f"; {gave_up}" if gave_up else "") + "."
+        message += f" Tried {attempts}x" + (f"; {gave_up}" if gave_up and gave_up != "no attempts left" else "") + "."
         fields["attempts"] = attempts
         if failure.retry_after is not None:
             fields["retry_after"] = failure.retry_after

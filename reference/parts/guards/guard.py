@@ -236,7 +236,9 @@ class LoopGuard:
                             ("answered the call without running it" if not_run else "wrapped the result")})
         message = ToolMessage(call.id, to_json(body), is_error=True)
         if stopping:
-            detail = f"{d.pattern}: the model carried on after {warned}. {d.evidence}"
+            # the detail is for the user and support: the evidence without the note addressed to the model
+            evidence = d.evidence.replace(" Your last two messages are", " The model's last two messages were")
+            detail = f"{d.pattern}: the model carried on after {warned}. {evidence}"
             return Verdict("stop", message=message, trip=(STOP_REASONS[d.pattern], detail))
         return Verdict("intervene", message=message)
 

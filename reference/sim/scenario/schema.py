@@ -14,6 +14,8 @@ from ..clock import parse_start
 from .schema_script import ModelDef
 from .schema_tools import Integer, Number, Strict, ToolDef
 
+NEXT_ACTIONS = ("narrow", "rephrase", "retry_later", "hand_over")  # parts/degrade/next_steps.py, the same four
+
 # The trajectory shapes of lesson 6 (reference/diagnosis/shapes.py): what the naive loop's run looks like
 SHAPES = ("repeat", "cycle", "rephrase", "blowup", "error_storm", "drift", "polling", "healthy")
 DEFAULT_SYSTEM = ("You are a helpful assistant. Use the tools when you need facts; "
@@ -31,9 +33,23 @@ class ChecklistItem(Strict):
 
 class LimitsDef(Strict):
     max_steps: Integer = Field(8, ge=1, le=10_000)
-    max_tokens: Optional[Integer] = Field(None, ge=1)
+    max_run_tokens: Optional[Integer] = Field(None, ge=1)
     max_seconds: Optional[Number] = Field(None, gt=0)
     max_cost_usd: Optional[Number] = Field(None, gt=0)
+
+
+class CancelDef(Strict):
+    """The user presses stop: at a simulated second, or once a number of model requests are done.
+    A loop that honours it checks between steps and while it waits to retry."""
+
+    at_seconds: Optional[Number] = Field(None, ge=0)
+    after_step: Optional[Integer] = Field(None, ge=0, le=10_000)
+
+    @model_validator(mode="after")
+    def _one(self) -> "CancelDef":
+        if (self.at_seconds is None) == (self.after_step is None):
+            raise ValueError("give exactly one of 'at_seconds' or 'after_step'")
+        return self
 
 
 class Bound(Strict):
@@ -45,6 +61,15 @@ class Bound(Strict):
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError(f"min ({self.min:g}) is greater than max ({self.max:g}): the bound can never hold")
         return self
+
+
+class DegradedExpect(Strict):
+    """Checks on the degraded output of a run that did not complete."""
+
+    advice: Optional[Literal[NEXT_ACTIONS]] = Field(None, description="the first thing the user is advised to do")
+    not_advised: list[Literal[NEXT_ACTIONS]] = Field(default_factory=list)
+    unfinished: list[str] = Field(default_factory=list, description="items that must be listed as unfinished")
+    not_obtained: list[str] = Field(default_factory=list, description="texts no obtained fact may hold")
 
 
 class ExpectDef(Strict):
@@ -61,6 +86,12 @@ class ExpectDef(Strict):
     must_call: list[str] = Field(default_factory=list)
     must_not_repeat: list[str] = Field(default_factory=list)
     answer_contains: list[str] = Field(default_factory=list)
+    answer_not_contains: list[str] = Field(default_factory=list)
+    never_visible: list[str] = Field(default_factory=list, description="texts no message the model reads may hold")
+    tool_calls_executed: Optional[Bound] = None
+    interventions: Optional[Bound] = None
+    detectors_fired: list[str] = Field(default_factory=list)
+    degraded: Optional[DegradedExpect] = None
 
     @field_validator("stop_reason")
     @classmethod
@@ -88,6 +119,7 @@ class Scenario(Strict):
     shape: Optional[Literal[SHAPES]] = Field(None, description="the trajectory shape the naive loop shows (lesson 6)")
     checklist: list[ChecklistItem] = Field(default_factory=list)
     limits: LimitsDef = LimitsDef()
+    cancel: Optional[CancelDef] = Field(None, description="the user presses stop (lesson 4's cancel exit)")
     tools: list[ToolDef] = Field(min_length=1)
     model: ModelDef
     expect: ExpectDef
@@ -145,6 +177,12 @@ class Scenario(Strict):
                     if not ok:
                         where.append(f"{place}.{'call' if step.call is not None else f'calls[{j}]'}.raw_args")
         return where
+
+    @property
+    def provider_faults(self) -> bool:
+        """Does the model's script fail some requests (429, 5xx, a timeout)? The lesson-1 loop lets that
+        exception escape: it crashes, as a loop without a try does against a real provider."""
+        return any(step.fault is not None for _, step in self.all_steps())
 
     @property
     def wires(self) -> tuple[str, ...]:

@@ -9,7 +9,7 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import Field, model_validator
 
-from .schema_tools import Integer, Number, Strict
+from .schema_tools import Integer, Number, Strict, check_regex
 
 
 class CallDef(Strict):
@@ -30,24 +30,34 @@ class CallDef(Strict):
         return json.dumps(self.args or {}, ensure_ascii=False)
 
 
+MODEL_FAULTS = ("rate_limit", "server_error", "overloaded", "timeout")  # HTTP 429, 500, 529, no answer in time
+
+
 class StepDef(Strict):
-    """One model turn: tool calls (with optional text), or a final answer."""
+    """One model turn: tool calls (with optional text), a final answer, or a provider failure (`fault`)."""
 
     calls: Optional[list[CallDef]] = Field(None, min_length=1)
     call: Optional[CallDef] = None
     text: Optional[str] = None
     answer: Optional[str] = None
+    fault: Optional[Literal[MODEL_FAULTS]] = Field(None, description="the request fails as the provider's would")
+    retry_after_seconds: Optional[Number] = Field(None, ge=0, description="with a fault: the Retry-After it sends")
+    timeout_seconds: Number = Field(30.0, gt=0, le=3600, description="with fault: timeout, how long it hangs")
     finish_reason: Optional[Literal["stop", "length", "refusal"]] = None
     repeat: Integer = Field(1, ge=1, le=1000)
 
     @model_validator(mode="after")
     def _shape(self) -> "StepDef":
-        kinds = [k for k in ("calls", "call", "answer") if getattr(self, k) is not None]
+        kinds = [k for k in ("calls", "call", "answer", "fault") if getattr(self, k) is not None]
         if len(kinds) != 1:
-            raise ValueError("a step needs exactly one of 'calls', 'call' or 'answer', got "
+            raise ValueError("a step needs exactly one of 'calls', 'call', 'answer' or 'fault', got "
                              + (" and ".join(f"'{k}'" for k in kinds) or "none of them"))
         if self.answer is not None and self.text is not None:
             raise ValueError("'text' goes with tool calls; an answer step has only 'answer'")
+        if self.fault is None and self.retry_after_seconds is not None:
+            raise ValueError("'retry_after_seconds' goes with 'fault' (a provider failure)")
+        if self.fault is not None and (self.text is not None or self.finish_reason is not None):
+            raise ValueError("a 'fault' step is a failed request: it has no 'text' or 'finish_reason'")
         return self
 
     @property
@@ -56,16 +66,22 @@ class StepDef(Strict):
 
 
 class WhenDef(Strict):
-    """Matches a tool result that answered the model's previous turn."""
+    """Matches a tool result that answered the model's previous turn. Every condition given must hold;
+    `contains` is a text or a list of texts (any of them), `matches` a regular expression searched in
+    the result's text; `ignore_case` applies to both."""
 
     error_type: Optional[Union[str, list[str]]] = None
-    contains: Optional[str] = None
+    contains: Optional[Union[str, list[str]]] = None
+    matches: Optional[str] = None
+    ignore_case: bool = False
     is_error: Optional[bool] = None
 
     @model_validator(mode="after")
     def _some(self) -> "WhenDef":
-        if self.error_type is None and self.contains is None and self.is_error is None:
-            raise ValueError("give at least one of 'error_type', 'contains', 'is_error'")
+        if self.error_type is None and self.contains is None and self.matches is None and self.is_error is None:
+            raise ValueError("give at least one of 'error_type', 'contains', 'matches', 'is_error'")
+        if self.matches is not None:
+            check_regex(self.matches, "matches")
         return self
 
 

@@ -4,6 +4,7 @@ Part of the scenario format (docs/scenarios.md); `schema.py` assembles the whole
 """
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal, Optional
 
 from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator, model_validator
@@ -40,23 +41,68 @@ class ResultDef(Strict):
                                           description="output grows by this many characters per call")
 
 
+MAX_PATTERN_CHARS = 500
+
+
+def check_regex(pattern: str, where: str) -> re.Pattern[str]:
+    """A scenario's regular expression, compiled, or a clear error (a bad or huge pattern is refused)."""
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise ValueError(f"{where}: a pattern is at most {MAX_PATTERN_CHARS} characters, got {len(pattern)}")
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"{where}: {pattern!r} is not a valid regular expression ({exc})") from None
+
+
+def _matcher(value: Any) -> Optional[str]:
+    """'any_of' or 'regex' when `value` is a matcher ({any_of: [...]} or {regex: "..."}), else None."""
+    if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in ("any_of", "regex"):
+        return next(iter(value))
+    return None
+
+
+def value_matches(wanted: Any, got: Any) -> bool:
+    """One argument against its `when` entry: equal, one of `any_of`, or `regex` searched in its text."""
+    kind = _matcher(wanted)
+    if kind == "any_of":
+        return any(got == v for v in wanted["any_of"])
+    if kind == "regex":
+        return isinstance(got, (str, int, float)) and not isinstance(got, bool) and \
+            re.search(wanted["regex"], str(got)) is not None
+    return got == wanted
+
+
 class RuleDef(Strict):
-    """`when` (a subset of the arguments) selects the rule; `result` or `results` (one per call, the last
-    repeating) says what the tool returns."""
+    """`when` (a subset of the arguments; a value may be {any_of: [...]} or {regex: ...}) selects the rule;
+    `result` or `results` (the last repeating) says what the tool returns. `advance` says what moves along
+    `results`: each call of the rule (`call`), each call with the same arguments (`arguments`), or the
+    simulated clock (`time`: result k from second k * `every_seconds` of the run on)."""
 
     when: Optional[dict[str, Any]] = None
     result: Optional[ResultDef] = None
     results: Optional[list[ResultDef]] = Field(None, min_length=1)
+    advance: Literal["call", "arguments", "time"] = "call"
+    every_seconds: Optional[Number] = Field(None, gt=0)
     latency_seconds: Optional[Number] = Field(None, ge=0)
 
     @model_validator(mode="after")
     def _one_result(self) -> "RuleDef":
         if (self.result is None) == (self.results is None):
             raise ValueError("give exactly one of 'result' or 'results'")
+        if (self.advance == "time") != (self.every_seconds is not None):
+            raise ValueError("'advance: time' needs 'every_seconds' (and 'every_seconds' needs 'advance: time')")
+        for name, value in (self.when or {}).items():
+            kind = _matcher(value)
+            if kind == "any_of" and (not isinstance(value["any_of"], list) or not value["any_of"]):
+                raise ValueError(f"when.{name}.any_of: expected a non-empty list of values")
+            if kind == "regex":
+                if not isinstance(value["regex"], str):
+                    raise ValueError(f"when.{name}.regex: expected a regular expression (a string)")
+                check_regex(value["regex"], f"when.{name}.regex")
         return self
 
     def matches(self, args: dict[str, Any]) -> bool:
-        return self.when is None or all(k in args and args[k] == v for k, v in self.when.items())
+        return self.when is None or all(k in args and value_matches(v, args[k]) for k, v in self.when.items())
 
 
 class AnnotationsDef(Strict):
