@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 from ..harness.episode import Episode
 from ..harness.trace import Trace
+from ..core.model import Model
 from .registry import run_loop
 from ..core.result import RunResult, StopReason
 from ..sim.scenario.schema import Bound, Scenario
@@ -21,11 +22,12 @@ class Check:
 
 
 def run(scenario: Scenario, loop: str = "react", *, seed: int | None = None,
-        trace: str | Path | Trace | None = None) -> RunResult:
-    """One run; with `trace` (a path, or a Trace of your own), its JSONL trace is written there (lesson 6)."""
+        trace: str | Path | Trace | None = None, model: Model | None = None) -> RunResult:
+    """One run; with `trace` (a path, or a Trace of your own), its JSONL trace is written there (lesson 6);
+    with `model`, that model answers instead of the scenario's script (live mode)."""
     own = trace if isinstance(trace, Trace) else Trace(trace) if trace is not None else None
     try:
-        return run_loop(loop, Episode.from_scenario(scenario, seed=seed, trace=own))
+        return run_loop(loop, Episode.from_scenario(scenario, seed=seed, trace=own, model=model))
     finally:
         if own is not None and own is not trace:
             own.close()
