@@ -6,7 +6,7 @@
     server.stop()           # stops accepting, closes the socket
 
 Bounds: a request body over `max_bytes` gets 413, a POST without Content-Length 411, more than `rate`
-requests a second (with a burst of `2 * rate`) get 429 with the kit's text; a client that stops
+requests a second (with a burst of `2 * rate`, at least 2) get 429 with the kit's text; a client that stops
 sending mid-request is dropped after `timeout` seconds. Loopback only unless `public=True`.
 """
 from __future__ import annotations
@@ -66,7 +66,7 @@ class ServeHTTP(ThreadingHTTPServer):
             self.address_family = socket.AF_INET6
         self.app = app
         self.max_bytes = max_bytes
-        self.limit = RateLimit(rate, 2 * rate)
+        self.limit = RateLimit(rate, max(2 * rate, 2))
         self.request_timeout = timeout
         self._thread: threading.Thread | None = None
         super().__init__((host, port), Handler)
