@@ -5,7 +5,12 @@
 (`POST /v1/messages`). It checks the JSON body the SDK actually sent with the wire module's protocol
 check and answers a violation with HTTP 400 and the service's error envelope, so the SDK raises its
 *own* `BadRequestError` carrying the real text; message shapes and errors are the real ones.
-`adapters.py` puts SDK clients and the kit's provider adapters in front of it.
+`adapters.py` puts SDK clients and the kit's provider adapters in front of it; `loopkit serve`
+(reference/serve/) puts it behind a real HTTP server.
+
+A request with `stream: true` gets the answer as the service's server-sent events
+(reference/wire/streaming.py); a Responses request may name a `previous_response_id` (the server keeps
+its responses, bounded: response_store.py); `tool_choice` may force a tool (the script still decides).
 
 httpx2 is imported inside functions only: `loopkit demo` must not pay for it. Texts that start with
 "loopkit scripted server:" are the kit's own, not a provider's.
