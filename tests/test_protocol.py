@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from reference import AssistantMessage, ProtocolError, SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage
-from reference.wire.protocol import WIRE_FORMATS, check_request, check_wire_body, to_wire
+from reference.wire.protocol import WIRE_FORMATS, check_request, check_required_fields, check_wire_body, to_wire
 
 SEARCH = ToolSpec("search_docs", "Search the help centre.",
                   {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]})
@@ -261,3 +261,91 @@ def test_anthropic_refuses_duplicate_tool_names_and_non_object_input():
     messages = START + [AssistantMessage(None, (ToolCall("call_1", "search_docs", "[1, 2]"),)), result(1)]
     assert refusal(messages, "anthropic").message == \
         "messages.1.content.0.tool_use.input: Input should be a valid dictionary"
+
+
+# ---------------------------------------------------------------- rules on the body as sent (docs/protocol.md)
+
+def sent(wire: str, messages: list[Any] = START, tools: list[ToolSpec] = TOOLS) -> dict[str, Any]:
+    return to_wire(messages, tools, wire)
+
+
+def refused(body: dict[str, Any], wire: str) -> ProtocolError:
+    with pytest.raises(ProtocolError) as info:
+        check_wire_body(body, wire)
+    return info.value
+
+
+def test_chat_refuses_what_the_service_refuses_in_a_message_as_sent():
+    body = sent("openai-chat", START + [turn(1), result(1)])
+    body["messages"][2]["tool_calls"][0]["function"]["arguments"] = {"query": "refund"}
+    err = refused(body, "openai-chat")
+    assert (err.message, err.param, err.code) == (
+        "Invalid type for 'messages[2].tool_calls[0].function.arguments': expected a string, but got an object "
+        "instead.", "messages[2].tool_calls[0].function.arguments", "invalid_type")
+    body = sent("openai-chat", START + [AssistantMessage("ok"), UserMessage("and?")])
+    body["messages"][2]["content"] = None  # no tool_calls: not the empty-array text the kit's own writer gets
+    err = refused(body, "openai-chat")
+    assert (err.message, err.param, err.code) == ("Invalid value for 'content': expected a string, got null.",
+                                                  "messages.[2].content", None)
+    body = sent("openai-chat", START + [turn(1), result(1)])
+    del body["messages"][3]["tool_call_id"]
+    err = refused(body, "openai-chat")
+    assert (err.message, err.param) == ("Missing parameter 'tool_call_id': messages with role 'tool' must have a "
+                                        "'tool_call_id'.", "messages.[3].tool_call_id")
+    body = sent("openai-chat", START + [turn(1), result(1)])
+    body["messages"][3]["content"] = {"ok": True}
+    err = refused(body, "openai-chat")
+    assert (err.message, err.param, err.code) == (
+        "Invalid type for 'messages[3].content': expected one of a string or array of objects, but got an object "
+        "instead.", "messages[3].content", "invalid_type")
+
+
+def test_chat_refuses_a_tool_description_over_1024_characters():
+    err = refusal(START, "openai-chat", [ToolSpec("search_docs", "x" * 1103)])
+    assert (err.message, err.param, err.code) == (
+        "Invalid 'tools[0].function.description': string too long. Expected a string with maximum length 1024, "
+        "but got a string with length 1103 instead.", "tools[0].function.description", "string_above_max_length")
+    assert refusal(START, "openai-chat", [ToolSpec("search_docs", "x" * 1024)]) is None
+
+
+def test_responses_refuses_role_tool():
+    body = sent("openai-responses", START + [turn(1)])
+    body["input"].append({"role": "tool", "content": "30 days."})
+    err = refused(body, "openai-responses")
+    assert (err.message, err.param, err.code) == (
+        "Invalid value: 'tool'. Supported values are: 'assistant', 'system', 'developer', and 'user'.",
+        "input[3].role", "invalid_value")
+
+
+def test_anthropic_refuses_what_the_service_refuses_in_a_message_as_sent():
+    bad_id = ToolCall("call.1", "search_docs", "{}")
+    err = refusal(START + [AssistantMessage(None, (bad_id,)), ToolMessage("call.1", "30 days.")], "anthropic")
+    assert err.message == "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+    body = sent("anthropic", START + [AssistantMessage("ok"), UserMessage("and?")])
+    body["messages"][1]["content"] = []
+    assert refused(body, "anthropic").message == \
+        "messages.1: all messages must have non-empty content except for the optional final assistant message"
+    body["messages"] = body["messages"][:2]  # an empty final assistant message is a prefill: accepted
+    check_wire_body(body, "anthropic")
+    body = sent("anthropic", START + [AssistantMessage("ok"), UserMessage("")])
+    assert refused(body, "anthropic").message == "messages: text content blocks must be non-empty"
+    body = sent("anthropic", START + [AssistantMessage("ok"), UserMessage("  ")])
+    assert refused(body, "anthropic").message == "messages: text content blocks must contain non-whitespace text"
+
+
+def test_anthropic_refuses_roles_system_and_tool_inside_messages():
+    body = sent("anthropic")
+    body["messages"].insert(0, {"role": "system", "content": "Be brief."})
+    assert refused(body, "anthropic").message == "role 'system' is not supported on this model"
+    body = sent("anthropic", START + [turn(1)])
+    body["messages"].append({"role": "tool", "tool_call_id": "call_1", "content": "30 days."})
+    assert refused(body, "anthropic").message == (
+        'messages: Unexpected role "tool". Allowed roles are "user" or "assistant". For instructions on how to use '
+        "tools, see https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview.")
+
+
+def test_anthropic_max_tokens_is_required_on_raw_http():
+    with pytest.raises(ProtocolError, match=r"^max_tokens: Field required$"):
+        check_required_fields(sent("anthropic"), "anthropic")
+    check_required_fields({**sent("anthropic"), "max_tokens": 64}, "anthropic")
+    check_required_fields(sent("openai-chat"), "openai-chat")  # OpenAI's output limit is optional

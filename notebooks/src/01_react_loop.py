@@ -323,6 +323,99 @@ print("system:", claude["system"])
 print(json.dumps(claude["messages"], indent=1, ensure_ascii=False))
 
 # %% [markdown]
+# ### Streamed tool calls: the arguments arrive in pieces
+#
+# Real clients often ask with `stream=True`, and then a tool call does not arrive whole. On Chat
+# Completions, the first chunk of a call carries its `index`, `id`, `type` and name with empty
+# arguments; the chunks after it carry only the `index` and a *fragment* of the arguments string.
+# Parallel calls interleave by `index`. The arguments are valid JSON only once the chunk with the
+# finish reason has arrived. Here is the first turn of the run above as the service would stream it
+# (`reference/wire/streaming.py` cuts it the way the services do; `loopkit serve` sends exactly this):
+
+# %%
+from reference.core.model import Turn
+from reference.wire import openai_chat
+from reference.wire.streaming import sse_events
+
+first = next(m for m in result.messages if getattr(m, "tool_calls", ()))
+body = openai_chat.response_from_turn(Turn(first.text, first.tool_calls, "tool_calls"), response_id="chatcmpl-1")
+chunks = [data for _, data in sse_events("openai-chat", body) if data != "[DONE]"]
+for chunk in chunks:
+    print(json.dumps(chunk["choices"][0]["delta"], ensure_ascii=False))
+
+# %% [markdown]
+# Assembling them is the client's job, and a classic place for a parser that disagrees with the
+# wire. Two common slips: keying the calls by `id` (only the first chunk of a call has one, so a
+# fragment goes to whichever call was named last), and parsing each fragment as it comes.
+# The right way keys by `index`, concatenates, and parses once, at the end:
+
+# %%
+def assemble_by_index(chunks):
+    calls = {}
+    for chunk in chunks:
+        for delta in chunk["choices"][0]["delta"].get("tool_calls") or []:
+            call = calls.setdefault(delta["index"], {"id": None, "name": None, "arguments": ""})
+            call["id"] = delta.get("id") or call["id"]
+            call["name"] = delta.get("function", {}).get("name") or call["name"]
+            call["arguments"] += delta.get("function", {}).get("arguments", "")
+    return [calls[i] for i in sorted(calls)]
+
+
+def assemble_by_id(chunks):  # the slip: fragments after the first chunk of a call have no id
+    calls, last = {}, None
+    for chunk in chunks:
+        for delta in chunk["choices"][0]["delta"].get("tool_calls") or []:
+            last = delta.get("id") or last  # "the fragment belongs to the call we saw last"
+            call = calls.setdefault(last, {"id": last, "name": delta.get("function", {}).get("name"), "arguments": ""})
+            call["arguments"] += delta.get("function", {}).get("arguments", "")
+    return list(calls.values())
+
+
+def parses(arguments):
+    try:
+        json.loads(arguments)
+        return "parses"
+    except ValueError:
+        return "does NOT parse"
+
+
+for name, assemble in (("by index", assemble_by_index), ("by id", assemble_by_id)):
+    print(name)
+    for call in assemble(chunks):
+        print(f"  {call['name']}: {call['arguments']!r} {parses(call['arguments'])}")
+
+# %% [markdown]
+# In this stream the calls come one after the other, so keying by the last id seen happens to work;
+# a service that interleaves parallel calls (each chunk names only its `index`) breaks it. Check it
+# directly: interleave the fragments of the calls, fragment by fragment, and assemble again.
+
+# %%
+def interleave(chunks):
+    """The same fragments, parallel calls alternating (what a service may send)."""
+    head = [c for c in chunks if not c["choices"][0]["delta"].get("tool_calls")][:1]
+    per_call = {}
+    for c in chunks:
+        for d in c["choices"][0]["delta"].get("tool_calls") or []:
+            per_call.setdefault(d["index"], []).append(c)
+    rounds = max(len(v) for v in per_call.values())
+    mixed = [per_call[i][r] for r in range(rounds) for i in sorted(per_call) if r < len(per_call[i])]
+    return head + mixed + [c for c in chunks if c["choices"][0]["finish_reason"]]
+
+
+for name, assemble in (("by index", assemble_by_index), ("by id", assemble_by_id)):
+    print(name)
+    for call in assemble(interleave(chunks)):
+        print(f"  {call['name']}: {call['arguments']!r} {parses(call['arguments'])}")
+
+# %% [markdown]
+# The broken assembler hands the model's "malformed" arguments to the tools, the loop reports a
+# parse error, and the model, which sent valid JSON, sends the same call again: a loop made by the
+# client's parser, not by the model (lesson 5 classifies the error; lesson 3 sees the repetition).
+# The official SDKs' stream helpers assemble by index for you (`client.chat.completions.stream(...)`
+# then `get_final_completion()`; `client.messages.stream(...)` then `get_final_message()` for
+# Anthropic, whose `input_json_delta` pieces are keyed by the block `index` the same way).
+
+# %% [markdown]
 # ## 4. Exercise: put the moves in a loop
 #
 # Section 3 made one run by hand, move by move. Now write the loop that makes any run: the same moves,

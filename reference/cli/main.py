@@ -19,6 +19,7 @@ from .replay import cmd_replay
 from .report import cmd_report
 from .run import cmd_run
 from .scenarios import cmd_scenarios
+from .serve import add_parser as add_serve
 from .trace import cmd_trace
 
 
@@ -38,7 +39,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, default=None, help="seed for the model's stochastic policy")
     r.add_argument("--json", action="store_true")
     r.add_argument("--trace", metavar="FILE", help="write the run's JSONL trace to FILE (read it with `loopkit trace`)")
+    r.add_argument("--live", metavar="PROVIDER:MODEL", help="a real model instead of the script (openai:MODEL, "
+                   "openai-responses:MODEL, anthropic:MODEL); the key comes from the environment")
+    r.add_argument("--max-cost", type=float, metavar="USD", help="with --live: the hard cost cap, checked before "
+                   "each request")
+    r.add_argument("--max-tokens", type=int, default=1024, help="with --live: the output tokens a request may use")
     r.set_defaults(func=cmd_run)
+    add_serve(sub)
     t = sub.add_parser("trace", help="a run's trace as a timeline: one line per step, the stop reason, the shape")
     t.add_argument("file", help="a JSONL trace (`loopkit run NAME --trace FILE`)")
     t.set_defaults(func=cmd_trace)

@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 from ..harness.episode import Episode
 from ..harness.trace import Trace
+from ..core.model import Model
 from .registry import run_loop
 from ..core.messages import ToolMessage
 from ..core.result import RunResult, StopReason
@@ -23,10 +24,11 @@ class Check:
 
 
 def run(scenario: Scenario, loop: str = "react", *, seed: int | None = None,
-        trace: str | Path | Trace | None = None) -> RunResult:
-    """One run; with `trace` (a path, or a Trace of your own), its JSONL trace is written there (lesson 6)."""
+        trace: str | Path | Trace | None = None, model: Model | None = None) -> RunResult:
+    """One run; with `trace` (a path, or a Trace of your own), its JSONL trace is written there (lesson 6);
+    with `model`, that model answers instead of the scenario's script (live mode)."""
     own = trace if isinstance(trace, Trace) else Trace(trace) if trace is not None else None
-    episode = Episode.from_scenario(scenario, seed=seed, trace=own)
+    episode = Episode.from_scenario(scenario, seed=seed, trace=own, model=model)
     try:
         return run_loop(loop, episode)  # a provider failure the loop let escape ends the run as `error`
     finally:

@@ -17,6 +17,7 @@ from ..core.errors import ProtocolError
 
 WIRE = "anthropic"
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
 
 
 def _input(arguments: str) -> Any:
@@ -145,6 +146,44 @@ class CheckState:
     tool_blocks: bool = False
 
 
+ROLE_TOOL = ('messages: Unexpected role "tool". Allowed roles are "user" or "assistant". For instructions on how to '
+             "use tools, see https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview.")
+ROLE_SYSTEM = "role 'system' is not supported on this model"  # models without mid-conversation system messages
+
+
+def check_required(body: dict[str, Any]) -> None:
+    """A field the SDK always sends (it refuses the call before sending), so only raw HTTP can forget it."""
+    if "max_tokens" not in body:
+        _fail("max_tokens: Field required")
+
+
+def _check_messages(messages: Sequence[dict[str, Any]], start: int, end: int) -> None:
+    """The rules on each message as sent (raw indexes, before consecutive turns are combined), for
+    messages[start:end]. Only "final" depends on what follows, and a resumed check starts at the previous
+    request's last turn, so a message that was final there is checked again here."""
+    for i in range(start, end):
+        m = messages[i]
+        if m["role"] == "tool":
+            _fail(ROLE_TOOL)
+        if m["role"] == "system":
+            _fail(ROLE_SYSTEM)
+        for j, b in enumerate(_blocks(m["content"])):
+            if b["type"] == "tool_use" and not ID_PATTERN.match(str(b.get("id", ""))):
+                _fail(f"messages.{i}.content.{j}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'")
+    for i in range(start, end):
+        m = messages[i]
+        final_assistant = i == end - 1 and m["role"] == "assistant"  # a prefill may be empty
+        if m["content"] in ("", []) and not final_assistant:
+            _fail(f"messages.{i}: all messages must have non-empty content except for the optional final "
+                  "assistant message")
+    for m in messages[start:end]:
+        for b in _blocks(m["content"]) if m["content"] != "" else []:
+            if b["type"] == "text" and b.get("text") == "":
+                _fail("messages: text content blocks must be non-empty")
+            if b["type"] == "text" and not str(b.get("text")).strip():
+                _fail("messages: text content blocks must contain non-whitespace text")
+
+
 def check(body: dict[str, Any]) -> None:
     messages = body.get("messages") or []
     resume_check(messages, len(messages), body.get("tools", []), None)
@@ -166,6 +205,7 @@ def resume_check(messages: Sequence[dict[str, Any]], end: int, tools: Sequence[d
             _fail("tools: Tool names must be unique.")
         names.add(tool["name"])
     s = state or CheckState()
+    _check_messages(messages, s.resume_at, end)
     tail = messages[s.resume_at:end]
     if not tools and (s.tool_blocks or _has_tool_blocks(tail)):
         _fail("Requests which include `tool_use` or `tool_result` blocks must define tools.")
@@ -223,7 +263,8 @@ def response_from_turn(turn: Turn, *, response_id: str = "msg_kit", model: str =
     stop = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens", "refusal": "refusal"}[turn.finish_reason]
     return {"id": response_id, "type": "message", "role": "assistant", "model": model, "content": content,
             "stop_reason": stop, "stop_sequence": None,
-            "usage": {"input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens}}
+            "usage": {"input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens,
+                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}  # nothing cached
 
 
 # the API's stop reasons, normalised: a paused turn or a full context window did not finish its answer

@@ -17,6 +17,7 @@ from ..core.errors import ProtocolError
 WIRE = "openai-chat"
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
 NAME_MAX = 64
+DESCRIPTION_MAX = 1024
 
 
 def add_message(out: list[dict[str, Any]], system: list[str], m: Message) -> None:
@@ -134,8 +135,15 @@ def resume_check(messages: Sequence[dict[str, Any]], end: int, tools: Sequence[d
               "but got an empty array instead.", "messages", "empty_array")
     for i, tool in enumerate(tools):
         check_name(tool["function"]["name"], f"tools[{i}].function.name")
-
+        description = tool["function"].get("description") or ""
+        if len(description) > DESCRIPTION_MAX:
+            where = f"tools[{i}].function.description"
+            _fail(f"Invalid '{where}': string too long. Expected a string with maximum length {DESCRIPTION_MAX}, "
+                  f"but got a string with length {len(description)} instead.", where, "string_above_max_length")
     s = state or CheckState()
+    for i in range(s.resume_at, end):  # a message's shape does not depend on what follows it
+        _check_shape(i, messages[i])
+
     pending = dict(s.pending)  # ids of the last assistant turn still waiting for an answer
     pending_from = s.pending_from
     open_ids = set(s.open_ids)  # ids the current block of tool messages may answer
@@ -183,6 +191,25 @@ def resume_check(messages: Sequence[dict[str, Any]], end: int, tools: Sequence[d
     return CheckState(end, s.answered_at, pending, pending_from, open_ids)
 
 
+def _check_shape(i: int, m: dict[str, Any]) -> None:
+    """The schema checks the service runs on each message as sent, before it pairs calls and results."""
+    content = m.get("content")
+    if isinstance(content, dict):
+        _fail(f"Invalid type for 'messages[{i}].content': expected one of a string or array of objects, but got "
+              "an object instead.", f"messages[{i}].content", "invalid_type")
+    if m["role"] == "assistant":
+        for j, c in enumerate(m.get("tool_calls") or []):
+            if isinstance(c.get("function", {}).get("arguments"), dict):
+                where = f"messages[{i}].tool_calls[{j}].function.arguments"
+                _fail(f"Invalid type for '{where}': expected a string, but got an object instead.", where,
+                      "invalid_type")
+        if content is None and m.get("tool_calls") is None:
+            _fail("Invalid value for 'content': expected a string, got null.", f"messages.[{i}].content")
+    elif m["role"] == "tool" and m.get("tool_call_id") is None:
+        _fail("Missing parameter 'tool_call_id': messages with role 'tool' must have a 'tool_call_id'.",
+              f"messages.[{i}].tool_call_id")
+
+
 # the API's finish reasons, normalised (content_filter: the output was withheld, like a refusal)
 FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls", "length": "length",
           "content_filter": "refusal"}
@@ -203,7 +230,9 @@ def response_from_turn(turn: Turn, *, response_id: str = "chatcmpl-kit", model: 
         "choices": [{"index": 0, "finish_reason": WIRE_FINISH[turn.finish_reason], "message": message,
                      "logprobs": None}],
         "usage": {"prompt_tokens": u.input_tokens, "completion_tokens": u.output_tokens,
-                  "total_tokens": u.input_tokens + u.output_tokens},
+                  "total_tokens": u.input_tokens + u.output_tokens,
+                  "prompt_tokens_details": {"cached_tokens": 0},  # the scripted model caches nothing
+                  "completion_tokens_details": {"reasoning_tokens": 0}},
     }
 
 

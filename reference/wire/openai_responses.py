@@ -17,6 +17,7 @@ from ..core.errors import ProtocolError
 from . import openai_chat
 
 WIRE = "openai-responses"
+MESSAGE_ROLES = ("assistant", "system", "developer", "user")
 
 
 def item_id(call_id: str) -> str:
@@ -126,6 +127,10 @@ def resume_check(items: Sequence[dict[str, Any]], end: int, tools: Sequence[dict
     calls: ChainMap[str, None] = ChainMap({}, s.calls)
     outputs: ChainMap[str, None] = ChainMap({}, s.outputs)
     new = items[s.resume_at:end]
+    for i, item in enumerate(new, start=s.resume_at):
+        if item.get("type", "message") == "message" and item.get("role") not in MESSAGE_ROLES:
+            _fail(f"Invalid value: '{item.get('role')}'. Supported values are: 'assistant', 'system', 'developer', "
+                  "and 'user'.", f"input[{i}].role", "invalid_value")
     for item in new:
         if item.get("type") == "function_call":
             if "id" in item:  # ids are optional on input items; only given ones can clash

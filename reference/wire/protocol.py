@@ -39,6 +39,12 @@ def check_wire_body(body: dict[str, Any], wire: str) -> None:
     wire_module(wire).check(body)
 
 
+def check_required_fields(body: dict[str, Any], wire: str) -> None:
+    """The top-level fields a service requires beside the conversation (a raw HTTP client can forget them)."""
+    if wire == "anthropic":
+        anthropic_messages.check_required(body)
+
+
 MODULES = {"openai-chat": openai_chat, "openai-responses": openai_responses, "anthropic": anthropic_messages}
 
 

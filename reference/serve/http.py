@@ -1,0 +1,155 @@
+"""The HTTP plumbing of `loopkit serve`: the standard library's ThreadingHTTPServer, bounded.
+
+    server = ServeHTTP(app, host="127.0.0.1", port=0)   # port 0: the OS picks a free one
+    server.start()          # serves in a thread; server.base_url is http://127.0.0.1:PORT
+    ...
+    server.stop()           # stops accepting, closes the socket
+
+Bounds: a request body over `max_bytes` gets 413, a POST without Content-Length 411, more than `rate`
+requests a second (with a burst of `2 * rate`, at least 2) get 429 with the kit's text; a client that stops
+sending mid-request is dropped after `timeout` seconds. Loopback only unless `public=True`.
+"""
+from __future__ import annotations
+
+import ipaddress
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from ..harness.channel import MAX_FRAME
+from .app import ServeApp
+
+MAX_BYTES = MAX_FRAME  # the grader's channel bound (32 MB) for one message, reused for one request body
+RATE = 200.0  # requests per second for the whole server; eight clients of a scenario use a fraction
+TIMEOUT = 30.0  # seconds a client may take to send its request
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class RateLimit:
+    """A token bucket: `rate` requests a second, up to `burst` at once."""
+
+    def __init__(self, rate: float, burst: float):
+        self.rate, self.burst = rate, burst
+        self.tokens, self.last = burst, time.monotonic()
+        self.lock = threading.Lock()
+
+    def allow(self) -> bool:
+        with self.lock:
+            now = time.monotonic()
+            self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+            self.last = now
+            if self.tokens < 1:
+                return False
+            self.tokens -= 1
+            return True
+
+
+class ServeHTTP(ThreadingHTTPServer):
+    daemon_threads = True  # a client that keeps its connection open must not keep the server alive
+
+    def __init__(self, app: ServeApp, host: str = "127.0.0.1", port: int = 0, *, public: bool = False,
+                 max_bytes: int = MAX_BYTES, rate: float = RATE, timeout: float = TIMEOUT):
+        if not public and not is_loopback(host):
+            raise ValueError(f"{host} is not a loopback address; the scripted server listens on loopback only "
+                             "unless told otherwise (--public)")
+        if ":" in host:
+            self.address_family = socket.AF_INET6
+        self.app = app
+        self.max_bytes = max_bytes
+        self.limit = RateLimit(rate, max(2 * rate, 2))
+        self.request_timeout = timeout
+        self._thread: threading.Thread | None = None
+        super().__init__((host, port), Handler)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{'[' + str(host) + ']' if ':' in str(host) else host}:{port}"
+
+    def start(self) -> "ServeHTTP":
+        self._thread = threading.Thread(target=self.serve_forever, name="loopkit-serve", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self.shutdown()  # from another thread than serve_forever's, as it requires
+            self._thread.join()
+        self.server_close()
+
+    def __enter__(self) -> "ServeHTTP":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: the SDKs reuse their connections
+    server: ServeHTTP
+    server_version = "loopkit-serve"
+
+    def setup(self) -> None:
+        self.timeout = self.server.request_timeout
+        super().setup()
+
+    def do_POST(self) -> None:
+        self._serve()
+
+    def do_GET(self) -> None:
+        self._serve()
+
+    def _serve(self) -> None:
+        if not self.server.limit.allow():
+            return self._refuse(429, "rate_limit", f"more than {self.server.limit.rate:g} requests a second",
+                                {"retry-after-ms": "1"})
+        length = self.headers.get("content-length")
+        if self.command == "POST" and length is None:
+            return self._refuse(411, "invalid_request", "send the body with a Content-Length header")
+        try:
+            size = int(length or 0)
+        except ValueError:
+            return self._refuse(400, "invalid_request", "the Content-Length header is not a number")
+        if size > self.server.max_bytes or size < 0:
+            return self._refuse(413, "invalid_request", f"a request body of {size:,} bytes (at most "
+                                                        f"{self.server.max_bytes:,})")
+        try:
+            content = self.rfile.read(size)
+        except (TimeoutError, OSError):
+            self.close_connection = True
+            return None
+        path = self.path.split("?", 1)[0]
+        status, headers, data = self.server.app.respond(self.command, path, dict(self.headers.items()), content)
+        self._send(status, headers, data)
+
+    def _send(self, status: int, headers: dict[str, str], data: bytes) -> None:
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        if headers.get("content-type") == "text/event-stream":
+            self.send_header("cache-control", "no-cache")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _refuse(self, status: int, kind: str, text: str, extra: dict[str, str] | None = None) -> None:
+        """Refused before the request is read: the connection is not reused (its body may still be unread)."""
+        self.close_connection = True
+        envelope = {"error": {"message": f"loopkit serve: {text}.", "type": f"{kind}_error", "param": None,
+                              "code": None}}
+        self._send(status, {"content-type": "application/json", "connection": "close", **(extra or {})},
+                   json.dumps(envelope).encode("utf-8"))
+        self.server.app.log(f"{self.command} {self.path} {status} refused: {text}")
+
+    def log_message(self, format: str, *args: object) -> None:  # the app logs one line per request itself
+        return None

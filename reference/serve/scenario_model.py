@@ -1,0 +1,74 @@
+"""A scenario's scripted model with no memory of its clients: each request replays its own history.
+
+`ScenarioModel.complete(messages, tools)` starts a fresh `ScriptedModel` and plays it through the
+conversation the request carries: once for each assistant turn already in it (so the script position,
+the reactions that fired and the seeded policy are what that conversation made them), then once for
+the answer. Eight clients on one scenario therefore never disturb each other, and a client that
+retries, forks or restarts a conversation gets what that conversation calls for.
+
+A scripted provider failure (a `fault:` step: 429, 500, 529, a timeout) is answered as the service
+would answer it, and what gets past it is a retry: the same request again, which the SDKs mark with
+`x-stainless-retry-count`. So a request that is retry number n has n faults behind it, and a past turn
+that met a fault on its way was retried until it got its answer.
+
+The price is a replay per request that grows with the conversation (a run of N turns costs about
+N²/2 scripted turns in all): nothing for the catalogue's scenarios, a little for a runaway loop.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Sequence
+
+from ..core.errors import ProviderError
+from ..core.messages import AssistantMessage, Message, ToolSpec
+from ..core.model import Turn
+from ..sim.clock import SimClock
+from ..sim.scenario.schema import Scenario
+from ..sim.scenario.schema_script import ModelDef, StepDef
+from ..sim.scripted import ScriptedModel
+
+
+class ScenarioModel:
+    """The kit's `Model` for one scenario on one wire format, replayed per request."""
+
+    def __init__(self, scenario: Scenario, wire: str, *, seed: int | None = None):
+        self.scenario = scenario
+        self.spec = scenario.model.model_copy(update={"wire": wire})  # call ids in the wire's own style
+        self.seed = seed
+        self.clock = SimClock.at(scenario.clock)  # the `created` time of every answer: the scenario's start
+        self.attempt = threading.local()  # `.retries`: which retry of its request this one is (set per request)
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
+                 tool_choice: str = "auto") -> Turn:
+        model = ScriptedModel(self.spec, SimClock.at(self.scenario.clock), seed=self.seed, label=self.scenario.name)
+        for end, message in enumerate(messages):
+            if isinstance(message, AssistantMessage):  # the turn that answered messages[:end], played again
+                for _ in range(len(model.plan) + 1):  # the faults met on its way were retried
+                    try:
+                        model.complete(messages[:end], tools, tool_choice=_asked(model, message))
+                        break
+                    except ProviderError:
+                        continue
+        for _ in range(getattr(self.attempt, "retries", 0)):  # this request's earlier attempts met these faults
+            try:
+                return model.complete(messages, tools, tool_choice=tool_choice)
+            except ProviderError:
+                continue
+        return model.complete(messages, tools, tool_choice=tool_choice)
+
+
+def _asked(model: ScriptedModel, turn: AssistantMessage) -> str:
+    """The tool_choice a past turn must have been asked with: a text answer where the script had tool
+    calls next came from tool_choice "none" (which leaves the script where it was)."""
+    if turn.tool_calls:
+        return "auto"
+    upcoming = model.plan[model.position] if model.position < len(model.plan) else None
+    return "auto" if upcoming is not None and upcoming.answer is not None else "none"
+
+
+def scripted_tools(spec: ModelDef) -> list[str]:
+    """Every tool the script may call (steps, cycle, reactions), in order of first mention."""
+    steps: list[StepDef] = list(spec.script) + list(spec.cycle)
+    for reaction in spec.reactions:
+        steps += list(reaction.then) + list(reaction.cycle)
+    return list(dict.fromkeys(call.tool for step in steps for call in step.tool_calls))
