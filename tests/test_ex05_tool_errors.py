@@ -361,3 +361,93 @@ def test_a_success_resets_the_failure_count(ex):
         f"{run.attempt.story()}; get_rate failed, succeeded, then failed again: {gone or 'the run did not complete'}. "
         "The breaker counts failed calls in a row: a success in between starts the count again")
     assert run.result.model_calls == 5, f"scenario `fail-succeed-fail`: {run.attempt.story()}; 4 calls and an answer"
+
+
+# ---------------------------------------------------------------- kinds of wrong answer found by mutation testing
+
+def with_status(ex, status: int, tool: str = "validate_address"):
+    """A loop whose `tool` always answers HTTP `status`, marked retryable by its wrapper (so only the status can
+    decide)."""
+    def ex05_loop(episode, max_steps=8):
+        episode.tools.tools[tool] = lambda args: ToolOutcome(
+            False, error_type="unavailable", retryable=True, http_status=status, message="The service said no.")
+        return guarded_loop(episode, max_steps, Parts(executor=ex.make_executor(episode)))
+    return ex05_loop
+
+
+@pytest.mark.parametrize("status", [401, 403, 404, 409, 410, 422])
+def test_401_403_and_other_client_errors_are_never_retried(ex, status):
+    assert not ex.classify(ToolOutcome(False, http_status=status, message="No.")).retryable, \
+        f"HTTP {status} is a client error: the same call fails the same way, it is not retryable"
+    scenario = one_call_per_turn(f"status-{status}", "validate_address", [{"result": {"data": {"valid": True}}}],
+                                 [{"q": "10 Downing St"}])
+    attempt = run_candidate(with_status(ex, status), scenario)
+    if attempt.error is not None:
+        pytest.fail(attempt.story(), pytrace=False)
+    tries = [t for s in attempt.result.steps for t in s.tools]
+    assert len(tries) == 1, f"scenario `status-{status}`: the tool answered HTTP {status} and ran {len(tries)} times"
+
+
+@pytest.mark.parametrize("status", [408, 500, 502, 503, 504])
+def test_408_and_every_5xx_are_retried(ex, status):
+    failure = ex.classify(ToolOutcome(False, http_status=status, message="Try again."))
+    assert failure is not None and failure.retryable, f"HTTP {status} can heal on its own: it is retryable"
+
+
+def test_a_tool_that_keeps_failing_is_tried_max_attempts_times_per_call(ex):
+    scenario = one_call_per_turn("always-times-out", "lookup", [fault("timeout", timeout_seconds=1)],
+                                 [{"q": "a"}, {"q": "b"}, {"q": "c"}])
+    run = play(ex, scenario)
+    per_step = [len([t for t in s.tools if t.name == "lookup"]) for s in run.result.steps]
+    assert per_step[:2] == [3, 3] and sum(per_step) == 6, (
+        f"scenario `always-times-out`: attempts of lookup per model request: {per_step}. Each call is tried "
+        "max_attempts (3) times in code; after 2 failed calls in a row the tool is withdrawn and runs no more")
+    first = run.shown_errors()[0]
+    assert first.get("error_type") == "timeout" and "2" in first.get("message", ""), (
+        f"scenario `always-times-out`: the model should read that the call timed out and how often it was retried "
+        f"(2 times): {first}")
+    assert run.result.stop_reason is StopReason.CIRCUIT_OPEN, run.attempt.story()
+
+
+def test_one_attempt_means_no_retry(ex):
+    def ex05_loop(episode, max_steps=8):
+        return guarded_loop(episode, max_steps, Parts(executor=ex.ToolErrorExecutor(episode, max_attempts=1)))
+
+    attempt = run_candidate(ex05_loop, "flaky-timeout")
+    if attempt.error is not None:
+        pytest.fail(attempt.story(), pytrace=False)
+    assert len(attempt.result.steps[0].tools) == 1, (
+        f"scenario `flaky-timeout` with max_attempts=1: get_weather ran {len(attempt.result.steps[0].tools)} times "
+        "for the first call; one attempt means no retry")
+
+
+def test_parallel_rejected_calls_to_the_same_tool_are_different_calls(ex):
+    schema = {"type": "object", "properties": {"q": {"type": "string", "minLength": 5}}, "required": ["q"]}
+    scenario = parse_scenario({
+        "name": "three-short-queries", "title": "three different rejected calls to one tool in one turn",
+        "user": "Look these up.", "limits": {"max_steps": 4},
+        "tools": [{"name": "lookup", "parameters": schema, "rules": [{"result": {"data": {"hits": 1}}}]}],
+        "model": {"script": [{"calls": [{"tool": "lookup", "args": {"q": q}} for q in ("a", "b", "c")]},
+                             {"answer": "Those names are too short to look up."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    })
+    run = play(ex, scenario)
+    errors = run.shown_errors()
+    assert len(errors) == 3 and all(e.get("error_type") == "invalid_argument" for e in errors), \
+        f"scenario `three-short-queries`: each of the three calls breaks the schema: {errors}"
+    assert run.result.stop_reason is StopReason.COMPLETED, (
+        f"scenario `three-short-queries`: {run.attempt.story()}; three *different* rejected calls to one tool are not "
+        "the same call repeated")
+
+
+def test_two_runs_in_one_process_share_nothing(ex, target):
+    def outline(run):
+        return (run.result.stop_reason, run.result.model_calls, [t.name for s in run.result.steps for t in s.tools],
+                [e.get("error_type") for e in run.shown_errors()])
+    names = ("tool-down", "flaky-timeout", "tool-down", "schema-mismatch", "schema-mismatch")
+    first = [outline(play(ex, name)) for name in names]
+    fresh = load_exercise(target, "ex05_tool_errors")
+    again = {name: outline(play(fresh, name)) for name in names}
+    assert first == [again[name] for name in names], (
+        "tool-down, flaky-timeout, tool-down, schema-mismatch twice in one process differ from fresh runs: a tool "
+        "withdrawn, a failure counted or a rejection remembered in one run must not carry into the next")
