@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 
 import pytest
@@ -375,10 +376,12 @@ def with_status(ex, status: int, tool: str = "validate_address"):
     return ex05_loop
 
 
-@pytest.mark.parametrize("status", [401, 403, 404, 409, 410, 422])
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 407, 409, 410, 422, 451, 499])
 def test_401_403_and_other_client_errors_are_never_retried(ex, status):
-    assert not ex.classify(ToolOutcome(False, http_status=status, message="No.")).retryable, \
-        f"HTTP {status} is a client error: the same call fails the same way, it is not retryable"
+    failure = ex.classify(ToolOutcome(False, http_status=status, message="No."))
+    assert not failure.retryable, f"HTTP {status} is a client error: the same call fails the same way, not retryable"
+    kind = {400: "invalid_argument", 401: "permission_denied", 403: "permission_denied", 404: "not_found", 422: "invalid_argument"}.get(status)
+    assert kind is None or failure.error_type == kind, f"HTTP {status} is {kind}, got {failure.error_type}"
     scenario = one_call_per_turn(f"status-{status}", "validate_address", [{"result": {"data": {"valid": True}}}],
                                  [{"q": "10 Downing St"}])
     attempt = run_candidate(with_status(ex, status), scenario)
@@ -451,3 +454,134 @@ def test_two_runs_in_one_process_share_nothing(ex, target):
     assert first == [again[name] for name in names], (
         "tool-down, flaky-timeout, tool-down, schema-mismatch twice in one process differ from fresh runs: a tool "
         "withdrawn, a failure counted or a rejection remembered in one run must not carry into the next")
+
+
+def test_backoff_is_exponential_up_to_a_cap(ex):
+    for kwargs, base, cap in (({}, 0.5, 8.0), ({"base": 1.0, "cap": 4.0}, 1.0, 4.0)):
+        for attempt in range(1, 8):
+            rng = random.Random(attempt)
+            draws = [ex.backoff_seconds(attempt, rng, **kwargs) for _ in range(300)]
+            ceiling = min(cap, base * 2 ** (attempt - 1))
+            assert all(0 < d <= ceiling for d in draws), (
+                f"backoff_seconds({attempt}, rng, {kwargs}) gave waits up to {max(draws):.3f} s; with base {base} s "
+                f"doubling per attempt and capped at {cap} s, attempt {attempt} waits at most {ceiling:g} s")
+            assert max(draws) > 0.9 * ceiling, (
+                f"backoff_seconds({attempt}, rng, {kwargs}): the longest of 300 waits was {max(draws):.3f} s; the "
+                f"jitter should reach up to the attempt's ceiling ({ceiling:g} s)")
+
+
+def test_a_retry_that_exactly_fits_the_time_budget_is_made(ex):
+    scenario = parse_scenario({
+        "name": "retry-fits-exactly", "title": "a 429, then an answer, in exactly the time left",
+        "user": "Look it up, please.", "limits": {"max_steps": 4, "max_seconds": 5},
+        "tools": [{"name": "lookup", "latency_seconds": 1,
+                   "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+                   "rules": [{"results": [{"fault": "rate_limit", "retry_after_seconds": 3}, {"data": {"hits": 1}}]}]}],
+        "model": {"latency": {"base_seconds": 0, "per_output_token_seconds": 0, "per_input_token_seconds": 0},
+                  "script": [{"call": {"tool": "lookup", "args": {"q": "x"}}}, {"answer": "One hit."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    })
+    run = play(ex, scenario)
+    assert [t.ok for t in run.tries("lookup")] == [False, True], (
+        f"scenario `retry-fits-exactly`: the 429 came after 1 s; waiting 3 s and retrying (1 s) ends at 5 s, exactly "
+        f"max_seconds: the retry fits. Attempts (ok): {[t.ok for t in run.tries('lookup')]}")
+    slow = inline("slow-timeouts", {"lookup": fault("timeout", timeout_seconds=10)}, [("lookup", {"q": "x"})],
+                  limits={"max_steps": 4, "max_seconds": 25})
+    tries = play(ex, slow).tries("lookup")
+    assert len(tries) == 2, (f"scenario `slow-timeouts`: {len(tries)} attempts; a 10-s timeout, a short wait and a "
+                             "second 10-s attempt fit in 25 s, a third does not")
+
+
+def test_internal_errors_open_the_circuit(ex):
+    scenario = one_call_per_turn("keeps-crashing", "get_rate", [fault("exception", message="worker crashed")],
+                                 [{"q": q} for q in ("USD/CNY", "USD/CNY now", "USD/CNY today")])
+    run = play(ex, scenario)
+    assert len(run.tries("get_rate")) == 2 and run.result.stop_reason is StopReason.CIRCUIT_OPEN, (
+        f"scenario `keeps-crashing`: {run.attempt.story()}; a tool that crashes on 2 calls in a row is withdrawn "
+        "(a crash is the tool's fault, like a timeout)")
+
+
+@pytest.mark.parametrize("between", [{"data": {"rate": 7.12}}, {"fault": "invalid_argument", "message": "Bad pair."}])
+def test_the_failure_count_restarts_after_an_answer(ex, between):
+    crash = {"fault": "exception", "message": "worker crashed"}
+    scenario = one_call_per_turn("crash-answer-crash-crash", "get_rate", [{"results": [crash, between, crash, crash]}],
+                                 [{"q": q} for q in ("USD/CNY", "USD/CNY now", "USD/CNY today", "USD/CNY spot")])
+    run = play(ex, scenario)
+    assert len(run.tries("get_rate")) == 4 and run.result.stop_reason is StopReason.CIRCUIT_OPEN, (
+        f"scenario `crash-answer-crash-crash` ({between}): {run.attempt.story()}. The tool crashed, answered, then "
+        "crashed twice: the answer in between restarts the count, and the two crashes after it withdraw the tool")
+
+
+def test_withdrawing_one_tool_leaves_the_others_and_names_them(ex):
+    scenario = parse_scenario({
+        "name": "primary-down", "title": "the primary tool is down, the backup works", "user": "Rate of USD/CNY?",
+        "tools": [{"name": "primary_rates", "alternatives": ["backup_rates"], "rules": [fault("server_error")],
+                   "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}},
+                  {"name": "backup_rates", "rules": [{"result": {"data": {"rate": 7.12}}}],
+                   "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}],
+        "model": {"script": [{"call": {"tool": "primary_rates", "args": {"q": q}}} for q in ("USD/CNY", "USD CNY")]
+                  + [{"call": {"tool": "backup_rates", "args": {"q": "USD/CNY"}}}, {"answer": "7.12 CNY per USD."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    })
+    run = play(ex, scenario)
+    assert run.result.stop_reason is StopReason.COMPLETED and run.tries("backup_rates"), (
+        f"scenario `primary-down`: {run.attempt.story()}; primary_rates is withdrawn, but backup_rates is still "
+        "there: the run goes on")
+    errors = run.shown_errors()
+    assert errors and all("backup_rates" in json.dumps(e) for e in errors), (
+        f"scenario `primary-down`: primary_rates lists backup_rates as its alternative; say so: {errors}")
+    assert all(e.get("ok") is False and e.get("retryable") is False for e in errors), (
+        f"scenario `primary-down`: what the model reads is a failure it should not retry itself (retries happen in "
+        f"code): {errors}")
+
+
+def test_each_call_is_checked_against_its_own_tool_schema(ex):
+    def tool(name, required):
+        return {"name": name, "rules": [{"result": {"data": {name: "ok"}}}],
+                "parameters": {"type": "object", "properties": {required: {"type": "string"}}, "required": [required]}}
+    scenario = parse_scenario({
+        "name": "three-schemas", "title": "three tools, three schemas", "user": "Plan my day.",
+        "tools": [tool("b_zone", "zone"), tool("a_city", "city"), tool("c_date", "date")],
+        "model": {"script": [{"calls": [{"tool": "a_city", "args": {"city": "Shanghai"}},
+                                        {"tool": "c_date", "args": {"date": "2026-12-01"}}]}, {"answer": "Done."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    })
+    run = play(ex, scenario)
+    assert run.tries("a_city") and run.tries("c_date") and not run.shown_errors(), (
+        f"scenario `three-schemas`: both calls match their own tool's schema, yet: {run.shown_errors()}")
+
+
+def test_an_invalid_argument_gets_an_example_of_its_own_kind(ex):
+    parameters = json.loads('{"type": "object", "properties": {"day": {"type": "string", "format": "date"}, '
+                            '"party": {"type": "integer"}, "city": {"type": "string", "minLength": 2, '
+                            '"examples": ["Shanghai", "Beijing"]}}}')
+    scenario = parse_scenario({
+        "name": "three-bad-arguments", "title": "three invalid arguments", "user": "A table, please.",
+        "tools": [{"name": "book", "parameters": parameters, "rules": [{"result": {"data": {"booked": True}}}]}],
+        "model": {"script": [{"calls": [{"tool": "book", "args": {"day": "2026-13-45"}},
+                                        {"tool": "book", "args": {"party": "four"}},
+                                        {"tool": "book", "args": {"city": "S"}}]}, {"answer": "I could not book."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    })
+    day, party, city = play(ex, scenario).shown_errors()
+    dates = [v for v in day.values() if isinstance(v, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", v)]
+    assert dates, f"scenario `three-bad-arguments`: the bad date should come with an example date: {day}"
+    assert not [v for v in party.values() if isinstance(v, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", v)], \
+        f"scenario `three-bad-arguments`: a party size is not a date; no date example: {party}"
+    assert "Shanghai" in json.dumps(city), \
+        f"scenario `three-bad-arguments`: the schema's first example (Shanghai) shows a valid city: {city}"
+
+
+def test_the_same_rejected_call_is_stopped_on_its_third_time(ex):
+    run = play(ex, "schema-mismatch")
+    assert run.result.stop_reason is StopReason.REPEATED_CALL and run.result.model_calls == 3, (
+        f"scenario `schema-mismatch`: {run.attempt.story()}; the same rejected call is answered twice and stopped "
+        "on its third time (max_same_rejections = 3)")
+
+
+def test_execute_never_raises_even_when_validation_breaks(ex, monkeypatch):
+    def broken():
+        raise RuntimeError("jsonschema is broken")
+    monkeypatch.setattr(ex, "load_jsonschema", broken)
+    run = play(ex, inline("validator-broken", {"lookup": {"result": {"data": {"hits": 1}}}}, [("lookup", {"q": "x"})]))
+    assert run.result.stop_reason is StopReason.COMPLETED and len(run.shown_errors()) <= 1, run.attempt.story()
