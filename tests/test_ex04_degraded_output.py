@@ -472,8 +472,8 @@ def first_seen(episode: Episode) -> dict[str, tuple[str, int, int]]:
     return out
 
 
-# One turn calls the same tool three times: Shanghai twice (the same answer; the arguments in another key order),
-# Beijing once; then the step limit.
+# One turn calls the same tool four times: Guangzhou (an empty forecast, not a fact), Shanghai twice (the same
+# answer; the arguments in another key order), Beijing once; then the step limit.
 SAME_TOOL_IN_PARALLEL = parse_scenario({
     "name": "weather-three-calls", "title": "Parallel calls to one tool, two of them identical",
     "user": "Weather in Shanghai, Beijing and Guangzhou tomorrow?",
@@ -484,8 +484,10 @@ SAME_TOOL_IN_PARALLEL = parse_scenario({
     "tools": [{"name": "get_weather",
                "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
                "rules": [{"when": {"city": "Shanghai"}, "result": {"data": {"forecast": "light rain"}}},
-                         {"when": {"city": "Beijing"}, "result": {"data": {"forecast": "sunny"}}}]}],
-    "model": {"script": [{"calls": [{"tool": "get_weather", "args": {"city": "Shanghai", "days": 1}},
+                         {"when": {"city": "Beijing"}, "result": {"data": {"forecast": "sunny"}}},
+                         {"when": {"city": "Guangzhou"}, "result": {"data": {"forecast": ""}}}]}],
+    "model": {"script": [{"calls": [{"tool": "get_weather", "args": {"city": "Guangzhou", "days": 1}},
+                                    {"tool": "get_weather", "args": {"city": "Shanghai", "days": 1}},
                                     {"tool": "get_weather", "args": {"city": "Beijing", "days": 1}},
                                     {"tool": "get_weather", "args": {"days": 1, "city": "Shanghai"}}]},
                          {"answer": "Shanghai: light rain. Beijing: sunny."}]},
@@ -508,11 +510,12 @@ def test_parallel_calls_to_the_same_tool_are_separate_facts(degrade):
     r = run(degrade, SAME_TOOL_IN_PARALLEL)
     got = [(o.arguments["city"], o.times) for o in r.degraded.obtained]
     assert got == [("Shanghai", 2), ("Beijing", 1)], (
-        f"scenario `weather-three-calls`: one turn asked get_weather for Shanghai, Beijing and Shanghai again (its "
+        f"scenario `weather-three-calls`: one turn asked get_weather for Guangzhou (empty), Shanghai, Beijing and "
+        f"Shanghai again (its "
         f"arguments in another order: the same arguments); "
         f"obtained (city, times) = {got}")
     assert r.degraded.unfinished == ["Guangzhou weather"], (
-        f"scenario `weather-three-calls`: only Guangzhou was never asked; unfinished = {r.degraded.unfinished}")
+        f"scenario `weather-three-calls`: Guangzhou's forecast came back empty; unfinished = {r.degraded.unfinished}")
 
 
 def test_the_detail_carries_the_trip_detail(degrade):
