@@ -390,11 +390,11 @@ def run_with(ex, scenario, **thresholds):
 
 def lookups(name: str, found: dict[str, dict], turns: list, *, then_answer: bool = True, tools=("lookup",)):
     """One or more search tools: a query in `found` returns its data, any other returns an empty result.
-    `turns`: per model turn, a (tool, query) call, a list of them (parallel calls), or raw argument text."""
+    `turns`: per model turn, a (tool, query[, call id]) call, a list of them (parallel calls), or raw argument text."""
     def call(c):
         if isinstance(c, str):
             return {"tool": tools[0], "raw_args": c}
-        return {"tool": c[0], "args": {"query": c[1]}}
+        return {"tool": c[0], "args": {"query": c[1]}, **({"id": c[2]} if len(c) > 2 else {})}
     script = [{"calls": [call(c) for c in t]} if isinstance(t, list) else {"call": call(t)} for t in turns]
     return parse_scenario({
         "name": name, "title": name, "user": "Find it, please.", "limits": {"max_steps": len(turns) + 2},
@@ -445,7 +445,9 @@ def test_repeated_allows_one_earlier_run_by_default(ex):
 
 
 def test_no_progress_answers_the_last_call_of_a_parallel_step(ex):
-    scenario = lookups("parallel-empty", {}, [[("lookup", "a"), ("lookup", "b")], [("lookup", "c"), ("lookup", "d")]])
+    # the second step's ids run backwards: "the last call" is the last in the turn, not the greatest id
+    scenario = lookups("parallel-empty", {}, [[("lookup", "a"), ("lookup", "b")],
+                                              [("lookup", "c", "call_zz"), ("lookup", "d", "call_aa")]])
     result = run(ex, scenario)
     tool_messages = [m for m in result.messages if isinstance(m, ToolMessage)]
     flagged = [m.call_id for m in tool_messages if "loop_detected" in m.content]
@@ -485,6 +487,11 @@ def test_options_name_the_other_tools_only(ex):
     named = [t for t in tools if t in others[0]]
     assert len(named) == len(tools) - 1, (
         f"scenario `alternation`: the option {others[0]!r} should name the other tool, not the one just flagged")
+    # the flagged tool's name sorts after the other one's: "other" means not this one, whatever the order
+    b_then_a = lookups("b-then-a", {}, [("b_search", "x"), ("b_search", "x")], tools=("b_search", "a_search"))
+    repeat = feedback(run(ex, b_then_a))
+    assert [o for o in repeat[0]["options"] if "a_search" in o], \
+        f"inline scenario `b-then-a`: b_search was flagged; offer the other tool, a_search: {repeat[0]['options']}"
     single = feedback(run(ex, "repeat-exact-cooperative"))[0]
     assert not [o for o in single["options"] if "another tool" in o], \
         f"scenario `repeat-exact-cooperative` has one tool: no other tool to offer: {single['options']}"
