@@ -472,7 +472,8 @@ def test_no_progress_counts_quiet_steps_since_the_last_progress(ex):
 
 def test_feedback_says_whether_the_call_ran(ex):
     repeat = feedback(run(ex, "repeat-exact"))[0]
-    assert repeat.get("not_run") is True, f"scenario `repeat-exact`: a repeat is not run, and the feedback says so: {repeat}"
+    assert repeat.get("not_run") is True, \
+        f"scenario `repeat-exact`: a repeat is not run, and the feedback says so: {repeat}"
     same = [n for n in feedback(run(ex, "same-result")) if n.get("pattern") == "same_result"][0]
     assert same.get("not_run") is False and same.get("result"), \
         f"scenario `same-result`: the rephrased search ran; its feedback carries the result (not_run: false): {same}"

@@ -380,7 +380,8 @@ def with_status(ex, status: int, tool: str = "validate_address"):
 def test_401_403_and_other_client_errors_are_never_retried(ex, status):
     failure = ex.classify(ToolOutcome(False, http_status=status, message="No."))
     assert not failure.retryable, f"HTTP {status} is a client error: the same call fails the same way, not retryable"
-    kind = {400: "invalid_argument", 401: "permission_denied", 403: "permission_denied", 404: "not_found", 422: "invalid_argument"}.get(status)
+    kind = {400: "invalid_argument", 401: "permission_denied", 403: "permission_denied", 404: "not_found",
+            422: "invalid_argument"}.get(status)
     assert kind is None or failure.error_type == kind, f"HTTP {status} is {kind}, got {failure.error_type}"
     scenario = one_call_per_turn(f"status-{status}", "validate_address", [{"result": {"data": {"valid": True}}}],
                                  [{"q": "10 Downing St"}])
