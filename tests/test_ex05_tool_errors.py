@@ -471,21 +471,30 @@ def test_backoff_is_exponential_up_to_a_cap(ex):
                 f"jitter should reach up to the attempt's ceiling ({ceiling:g} s)")
 
 
-def test_a_retry_that_exactly_fits_the_time_budget_is_made(ex):
-    scenario = parse_scenario({
-        "name": "retry-fits-exactly", "title": "a 429, then an answer, in exactly the time left",
-        "user": "Look it up, please.", "limits": {"max_steps": 4, "max_seconds": 5},
+def rate_limited_once(name: str, retry_after: float, max_seconds: float):
+    """The model takes 1 s; the tool takes 1 s and answers 429 (Retry-After) once, then data."""
+    return parse_scenario({
+        "name": name, "title": "a 429, then an answer", "user": "Look it up, please.",
+        "limits": {"max_steps": 4, "max_seconds": max_seconds},
         "tools": [{"name": "lookup", "latency_seconds": 1,
                    "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
-                   "rules": [{"results": [{"fault": "rate_limit", "retry_after_seconds": 3}, {"data": {"hits": 1}}]}]}],
-        "model": {"latency": {"base_seconds": 0, "per_output_token_seconds": 0, "per_input_token_seconds": 0},
+                   "rules": [{"results": [{"fault": "rate_limit", "retry_after_seconds": retry_after},
+                                          {"data": {"hits": 1}}]}]}],
+        "model": {"latency": {"base_seconds": 1, "per_output_token_seconds": 0, "per_input_token_seconds": 0},
                   "script": [{"call": {"tool": "lookup", "args": {"q": "x"}}}, {"answer": "One hit."}]},
         "expect": {"completable": True, "stop_reason": "completed"},
     })
-    run = play(ex, scenario)
+
+
+def test_a_retry_that_exactly_fits_the_time_budget_is_made(ex):
+    run = play(ex, rate_limited_once("retry-fits-exactly", 3, 6))
     assert [t.ok for t in run.tries("lookup")] == [False, True], (
-        f"scenario `retry-fits-exactly`: the 429 came after 1 s; waiting 3 s and retrying (1 s) ends at 5 s, exactly "
-        f"max_seconds: the retry fits. Attempts (ok): {[t.ok for t in run.tries('lookup')]}")
+        f"scenario `retry-fits-exactly`: the request took 1 s and the 429 came 1 s later; waiting 3 s and retrying "
+        f"(1 s) ends at 6 s, exactly max_seconds: the retry fits. Attempts (ok): {[t.ok for t in run.tries('lookup')]}")
+    run = play(ex, rate_limited_once("retry-after-too-long", 10, 6))
+    assert len(run.tries("lookup")) == 1 and run.result.sim_seconds <= 6, (
+        f"scenario `retry-after-too-long`: Retry-After 10 s with 4 s left: do not wait for a retry that cannot fit "
+        f"({len(run.tries('lookup'))} attempts, {run.result.sim_seconds:.1f} s)")
     slow = inline("slow-timeouts", {"lookup": fault("timeout", timeout_seconds=10)}, [("lookup", {"q": "x"})],
                   limits={"max_steps": 4, "max_seconds": 25})
     tries = play(ex, slow).tries("lookup")
