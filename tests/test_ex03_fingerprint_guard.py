@@ -445,15 +445,16 @@ def test_repeated_allows_one_earlier_run_by_default(ex):
 
 
 def test_no_progress_answers_the_last_call_of_a_parallel_step(ex):
-    # the second step's ids run backwards: "the last call" is the last in the turn, not the greatest id
+    # the second step's ids are out of order: "the last call" is the last in the turn, not the greatest or least id
     scenario = lookups("parallel-empty", {}, [[("lookup", "a"), ("lookup", "b")],
-                                              [("lookup", "c", "call_zz"), ("lookup", "d", "call_aa")]])
+                                              [("lookup", "c", "call_zz"), ("lookup", "d", "call_aa"),
+                                               ("lookup", "e", "call_mm")]])
     result = run(ex, scenario)
     tool_messages = [m for m in result.messages if isinstance(m, ToolMessage)]
     flagged = [m.call_id for m in tool_messages if "loop_detected" in m.content]
     last_call = [m for m in result.messages if m.role == "assistant"][1].tool_calls[-1].id
     assert flagged == [last_call], (
-        f"inline scenario `parallel-empty`: two steps of two parallel empty searches; the no-progress feedback "
+        f"inline scenario `parallel-empty`: two steps of parallel empty searches; the no-progress feedback "
         f"should answer the last call of the second step ({last_call}), it answered {flagged}")
 
 
