@@ -6,8 +6,9 @@ import json
 import pytest
 
 from conftest import load_exercise
-from reference import ProtocolError, StopReason, catalogue, parse_scenario
-from reference.runs.grading import run_candidate
+from reference import Episode, ProtocolError, StopReason, catalogue, find, parse_scenario
+from reference.core.messages import message_to_dict
+from reference.runs.grading import CappedModel, run_candidate
 
 
 @pytest.fixture
@@ -115,3 +116,58 @@ def test_a_failing_tool_does_not_crash_the_loop(react_loop):
     errors = [json.loads(m.content) for m in result.messages if m.role == "tool"]
     assert len(errors) == 3 and all(e["ok"] is False for e in errors), \
         "each failed call must still be answered, with an error result the model can read"
+
+
+# ---------------------------------------------------------------- kinds of wrong answer found by mutation testing
+
+# The model asks the same tool twice in one turn (two cities): both calls run, each answered under its own id.
+SAME_TOOL_TWICE = parse_scenario({
+    "name": "same-tool-twice",
+    "title": "Two parallel calls to the same tool",
+    "user": "Weather in Shanghai and in Beijing tomorrow?",
+    "tools": [{"name": "get_weather",
+               "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+               "rules": [{"when": {"city": "Shanghai"}, "result": {"data": {"forecast": "light rain"}}},
+                         {"when": {"city": "Beijing"}, "result": {"data": {"forecast": "sunny"}}}]}],
+    "model": {"script": [{"calls": [{"tool": "get_weather", "args": {"city": "Shanghai"}},
+                                    {"tool": "get_weather", "args": {"city": "Beijing"}}]},
+                         {"answer": "Shanghai: light rain. Beijing: sunny."}]},
+    "expect": {"completable": True, "stop_reason": "completed"},
+}, source="tests/test_ex01_react_loop.py:SAME_TOOL_TWICE")
+
+
+def test_answers_parallel_calls_to_the_same_tool(react_loop):
+    attempt = run_candidate(react_loop, SAME_TOOL_TWICE)
+    result = finished(attempt)
+    calls = [c for m in result.messages if m.role == "assistant" for c in m.tool_calls]
+    answers = {m.call_id: json.loads(m.content) for m in result.messages if m.role == "tool"}
+    assert [c.id for c in calls] == list(answers), \
+        "inline scenario `same-tool-twice`: each of the two get_weather calls of one turn needs its own result"
+    forecasts = [answers[c.id]["data"]["forecast"] for c in calls]
+    assert forecasts == ["light rain", "sunny"], \
+        f"inline scenario `same-tool-twice`: the results were {forecasts}; each call runs with its own arguments"
+    assert result.stop_reason is StopReason.COMPLETED, attempt.story()
+
+
+def test_a_step_limit_of_zero_makes_no_model_request(react_loop):
+    attempt = run_candidate(react_loop, "happy-path", max_steps=0)
+    result = finished(attempt)
+    assert (result.stop_reason, result.model_calls) == (StopReason.MAX_STEPS, 0), \
+        "scenario `happy-path` with max_steps=0: no request may be sent; " + attempt.story()
+
+
+def test_the_default_step_limit_is_eight(react_loop):
+    episode = Episode.from_scenario(find("repeat-exact"))
+    episode.model.inner = CappedModel(episode.model.inner, 30)
+    result = react_loop(episode)  # no max_steps: the signature's default
+    assert (result.stop_reason, result.model_calls) == (StopReason.MAX_STEPS, 8), \
+        f"scenario `repeat-exact` called as react_loop(episode): {result.model_calls} model calls; the default is 8"
+
+
+def test_two_runs_in_one_process_share_nothing(react_loop, target):
+    first = finished(run_candidate(react_loop, "happy-path"))
+    second = finished(run_candidate(react_loop, "paging-legit"))
+    fresh = finished(run_candidate(load_exercise(target, "ex01_react_loop").react_loop, "paging-legit"))
+    assert [message_to_dict(m) for m in second.messages] == [message_to_dict(m) for m in fresh.messages], \
+        "scenario `paging-legit` run after `happy-path` in the same process differs from a fresh run: state leaks"
+    assert first.answer != second.answer and second.model_calls == fresh.model_calls

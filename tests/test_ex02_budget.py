@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import load_exercise
-from reference import Episode, StopReason, Usage, find, parse_scenario, to_wire
+from reference import Episode, StopReason, ToolCall, Usage, find, parse_scenario, to_wire
 from reference.parts.budget import policy_for
 from reference.runs.grading import run_candidate
 from reference.loops.guarded import guarded_loop
@@ -298,3 +298,120 @@ def test_happy_path_is_unaffected(ex):
         assert (result.answer, result.model_calls, result.usage) == (plain.answer, plain.model_calls, plain.usage), (
             f"scenario `happy-path` with {label}: the budget changed the run ({spent(result)}; without a budget: "
             f"{spent(plain)})")
+
+
+# ---------------------------------------------------------------- kinds of wrong answer found by mutation testing
+
+# Three tools with different speeds: two slow exports (20 s each) and a quick status check (0.5 s).
+SPEEDS = parse_scenario({
+    "name": "three-speeds",
+    "title": "Tools with different speeds under one time budget",
+    "user": "Why did the nightly export fail?",
+    "limits": {"max_steps": 8, "max_seconds": 60},
+    "tools": [{"name": name, "latency_seconds": seconds,
+               "parameters": {"type": "object", "properties": {}},
+               "rules": [{"result": {"data": {name: "ok"}}}]}
+              for name, seconds in (("export_logs", 20), ("search_archive", 20), ("get_status", 0.5))],
+    "model": {"latency": {"base_seconds": 0.5, "per_output_token_seconds": 0, "per_input_token_seconds": 0},
+              "script": [{"call": {"tool": "export_logs", "args": {}}},
+                         {"call": {"tool": "search_archive", "args": {}}},
+                         {"call": {"tool": "get_status", "args": {}}},
+                         {"answer": "The export is fine now; the archive shows one failed night."}]},
+    "expect": {"completable": True, "stop_reason": "completed"},
+}, source="tests/test_ex02_budget.py:SPEEDS")
+
+
+def drive(episode: Episode, requests: int) -> list:
+    """Send `requests` model requests by hand, running every tool call; returns the history."""
+    messages = episode.initial_messages()
+    for _ in range(requests):
+        turn = episode.model.complete(messages, episode.tools.specs)
+        messages.append(turn.message)
+        messages.extend(episode.tools.execute(call) for call in turn.tool_calls)
+    return messages
+
+
+def test_each_tool_is_timed_by_its_own_earlier_runs(ex):
+    result = run_with(ex, SPEEDS)
+    assert result.stop_reason is StopReason.COMPLETED, (
+        f"inline scenario `three-speeds`: stop reason {result.stop_reason.value} ({result.detail}) after "
+        f"{spent(result)}. After two 20-s exports, 41.5 s are used of 60; the 0.5-s status check fits. A tool is "
+        "expected to take as long as *its own* earlier runs, not those of other tools.")
+    episode = Episode.from_scenario(SPEEDS)
+    budget = ex.Budget()
+    drive(episode, 2)
+    seconds = {name: budget.tool_seconds(episode, name) for name in ("export_logs", "search_archive", "get_status")}
+    assert seconds == {"export_logs": 20, "search_archive": 20, "get_status": 0}, (
+        f"inline scenario `three-speeds` after two requests: tool_seconds gave {seconds}; each tool's slowest "
+        "earlier run, 0 for a tool that has not run yet")
+
+
+def test_next_request_is_one_step_and_the_first_takes_no_time(ex):
+    episode = Episode.from_scenario(SPEEDS)
+    nxt = ex.Budget().next_request(episode, episode.initial_messages())
+    assert (nxt.steps, nxt.seconds) == (1, 0), (
+        f"inline scenario `three-speeds`, before the first request: next_request gave {nxt.steps} step(s) and "
+        f"{nxt.seconds} s; one request is one step, and with no earlier request its time is 0")
+
+
+def test_a_request_or_tool_that_exactly_fills_a_limit_may_run(ex):
+    episode = Episode.from_scenario(find("slow-tools"))
+    messages = episode.initial_messages()
+    probe = ex.Budget()
+    tokens = request_tokens(to_wire(messages, episode.tools.specs, episode.scenario.model.wire)) + probe.output_reserve
+    cost = episode.ledger.pricing.cost(Usage(tokens - probe.output_reserve, probe.output_reserve))
+    for field, exact, reason in (("max_run_tokens", tokens, StopReason.TOKEN_BUDGET),
+                                 ("max_cost_usd", cost, StopReason.COST_BUDGET)):
+        assert ex.Budget(**{field: exact}).before_request(episode, messages, 1) is None, (
+            f"scenario `slow-tools`, first request: {field}={exact} is exactly what it needs; a limit is crossed "
+            "only when it would be exceeded")
+        less = exact - 1 if field == "max_run_tokens" else exact * (1 - 1e-6)
+        trip = ex.Budget(**{field: less}).before_request(episode, messages, 1)
+        assert trip is not None and trip[0] is reason, f"scenario `slow-tools`: {field}={less} must trip {reason.value}"
+    messages = drive(episode, 1)  # one request, then the 20-s report
+    used, model = episode.clock.elapsed, max(s.model_seconds for s in episode.ledger.steps)
+    assert ex.Budget(max_seconds=used + model).before_request(episode, messages, 2) is None, (
+        f"scenario `slow-tools`, second request: {used:.2f} s used + {model:.2f} s expected is exactly max_seconds; "
+        "that still fits")
+    call = ToolCall("call_probe", "regional_sales_report", '{"region": "east"}')
+    assert ex.Budget(max_seconds=used + 20).before_tool(episode, call) is None, (
+        f"scenario `slow-tools`: {used:.2f} s used + the report's 20 s is exactly max_seconds; the report fits")
+    trip = ex.Budget(max_seconds=used + 19.5).before_tool(episode, call)
+    assert trip is not None and trip[0] is StopReason.TIME_BUDGET, "a 20-s report does not fit in 19.5 s"
+
+
+@pytest.mark.parametrize("field, reason", [("max_steps", StopReason.MAX_STEPS),
+                                           ("max_run_tokens", StopReason.TOKEN_BUDGET),
+                                           ("max_cost_usd", StopReason.COST_BUDGET)])
+def test_a_limit_of_zero_stops_before_the_first_request(ex, field, reason):
+    result = run_with(ex, "happy-path", make=lambda episode: ex.Budget(**{field: 0}))
+    assert (result.stop_reason, result.model_calls) == (reason, 0), (
+        f"scenario `happy-path` with Budget({field}=0): stop reason {result.stop_reason.value} after "
+        f"{spent(result)}; zero is a limit, not 'no limit' (that is None)")
+
+
+def test_a_time_limit_of_zero_runs_no_tool(ex):
+    result = run_with(ex, "happy-path", make=lambda episode: ex.Budget(max_seconds=0))
+    ran = [t.name for s in result.steps for t in s.tools]
+    assert result.stop_reason is StopReason.TIME_BUDGET and not ran, (
+        f"scenario `happy-path` with Budget(max_seconds=0): stop reason {result.stop_reason.value}, tools run: {ran}; "
+        "zero is a limit, not 'no limit' (that is None)")
+
+
+def test_the_step_limit_trips_when_already_past_it(ex):
+    episode = Episode.from_scenario(find("happy-path"))
+    messages = drive(episode, 2)
+    trip = ex.Budget(max_steps=1).before_request(episode, messages, 3)
+    assert trip is not None and trip[0] is StopReason.MAX_STEPS, (
+        "scenario `happy-path`: 2 requests made and max_steps=1: the limit is passed, the budget must say so")
+
+
+def test_two_runs_in_one_process_share_nothing(ex, target):
+    def outline(result):
+        return (result.stop_reason, result.model_calls, result.tool_calls, round(result.sim_seconds, 6))
+    first = [outline(run_with(ex, name)) for name in ("slow-tools", SPEEDS, "slow-tools")]
+    fresh = load_exercise(target, "ex02_budget")
+    again = [outline(run_with(fresh, name)) for name in ("slow-tools", SPEEDS, "slow-tools")]
+    assert first[0] == first[2] == again[0] and first[1] == again[1], (
+        f"slow-tools, three-speeds and slow-tools again in one process gave {first}; fresh runs gave {again}: "
+        "one run's budget must not carry anything into the next")

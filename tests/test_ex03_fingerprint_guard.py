@@ -419,3 +419,196 @@ def test_interventions_keep_every_request_protocol_valid(ex, wire):
             attempt.story() + "\n(every call the guard does not run must still be answered, by its call id)"
         if attempt.error is not None:
             pytest.fail(attempt.story(), pytrace=False)
+
+
+# ---------------------------------------------------------------- kinds of wrong answer found by mutation testing
+
+def run_with(ex, scenario, **thresholds):
+    """The scenario under the guarded loop with the candidate's LoopGuard and the given thresholds."""
+    def loop(episode, max_steps):
+        return guarded_loop(episode, max_steps, Parts(guard=ex.LoopGuard(episode, **thresholds)))
+
+    attempt = run_candidate(loop, scenario)
+    if attempt.error is not None:
+        pytest.fail(attempt.story(), pytrace=False)
+    return attempt.result
+
+
+def lookups(name: str, found: dict[str, dict], turns: list, *, then_answer: bool = True, tools=("lookup",)):
+    """One or more search tools: a query in `found` returns its data, any other returns an empty result.
+    `turns`: per model turn, a (tool, query[, call id]) call, a list of them (parallel calls), or raw argument text."""
+    def call(c):
+        if isinstance(c, str):
+            return {"tool": tools[0], "raw_args": c}
+        return {"tool": c[0], "args": {"query": c[1]}, **({"id": c[2]} if len(c) > 2 else {})}
+    script = [{"calls": [call(c) for c in t]} if isinstance(t, list) else {"call": call(t)} for t in turns]
+    return parse_scenario({
+        "name": name, "title": name, "user": "Find it, please.", "limits": {"max_steps": len(turns) + 2},
+        "tools": [{**_search(tool, "Search."), "rules": [
+            *({"when": {"query": q}, "result": {"data": d}} for q, d in found.items()),
+            {"result": {"data": {"results": []}}}]} for tool in tools],
+        "model": {"script": script + ([{"answer": "Here is what I found."}] if then_answer else []),
+                  "cycle": [] if then_answer else script[-1:]},
+        "expect": {"completable": then_answer, "stop_reason": "completed"},
+    }, source=f"tests/test_ex03_fingerprint_guard.py ({name})")
+
+
+def test_absent_arguments_count_as_their_schema_default(ex):
+    schema = json.loads('{"type": "object", "properties": {"query": {"type": "string"}, '
+                        '"page": {"type": "integer", "default": 1}, "lang": {"type": "string"}}}')
+    fp = lambda args: ex.fingerprint("search_kb", args, schema, TODAY)  # noqa: E731
+    assert fp({"query": "sso"}) == fp({"query": "sso", "page": 1}), \
+        "page defaults to 1: leaving it out and sending page 1 is the same call"
+    assert fp({"query": "sso", "page": 2}) != fp({"query": "sso"}), "page 2 is not the default page: a new call"
+    assert fp({"query": "sso"}) != fp({"query": "sso", "lang": ""}), \
+        "lang has no default: leaving it out is not the same as sending it"
+
+
+def test_dates_and_case_follow_the_schema_not_the_value(ex):
+    schema = json.loads('{"type": "object", "properties": {"day": {"type": "string", "format": "date"}, '
+                        '"city": {"type": "string", "description": "City name, case-insensitive"}, '
+                        '"ticket": {"type": "string", "description": "Ticket id (not case-insensitive)"}, '
+                        '"note": {"type": "string"}}}')
+    fp = lambda **args: ex.fingerprint("book", args, schema, TODAY)  # noqa: E731
+    assert fp(day="tomorrow") == fp(day="2026-12-01"), "format: date alone makes 'tomorrow' a date"
+    assert fp(city="shanghai") == fp(city="SHANGHAI"), "the city is described as case-insensitive"
+    assert fp(ticket="ab-12") != fp(ticket="AB-12"), "'not case-insensitive' keeps the case"
+    assert fp(note="ok") != fp(note="OK"), "nothing says the note ignores case: keep it"
+
+
+def test_odd_values_never_break_a_fingerprint(ex):
+    orders = find("paging-legit").tools[0].parameters  # page: integer
+    assert ex.fingerprint("list_orders", {"year": 2026, "page": "two"}, orders, TODAY) != \
+        ex.fingerprint("list_orders", {"year": 2026, "page": 2}, orders, TODAY), "'two' is not a number: keep the text"
+    unknown = {ex.fingerprint("search_flights", {"origin": o, "destination": "SHA", "date": "2026-12-01"}, FLIGHTS,
+                              TODAY) for o in ("qqq", "QQQ", " Qqq")}
+    assert len(unknown) == 1, "an unknown airport code is kept, upper-case, never a guess"
+
+
+def test_repeated_allows_one_earlier_run_by_default(ex):
+    assert ex.repeated([], "a") is None and ex.repeated(["b"], "a") is None, "nothing earlier: not a repeat"
+    assert ex.repeated(["a", "b"], "a") == 1, "by default one earlier run of the same action is a repeat (1 earlier)"
+
+
+def test_no_progress_answers_the_last_call_of_a_parallel_step(ex):
+    # the second step's ids are out of order: "the last call" is the last in the turn, not the greatest or least id
+    scenario = lookups("parallel-empty", {}, [[("lookup", "a"), ("lookup", "b")],
+                                              [("lookup", "c", "call_zz"), ("lookup", "d", "call_aa"),
+                                               ("lookup", "e", "call_mm")]])
+    result = run(ex, scenario)
+    tool_messages = [m for m in result.messages if isinstance(m, ToolMessage)]
+    flagged = [m.call_id for m in tool_messages if "loop_detected" in m.content]
+    last_call = [m for m in result.messages if m.role == "assistant"][1].tool_calls[-1].id
+    assert flagged == [last_call], (
+        f"inline scenario `parallel-empty`: two steps of parallel empty searches; the no-progress feedback "
+        f"should answer the last call of the second step ({last_call}), it answered {flagged}")
+
+
+def test_no_progress_counts_quiet_steps_since_the_last_progress(ex):
+    found = {"sso": {"results": [{"doc_id": "kb-1", "title": "SSO setup"}]}}
+    result = run(ex, lookups("found-then-empty", found, [("lookup", "sso"), ("lookup", "saml"), ("lookup", "okta")]))
+    notes = [n for n in feedback(result) if n.get("pattern") == "no_progress"]
+    assert len(notes) == 1, (
+        f"inline scenario `found-then-empty`: a find, then two empty searches: that is 2 quiet steps, one no-progress "
+        f"intervention expected, got {len(notes)}")
+    note = notes[0]
+    assert re.search(r"\b2\b", note["evidence"]), f"the evidence should say how many steps were quiet (2): {note}"
+    assert note.get("not_run") is False and note.get("result") == {"results": []}, (
+        f"the call ran: the feedback says so (not_run: false) and carries its result: {note}")
+
+
+def test_feedback_says_whether_the_call_ran(ex):
+    repeat = feedback(run(ex, "repeat-exact"))[0]
+    assert repeat.get("not_run") is True, \
+        f"scenario `repeat-exact`: a repeat is not run, and the feedback says so: {repeat}"
+    same = [n for n in feedback(run(ex, "same-result")) if n.get("pattern") == "same_result"][0]
+    assert same.get("not_run") is False and same.get("result"), \
+        f"scenario `same-result`: the rephrased search ran; its feedback carries the result (not_run: false): {same}"
+
+
+def test_options_name_the_other_tools_only(ex):
+    result = run(ex, "alternation")
+    note = feedback(result)[0]
+    others = [o for o in note["options"] if "another tool" in o]
+    tools = [t.name for t in find("alternation").tools]
+    assert len(others) == 1, f"scenario `alternation`: an option should offer the other tool(s): {note['options']}"
+    named = [t for t in tools if t in others[0]]
+    assert len(named) == len(tools) - 1, (
+        f"scenario `alternation`: the option {others[0]!r} should name the other tool, not the one just flagged")
+    # the flagged tool's name sorts after the other one's: "other" means not this one, whatever the order
+    b_then_a = lookups("b-then-a", {}, [("b_search", "x"), ("b_search", "x")], tools=("b_search", "a_search"))
+    repeat = feedback(run(ex, b_then_a))
+    assert [o for o in repeat[0]["options"] if "a_search" in o], \
+        f"inline scenario `b-then-a`: b_search was flagged; offer the other tool, a_search: {repeat[0]['options']}"
+    single = feedback(run(ex, "repeat-exact-cooperative"))[0]
+    assert not [o for o in single["options"] if "another tool" in o], \
+        f"scenario `repeat-exact-cooperative` has one tool: no other tool to offer: {single['options']}"
+
+
+@pytest.mark.parametrize("interventions", [0, 2])
+def test_the_number_of_interventions_is_honoured(ex, interventions):
+    result = run_with(ex, "repeat-exact", interventions=interventions)
+    notes = feedback(result)
+    warned = [n for n in notes if "stopping" not in n.get("instruction", "").lower()]
+    assert result.stop_reason is StopReason.REPEATED_CALL and len(warned) == interventions, (
+        f"scenario `repeat-exact` with interventions={interventions}: {len(warned)} warning(s) before the stop "
+        f"({result.stop_reason.value}); exactly {interventions} expected")
+
+
+def test_alternation_evidence_names_both_calls(ex):
+    note = [n for n in feedback(run(ex, "alternation-cooperative")) if n["pattern"] == "alternation"][0]
+    tools = [t.name for t in find("alternation-cooperative").tools]
+    assert all(t in note["evidence"] for t in tools), f"the evidence should name both calls ({tools}): {note}"
+
+
+def test_a_b_a_then_a_new_call_is_not_alternation(ex):
+    scenario = lookups("a-b-a-c", {}, [("lookup", "alpha"), ("lookup", "beta"), ("lookup", "alpha"),
+                                       ("lookup", "gamma")])
+    patterns = [n["pattern"] for n in feedback(run_with(ex, scenario, allowed_runs=2, no_progress_steps=9))]
+    assert "alternation" not in patterns, f"inline scenario `a-b-a-c`: A-B-A-C is not alternation: {patterns}"
+
+
+def test_four_identical_calls_are_repeats_not_alternation(ex):
+    scenario = lookups("a-a-a-a", {}, [("lookup", "alpha")] * 4)
+    patterns = [n["pattern"] for n in feedback(run_with(ex, scenario, allowed_runs=3, no_progress_steps=9))]
+    assert patterns[:1] == ["repeated_call"], f"inline scenario `a-a-a-a`: A-A-A-A is a repeat: {patterns}"
+
+
+def test_a_repeated_malformed_call_is_flagged(ex):
+    result = run(ex, lookups("malformed-twice", {}, ['{"query": ', '{"query":  ']))
+    assert [n["pattern"] for n in feedback(result)] == ["repeated_call"], (
+        f"inline scenario `malformed-twice`: the same malformed arguments twice are a repeat: {feedback(result)}")
+
+
+def test_a_flagged_step_is_not_also_a_quiet_step(ex):
+    scenario = lookups("repeat-and-empty", {}, [("lookup", "a"), [("lookup", "a"), ("lookup", "b")]])
+    result = run(ex, scenario)
+    assert [n["pattern"] for n in feedback(result)] == ["repeated_call"] and \
+        result.stop_reason is StopReason.COMPLETED, (
+        f"inline scenario `repeat-and-empty`: the second step's repeat was flagged; that step is not also counted "
+        f"as quiet: {[n['pattern'] for n in feedback(result)]}, {result.stop_reason.value}")
+
+
+def test_calls_that_fail_the_same_way_are_not_the_same_result(ex):
+    scenario = parse_scenario({
+        "name": "same-error", "title": "three lookups, one error", "user": "Find my order.",
+        "tools": [{**_search("lookup", "Search."), "rules": [{"result": {"fault": "not_found"}}]}],
+        "model": {"script": [{"call": {"tool": "lookup", "args": {"query": q}}} for q in ("A1", "A2", "A3")]
+                  + [{"answer": "No order matches."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    })
+    result = run(ex, scenario)
+    assert not feedback(result) and result.stop_reason is StopReason.COMPLETED, (
+        f"inline scenario `same-error`: three different lookups each answered not_found; an error is not a result: "
+        f"{[n['pattern'] for n in feedback(result)]}")
+
+
+def test_two_runs_in_one_process_share_nothing(ex, target):
+    def outline(result):
+        return (result.stop_reason, result.model_calls, [n["pattern"] for n in feedback(result)])
+    names = ("repeat-exact-cooperative", "alternation-cooperative", "repeat-exact-cooperative", "empty-rephrase")
+    first = [outline(run(ex, name)) for name in names]
+    fresh = load_exercise(target, "ex03_fingerprint_guard")
+    again = {name: outline(run(fresh, name)) for name in names}
+    assert first == [again[name] for name in names], (
+        "several scenarios in one process differ from fresh runs: one run's history must not leak into the next")

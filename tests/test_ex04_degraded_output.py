@@ -457,3 +457,85 @@ def test_a_stop_before_any_tool_result_is_honest(degrade):
         f"scenario `happy-path` with 50 tokens: nothing ran, yet obtained = {r.degraded.obtained}"
     assert r.degraded.unfinished == [i.item for i in scenario.checklist], \
         f"scenario `happy-path` with 50 tokens: every checklist item is unfinished; got {r.degraded.unfinished}"
+
+
+# ---------------------------------------------------------------- kinds of wrong answer found by mutation testing
+
+def first_seen(episode: Episode) -> dict[str, tuple[str, int, int]]:
+    """fact key -> (call id of its first call, step of that call, how many calls returned it), from the ledger."""
+    out: dict[str, tuple[str, int, int]] = {}
+    wanted = facts(episode)
+    for step in episode.ledger.steps:
+        for t in step.tools:
+            k = key(t.name, t.arguments, (t.outcome or {}).get("data"))
+            if t.ok and k in wanted:
+                call_id, first_step, times = out.get(k, (t.call_id, step.step, 0))
+                out[k] = (call_id, first_step, times + 1)
+    return out
+
+
+# One turn calls the same tool four times: Guangzhou (an empty forecast, not a fact), Shanghai twice (the same
+# answer; the arguments in another key order), Beijing once; then the step limit.
+SAME_TOOL_IN_PARALLEL = parse_scenario({
+    "name": "weather-three-calls", "title": "Parallel calls to one tool, two of them identical",
+    "user": "Weather in Shanghai, Beijing and Guangzhou tomorrow?",
+    "checklist": [{"item": "Shanghai weather", "tool": "get_weather", "when": {"city": "Shanghai"}},
+                  {"item": "Beijing weather", "tool": "get_weather", "when": {"city": "Beijing"}},
+                  {"item": "Guangzhou weather", "tool": "get_weather", "when": {"city": "Guangzhou"}}],
+    "limits": {"max_steps": 1},
+    "tools": [{"name": "get_weather",
+               "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+               "rules": [{"when": {"city": "Shanghai"}, "result": {"data": {"forecast": "light rain"}}},
+                         {"when": {"city": "Beijing"}, "result": {"data": {"forecast": "sunny"}}},
+                         {"when": {"city": "Guangzhou"}, "result": {"data": {"forecast": ""}}}]}],
+    "model": {"script": [{"calls": [{"tool": "get_weather", "args": {"city": "Guangzhou", "days": 1}},
+                                    {"tool": "get_weather", "args": {"city": "Shanghai", "days": 1}},
+                                    {"tool": "get_weather", "args": {"city": "Beijing", "days": 1}},
+                                    {"tool": "get_weather", "args": {"days": 1, "city": "Shanghai"}}]},
+                         {"answer": "Shanghai: light rain. Beijing: sunny."}]},
+    "expect": {"completable": False, "stop_reason": "max_steps"},
+}, "tests/test_ex04 (weather-three-calls)")
+
+
+def test_obtained_items_carry_the_first_call_id_its_step_and_the_count(degrade):
+    for r in (run(degrade, "repeat-exact"), run(degrade, FAILURES), run(degrade, "slow-tools", "budget"),
+              run(degrade, SAME_TOOL_IN_PARALLEL)):
+        want = first_seen(r.episode)
+        got = {k: (o.call_id, o.step, o.times) for k, o in items(r).items()}
+        assert got == want, (f"scenario `{r.name}`: obtained items as (call id, step, times) are {list(got.values())}; "
+                             f"the ledger says {list(want.values())}: the call that first returned each fact, the "
+                             "model request (1-based) that asked for it, and how many calls returned it")
+        assert list(got) == list(want), f"scenario `{r.name}`: obtained items keep the order they first came in"
+
+
+def test_parallel_calls_to_the_same_tool_are_separate_facts(degrade):
+    r = run(degrade, SAME_TOOL_IN_PARALLEL)
+    got = [(o.arguments["city"], o.times) for o in r.degraded.obtained]
+    assert got == [("Shanghai", 2), ("Beijing", 1)], (
+        f"scenario `weather-three-calls`: one turn asked get_weather for Guangzhou (empty), Shanghai, Beijing and "
+        f"Shanghai again (its "
+        f"arguments in another order: the same arguments); "
+        f"obtained (city, times) = {got}")
+    assert r.degraded.unfinished == ["Guangzhou weather"], (
+        f"scenario `weather-three-calls`: Guangzhou's forecast came back empty; unfinished = {r.degraded.unfinished}")
+
+
+def test_the_detail_carries_the_trip_detail(degrade):
+    for reason in (StopReason.MAX_STEPS, StopReason.NO_PROGRESS, StopReason.CIRCUIT_OPEN):
+        episode = Episode.from_scenario(FAILURES)
+        result = guarded_loop(episode, 3, Parts(degrade=degrade, budget=TripAfterOneStep(reason)))
+        detail = f"synthetic {reason.value} stop after one step"
+        assert detail in (result.degraded.detail or ""), (
+            f"scenario `refund-mixed-results` stopped for {reason.value}: the degraded detail is "
+            f"{result.degraded.detail!r}; it should carry the trip's own explanation {detail!r}")
+
+
+def test_two_runs_in_one_process_share_nothing(degrade, target):
+    def outline(r: Run) -> str:
+        return json.dumps(r.degraded.to_dict(), default=str, sort_keys=True)
+    first = [outline(_run(degrade, s, "", None)) for s in (FAILURES, find("repeat-exact"), FAILURES)]
+    fresh = load_exercise(target, "ex04_degraded_output").degrade
+    again = [outline(_run(fresh, s, "", None)) for s in (FAILURES, find("repeat-exact"))]
+    assert first[0] == first[2] == again[0] and first[1] == again[1], (
+        "scenarios `refund-mixed-results`, `repeat-exact` and `refund-mixed-results` again in one process: the "
+        "degraded results differ from fresh runs; one run's facts must not leak into the next")

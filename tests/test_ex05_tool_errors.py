@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 
 import pytest
@@ -364,3 +365,236 @@ def test_a_success_resets_the_failure_count(ex):
         f"{run.attempt.story()}; get_rate failed, succeeded, then failed again: {gone or 'the run did not complete'}. "
         "The breaker counts failed calls in a row: a success in between starts the count again")
     assert run.result.model_calls == 5, f"scenario `fail-succeed-fail`: {run.attempt.story()}; 4 calls and an answer"
+
+
+# ---------------------------------------------------------------- kinds of wrong answer found by mutation testing
+
+def with_status(ex, status: int, tool: str = "validate_address"):
+    """A loop whose `tool` always answers HTTP `status`, marked retryable by its wrapper (so only the status can
+    decide)."""
+    def ex05_loop(episode, max_steps=8):
+        episode.tools.tools[tool] = lambda args: ToolOutcome(
+            False, error_type="unavailable", retryable=True, http_status=status, message="The service said no.")
+        return guarded_loop(episode, max_steps, Parts(executor=ex.make_executor(episode)))
+    return ex05_loop
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 407, 409, 410, 422, 451, 499])
+def test_401_403_and_other_client_errors_are_never_retried(ex, status):
+    failure = ex.classify(ToolOutcome(False, http_status=status, message="No."))
+    assert not failure.retryable, f"HTTP {status} is a client error: the same call fails the same way, not retryable"
+    kind = {400: "invalid_argument", 401: "permission_denied", 403: "permission_denied", 404: "not_found",
+            422: "invalid_argument"}.get(status)
+    assert kind is None or failure.error_type == kind, f"HTTP {status} is {kind}, got {failure.error_type}"
+    scenario = one_call_per_turn(f"status-{status}", "validate_address", [{"result": {"data": {"valid": True}}}],
+                                 [{"q": "10 Downing St"}])
+    attempt = run_candidate(with_status(ex, status), scenario)
+    if attempt.error is not None:
+        pytest.fail(attempt.story(), pytrace=False)
+    tries = [t for s in attempt.result.steps for t in s.tools]
+    assert len(tries) == 1, f"scenario `status-{status}`: the tool answered HTTP {status} and ran {len(tries)} times"
+
+
+@pytest.mark.parametrize("status", [408, 500, 502, 503, 504])
+def test_408_and_every_5xx_are_retried(ex, status):
+    failure = ex.classify(ToolOutcome(False, http_status=status, message="Try again."))
+    assert failure is not None and failure.retryable, f"HTTP {status} can heal on its own: it is retryable"
+
+
+def test_a_tool_that_keeps_failing_is_tried_max_attempts_times_per_call(ex):
+    scenario = one_call_per_turn("always-times-out", "lookup", [fault("timeout", timeout_seconds=1)],
+                                 [{"q": "a"}, {"q": "b"}, {"q": "c"}])
+    run = play(ex, scenario)
+    per_step = [len([t for t in s.tools if t.name == "lookup"]) for s in run.result.steps]
+    assert per_step[:2] == [3, 3] and sum(per_step) == 6, (
+        f"scenario `always-times-out`: attempts of lookup per model request: {per_step}. Each call is tried "
+        "max_attempts (3) times in code; after 2 failed calls in a row the tool is withdrawn and runs no more")
+    first = run.shown_errors()[0]
+    assert first.get("error_type") == "timeout" and "2" in first.get("message", ""), (
+        f"scenario `always-times-out`: the model should read that the call timed out and how often it was retried "
+        f"(2 times): {first}")
+    assert run.result.stop_reason is StopReason.CIRCUIT_OPEN, run.attempt.story()
+
+
+def test_one_attempt_means_no_retry(ex):
+    def ex05_loop(episode, max_steps=8):
+        return guarded_loop(episode, max_steps, Parts(executor=ex.ToolErrorExecutor(episode, max_attempts=1)))
+
+    attempt = run_candidate(ex05_loop, "flaky-timeout")
+    if attempt.error is not None:
+        pytest.fail(attempt.story(), pytrace=False)
+    assert len(attempt.result.steps[0].tools) == 1, (
+        f"scenario `flaky-timeout` with max_attempts=1: get_weather ran {len(attempt.result.steps[0].tools)} times "
+        "for the first call; one attempt means no retry")
+
+
+def test_parallel_rejected_calls_to_the_same_tool_are_different_calls(ex):
+    schema = {"type": "object", "properties": {"q": {"type": "string", "minLength": 5}}, "required": ["q"]}
+    scenario = parse_scenario({
+        "name": "three-short-queries", "title": "three different rejected calls to one tool in one turn",
+        "user": "Look these up.", "limits": {"max_steps": 4},
+        "tools": [{"name": "lookup", "parameters": schema, "rules": [{"result": {"data": {"hits": 1}}}]}],
+        "model": {"script": [{"calls": [{"tool": "lookup", "args": {"q": q}} for q in ("a", "b", "c")]},
+                             {"answer": "Those names are too short to look up."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    })
+    run = play(ex, scenario)
+    errors = run.shown_errors()
+    assert len(errors) == 3 and all(e.get("error_type") == "invalid_argument" for e in errors), \
+        f"scenario `three-short-queries`: each of the three calls breaks the schema: {errors}"
+    assert run.result.stop_reason is StopReason.COMPLETED, (
+        f"scenario `three-short-queries`: {run.attempt.story()}; three *different* rejected calls to one tool are not "
+        "the same call repeated")
+
+
+def test_two_runs_in_one_process_share_nothing(ex, target):
+    def outline(run):
+        return (run.result.stop_reason, run.result.model_calls, [t.name for s in run.result.steps for t in s.tools],
+                [e.get("error_type") for e in run.shown_errors()])
+    names = ("tool-down", "flaky-timeout", "tool-down", "schema-mismatch", "schema-mismatch")
+    first = [outline(play(ex, name)) for name in names]
+    fresh = load_exercise(target, "ex05_tool_errors")
+    again = {name: outline(play(fresh, name)) for name in names}
+    assert first == [again[name] for name in names], (
+        "tool-down, flaky-timeout, tool-down, schema-mismatch twice in one process differ from fresh runs: a tool "
+        "withdrawn, a failure counted or a rejection remembered in one run must not carry into the next")
+
+
+def test_backoff_is_exponential_up_to_a_cap(ex):
+    for kwargs, base, cap in (({}, 0.5, 8.0), ({"base": 1.0, "cap": 4.0}, 1.0, 4.0)):
+        for attempt in range(1, 8):
+            rng = random.Random(attempt)
+            draws = [ex.backoff_seconds(attempt, rng, **kwargs) for _ in range(300)]
+            ceiling = min(cap, base * 2 ** (attempt - 1))
+            assert all(0 < d <= ceiling for d in draws), (
+                f"backoff_seconds({attempt}, rng, {kwargs}) gave waits up to {max(draws):.3f} s; with base {base} s "
+                f"doubling per attempt and capped at {cap} s, attempt {attempt} waits at most {ceiling:g} s")
+            assert max(draws) > 0.9 * ceiling, (
+                f"backoff_seconds({attempt}, rng, {kwargs}): the longest of 300 waits was {max(draws):.3f} s; the "
+                f"jitter should reach up to the attempt's ceiling ({ceiling:g} s)")
+
+
+def rate_limited_once(name: str, retry_after: float, max_seconds: float):
+    """The model takes 1 s; the tool takes 1 s and answers 429 (Retry-After) once, then data."""
+    return parse_scenario({
+        "name": name, "title": "a 429, then an answer", "user": "Look it up, please.",
+        "limits": {"max_steps": 4, "max_seconds": max_seconds},
+        "tools": [{"name": "lookup", "latency_seconds": 1,
+                   "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+                   "rules": [{"results": [{"fault": "rate_limit", "retry_after_seconds": retry_after},
+                                          {"data": {"hits": 1}}]}]}],
+        "model": {"latency": {"base_seconds": 1, "per_output_token_seconds": 0, "per_input_token_seconds": 0},
+                  "script": [{"call": {"tool": "lookup", "args": {"q": "x"}}}, {"answer": "One hit."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    })
+
+
+def test_a_retry_that_exactly_fits_the_time_budget_is_made(ex):
+    run = play(ex, rate_limited_once("retry-fits-exactly", 3, 6))
+    assert [t.ok for t in run.tries("lookup")] == [False, True], (
+        f"scenario `retry-fits-exactly`: the request took 1 s and the 429 came 1 s later; waiting 3 s and retrying "
+        f"(1 s) ends at 6 s, exactly max_seconds: the retry fits. Attempts (ok): {[t.ok for t in run.tries('lookup')]}")
+    run = play(ex, rate_limited_once("retry-after-too-long", 10, 6))
+    assert len(run.tries("lookup")) == 1 and run.result.sim_seconds <= 6, (
+        f"scenario `retry-after-too-long`: Retry-After 10 s with 4 s left: do not wait for a retry that cannot fit "
+        f"({len(run.tries('lookup'))} attempts, {run.result.sim_seconds:.1f} s)")
+    slow = inline("slow-timeouts", {"lookup": fault("timeout", timeout_seconds=10)}, [("lookup", {"q": "x"})],
+                  limits={"max_steps": 4, "max_seconds": 25})
+    tries = play(ex, slow).tries("lookup")
+    assert len(tries) == 2, (f"scenario `slow-timeouts`: {len(tries)} attempts; a 10-s timeout, a short wait and a "
+                             "second 10-s attempt fit in 25 s, a third does not")
+
+
+def test_internal_errors_open_the_circuit(ex):
+    scenario = one_call_per_turn("keeps-crashing", "get_rate", [fault("exception", message="worker crashed")],
+                                 [{"q": q} for q in ("USD/CNY", "USD/CNY now", "USD/CNY today")])
+    run = play(ex, scenario)
+    assert len(run.tries("get_rate")) == 2 and run.result.stop_reason is StopReason.CIRCUIT_OPEN, (
+        f"scenario `keeps-crashing`: {run.attempt.story()}; a tool that crashes on 2 calls in a row is withdrawn "
+        "(a crash is the tool's fault, like a timeout)")
+
+
+@pytest.mark.parametrize("between", [{"data": {"rate": 7.12}}, {"fault": "invalid_argument", "message": "Bad pair."}])
+def test_the_failure_count_restarts_after_an_answer(ex, between):
+    crash = {"fault": "exception", "message": "worker crashed"}
+    scenario = one_call_per_turn("crash-answer-crash-crash", "get_rate", [{"results": [crash, between, crash, crash]}],
+                                 [{"q": q} for q in ("USD/CNY", "USD/CNY now", "USD/CNY today", "USD/CNY spot")])
+    run = play(ex, scenario)
+    assert len(run.tries("get_rate")) == 4 and run.result.stop_reason is StopReason.CIRCUIT_OPEN, (
+        f"scenario `crash-answer-crash-crash` ({between}): {run.attempt.story()}. The tool crashed, answered, then "
+        "crashed twice: the answer in between restarts the count, and the two crashes after it withdraw the tool")
+
+
+def test_withdrawing_one_tool_leaves_the_others_and_names_them(ex):
+    scenario = parse_scenario({
+        "name": "primary-down", "title": "the primary tool is down, the backup works", "user": "Rate of USD/CNY?",
+        "tools": [{"name": "primary_rates", "alternatives": ["backup_rates"], "rules": [fault("server_error")],
+                   "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}},
+                  {"name": "backup_rates", "rules": [{"result": {"data": {"rate": 7.12}}}],
+                   "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}],
+        "model": {"script": [{"call": {"tool": "primary_rates", "args": {"q": q}}} for q in ("USD/CNY", "USD CNY")]
+                  + [{"call": {"tool": "backup_rates", "args": {"q": "USD/CNY"}}}, {"answer": "7.12 CNY per USD."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    })
+    run = play(ex, scenario)
+    assert run.result.stop_reason is StopReason.COMPLETED and run.tries("backup_rates"), (
+        f"scenario `primary-down`: {run.attempt.story()}; primary_rates is withdrawn, but backup_rates is still "
+        "there: the run goes on")
+    errors = run.shown_errors()
+    assert errors and all("backup_rates" in json.dumps(e) for e in errors), (
+        f"scenario `primary-down`: primary_rates lists backup_rates as its alternative; say so: {errors}")
+    assert all(e.get("ok") is False and e.get("retryable") is False for e in errors), (
+        f"scenario `primary-down`: what the model reads is a failure it should not retry itself (retries happen in "
+        f"code): {errors}")
+
+
+def test_each_call_is_checked_against_its_own_tool_schema(ex):
+    def tool(name, required):
+        return {"name": name, "rules": [{"result": {"data": {name: "ok"}}}],
+                "parameters": {"type": "object", "properties": {required: {"type": "string"}}, "required": [required]}}
+    scenario = parse_scenario({
+        "name": "three-schemas", "title": "three tools, three schemas", "user": "Plan my day.",
+        "tools": [tool("b_zone", "zone"), tool("a_city", "city"), tool("c_date", "date")],
+        "model": {"script": [{"calls": [{"tool": "a_city", "args": {"city": "Shanghai"}},
+                                        {"tool": "c_date", "args": {"date": "2026-12-01"}}]}, {"answer": "Done."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    })
+    run = play(ex, scenario)
+    assert run.tries("a_city") and run.tries("c_date") and not run.shown_errors(), (
+        f"scenario `three-schemas`: both calls match their own tool's schema, yet: {run.shown_errors()}")
+
+
+def test_an_invalid_argument_gets_an_example_of_its_own_kind(ex):
+    parameters = json.loads('{"type": "object", "properties": {"day": {"type": "string", "format": "date"}, '
+                            '"party": {"type": "integer"}, "city": {"type": "string", "minLength": 2, '
+                            '"examples": ["Shanghai", "Beijing"]}}}')
+    scenario = parse_scenario({
+        "name": "three-bad-arguments", "title": "three invalid arguments", "user": "A table, please.",
+        "tools": [{"name": "book", "parameters": parameters, "rules": [{"result": {"data": {"booked": True}}}]}],
+        "model": {"script": [{"calls": [{"tool": "book", "args": {"day": "2026-13-45"}},
+                                        {"tool": "book", "args": {"party": "four"}},
+                                        {"tool": "book", "args": {"city": "S"}}]}, {"answer": "I could not book."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    })
+    day, party, city = play(ex, scenario).shown_errors()
+    dates = [v for v in day.values() if isinstance(v, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", v)]
+    assert dates, f"scenario `three-bad-arguments`: the bad date should come with an example date: {day}"
+    assert not [v for v in party.values() if isinstance(v, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", v)], \
+        f"scenario `three-bad-arguments`: a party size is not a date; no date example: {party}"
+    assert "Shanghai" in json.dumps(city), \
+        f"scenario `three-bad-arguments`: the schema's first example (Shanghai) shows a valid city: {city}"
+
+
+def test_the_same_rejected_call_is_stopped_on_its_third_time(ex):
+    run = play(ex, "schema-mismatch")
+    assert run.result.stop_reason is StopReason.REPEATED_CALL and run.result.model_calls == 3, (
+        f"scenario `schema-mismatch`: {run.attempt.story()}; the same rejected call is answered twice and stopped "
+        "on its third time (max_same_rejections = 3)")
+
+
+def test_execute_never_raises_even_when_validation_breaks(ex, monkeypatch):
+    def broken():
+        raise RuntimeError("jsonschema is broken")
+    monkeypatch.setattr(ex, "load_jsonschema", broken)
+    run = play(ex, inline("validator-broken", {"lookup": {"result": {"data": {"hits": 1}}}}, [("lookup", {"q": "x"})]))
+    assert run.result.stop_reason is StopReason.COMPLETED and len(run.shown_errors()) <= 1, run.attempt.story()
