@@ -20,11 +20,11 @@ from .picture import png
 WIRES = ("openai-chat", "openai-responses", "anthropic")
 
 
-def column_html(run: LabRun, label: str) -> str:
+def column_html(run: LabRun, label: str, pictures: bool = True) -> str:
     """One configuration's outputs: summary, picture, stop reason, timeline and the answer the user reads."""
     e = html.escape
     s = run.summary()
-    picture = "" if run.result is None else (
+    picture = "" if run.result is None or not pictures else (
         f"<img alt='steps of {e(label)}' src='data:image/png;base64,{base64.b64encode(png(run)).decode()}'/>")
     return (f"<div class='lab-column' data-side='{e(label)}'><h4>{e(label)}: {e(s['scenario'])}</h4>"
             f"<p>parts: {e(s['parts'])}; max_steps {run.config.max_steps}; wire {e(run.config.wire)}</p>"
@@ -33,9 +33,10 @@ def column_html(run: LabRun, label: str) -> str:
             f"<pre>{e(run.timeline)}</pre><pre class='answer'>{e(run.answer[:1200])}</pre></div>")
 
 
-def render_static(left: LabRun, right: LabRun) -> str:
-    return ("<div style='display:flex;gap:1em'>" + column_html(left, "left") + column_html(right, "right")
-            + "</div>")
+def render_static(left: LabRun, right: LabRun, pictures: bool = True) -> str:
+    """Both columns as HTML; `pictures=False` leaves the PNGs out (a stored notebook shows them as images)."""
+    return ("<div style='display:flex;gap:1em'>" + column_html(left, "left", pictures)
+            + column_html(right, "right", pictures) + "</div>")
 
 
 class LoopLab:
