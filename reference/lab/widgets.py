@@ -58,6 +58,8 @@ class LoopLab:
             "threshold": w.IntSlider(value=c.threshold, min=1, max=5, description="intervene after"),
             "wire": w.Dropdown(options=list(WIRES), value=c.wire, description="wire"),
         }
+        for control in self.controls.values():  # labels in full (ipywidgets 7 and 8 both take this style)
+            control.style = {"description_width": "initial"}
         self.output = w.HTML()
         self._quiet = False
         for name, control in self.controls.items():
