@@ -2,13 +2,15 @@
 
     python notebooks/build.py            # every notebooks/src/NN_name.py -> notebooks/NN_name.ipynb
     python notebooks/build.py 01         # only the notebook(s) whose name starts with 01
+    python notebooks/build.py loop_lab   # the extra notebooks (not lessons: reference/lessons.py EXTRA_NOTEBOOKS)
     python notebooks/build.py --check    # fail if a stored notebook no longer matches its source
     python notebooks/build.py --no-execute 01   # build without running (outputs left empty)
 
 A source is a Python file in jupytext's "percent" format: `# %%` starts a code cell, `# %% [markdown]`
 a markdown cell of comment lines (`# text`). The YAML header between `# ---` lines at the top holds
 notes for whoever edits the source (as YAML comments) and is not part of the notebook. The lessons
-and their sources are listed in reference/lessons.py. Two cells come before the source's in every
+and their sources are listed in reference/lessons.py, and so are the notebooks that are not numbered
+lessons (EXTRA_NOTEBOOKS: the mock interview, the Loop Lab). Two cells come before the source's in every
 notebook, made by notebooks/badges.py from the repository URL in pyproject.toml: the Colab and Binder
 badges, and the set-up cell that, on Colab only, clones and installs the kit.
 
@@ -30,7 +32,7 @@ import nbformat
 
 from badges import badge_cell, repository_url, setup_cell  # notebooks/badges.py
 from kit import ROOT  # notebooks/kit.py: puts the repository root on sys.path
-from reference.lessons import LESSONS
+from reference.lessons import EXTRA_NOTEBOOKS, LESSONS
 
 HERE = Path(__file__).resolve().parent
 # the header (`# ---` ... `# ---`) is for people editing the source: not a cell of the notebook
@@ -116,7 +118,7 @@ def build(path: Path, run: bool = True) -> Path:
 
 
 def select(prefixes: list[str]) -> list[Path]:
-    sources = [ROOT / lesson.source for lesson in LESSONS]
+    sources = [ROOT / notebook.source for notebook in (*LESSONS, *EXTRA_NOTEBOOKS)]
     if not prefixes:
         return sources
     chosen = [p for p in sources if any(p.stem.startswith(x) for x in prefixes)]

@@ -73,3 +73,22 @@ def lesson_for(exercise: str) -> Lesson:
         return BY_EXERCISE[exercise]
     except KeyError:
         raise KeyError(f"no exercise {exercise!r}; exercises: {', '.join(BY_EXERCISE)}") from None
+
+
+@dataclass(frozen=True)
+class ExtraNotebook:
+    """A notebook that is not a numbered lesson (no exercise, no hints): built, checked and nbval-run like
+    the lessons. Its source is notebooks/src/<stem>.py."""
+
+    notebook: str
+    title: str
+
+    @property
+    def source(self) -> str:
+        return self.notebook.replace("notebooks/", "notebooks/src/", 1).removesuffix(".ipynb") + ".py"
+
+
+EXTRA_NOTEBOOKS: tuple[ExtraNotebook, ...] = (
+    ExtraNotebook("notebooks/mock_interview.ipynb", "Mock interview: write the loop, get it graded, take the follow-ups"),
+    ExtraNotebook("notebooks/loop_lab.ipynb", "The Loop Lab: switch the parts, move the limits, compare two loops"),
+)

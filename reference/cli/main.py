@@ -1,5 +1,5 @@
 """`loopkit`: the parser and the entry point; each command is its own module (demo, scenarios, run, check, hint,
-and lesson 6's trace, report, replay)."""
+lesson 6's trace, report, replay, and grade)."""
 from __future__ import annotations
 
 import argparse
@@ -7,12 +7,14 @@ import sys
 from typing import Sequence
 
 from ..core.errors import ProtocolError, ScenarioError, ScriptExhausted
+from ..core.result import StopReason
 from ..interview.bank import LANGS
 from ..lessons import BY_EXERCISE
 from ..runs.registry import LOOPS
 from .card import cmd_card
 from .check import cmd_check
 from .demo import cmd_demo
+from .grade import cmd_grade
 from .hint import cmd_hint
 from .progress import cmd_list
 from .replay import cmd_replay
@@ -82,6 +84,19 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--bank", default=None, help="another questions.yaml (default: the kit's)")
     k.add_argument("-o", "--output", default=None, help="file to write (default: stdout)")
     k.set_defaults(func=cmd_card)
+    g = sub.add_parser("grade", help="grade a candidate's loop file on scripted scenarios and the interview rubric",
+                       description="Kinds of file: loop(episode, max_steps) (the kit's API); agent(llm, run_tool, "
+                       "user_message, tools) (plain functions); agent(client, run_tool, user_message, tools) with "
+                       "the openai or anthropic SDK (async def for the async client). A plain or SDK agent returns "
+                       "the answer, or a dict {answer, stop_reason, degraded}; stop reasons: "
+                       + ", ".join(r.value for r in StopReason) + ". See docs/grading.md.")
+    g.add_argument("candidate", help="the candidate's .py file (or file.py::function)")
+    g.add_argument("--scenarios", default="interview", help="interview (default), quick or all")
+    g.add_argument("--format", choices=("md", "html", "json"), default="md")
+    g.add_argument("--lang", choices=LANGS, default="en", help="the rubric's language")
+    g.add_argument("--time-limit", type=float, default=5.0, help="seconds of wall clock per scenario run")
+    g.add_argument("-o", "--output", default=None, help="file to write (default: stdout)")
+    g.set_defaults(func=cmd_grade)
     return p
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..core.errors import ProtocolError, RunawayLoop
-from ..core.messages import Message, ToolSpec
+from ..core.messages import Message, ToolMessage, ToolSpec
 from ..core.model import Turn
 from ..core.result import RunResult, StopReason
 from ..harness.episode import Episode
@@ -41,6 +41,7 @@ class CappedModel:
         self.cap = cap
         self.calls = 0
         self.tripped: RunawayLoop | None = None  # set once, even if the loop catches what it raised
+        self.read: dict[str, None] = {}  # every tool result the model was sent, once (the grader reads them)
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
                  tool_choice: str = "auto") -> Turn:
@@ -48,6 +49,7 @@ class CappedModel:
         if self.calls > self.cap:
             self.tripped = RunawayLoop(f"more than {self.cap} model calls")
             raise self.tripped
+        self.read.update((m.content, None) for m in messages if isinstance(m, ToolMessage))
         return self.inner.complete(messages, tools, tool_choice=tool_choice)
 
     def __getattr__(self, name: str) -> Any:
@@ -67,6 +69,12 @@ class CandidateRun:
     output: str = ""  # what the loop printed (the first 64 KB)
     output_bytes: int = 0
     probe: Any = None  # what `probe(episode)` returned in the loop's process, after the loop
+
+    @property
+    def read(self) -> list[str]:
+        """The tool results the model was sent, each once, as the grader's side received them."""
+        capped = self.episode.model.inner if self.episode else None
+        return list(getattr(capped, "read", {}))
 
     @property
     def model_calls(self) -> int:

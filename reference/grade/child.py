@@ -1,0 +1,140 @@
+"""In the candidate's process: a plain or SDK candidate turned into the kit's `loop(episode, max_steps)`.
+
+The grader runs every kind through `run_candidate` (reference/runs/grading.py), which hands a loop an
+episode in a sandboxed child. For a `plain` file, `llm(messages, tools)` sends an OpenAI Chat
+Completions body to a `ScriptedServer` in the child, which checks it as the real API would and asks
+the episode's model (the grader's, over the channel); for an SDK file, the SDK's own client does the
+same through an httpx2 mock transport. A refused request is an HTTP 400 for the candidate, and a
+`http_error` event in the grader's trace. `run_tool(name, args)` runs the scenario's tool on the
+grader's side and returns its result as text, or raises what the tool raised.
+"""
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from typing import Any, Callable
+
+from ..core.result import RunResult, StopReason
+from ..providers.server import ANTHROPIC_BASE_URL, OPENAI_BASE_URL, SCRIPTED_API_KEY, ScriptedServer
+from ..runs.sandbox import load_loop
+from ..wire.protocol import wire_module
+from .kinds import Candidate
+
+HEADERS = {"authorization": f"Bearer {SCRIPTED_API_KEY}", "content-type": "application/json"}
+
+
+class BadRequestError(Exception):
+    """What `llm(...)` raises for a request the API would refuse (HTTP 400), with the API's own text."""
+
+
+class InternalServerError(Exception):
+    """What `llm(...)` raises when the model behind the API failed (HTTP 5xx)."""
+
+
+class RecordingServer(ScriptedServer):
+    """The scripted server, telling the grader's trace about every refused request."""
+
+    def __init__(self, episode: Any):
+        super().__init__(episode.model)
+        self.episode = episode
+
+    def handle(self, method: str, path: str, headers: dict[str, str], content: bytes) -> tuple[int, Any, Any]:
+        status, payload, response_headers = super().handle(method, path, headers, content)
+        if 400 <= status < 500:  # refused; a 5xx is the model's own failure (the runaway cap, say)
+            error = payload.get("error") if isinstance(payload, dict) else None
+            message = error.get("message", "") if isinstance(error, dict) else str(payload)
+            self.episode.trace.event("http_error", status=status, message=str(message)[:500])
+        return status, payload, response_headers
+
+
+class Session:
+    """The two plain functions and the books a plain or SDK candidate's run needs."""
+
+    def __init__(self, episode: Any, wire: str):
+        self.episode = episode
+        self.server = RecordingServer(episode)
+        self.tools = wire_module(wire).to_request([], episode.tools.specs).get("tools", [])
+
+    def llm(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """One Chat Completions request; the assistant message back, as a dict."""
+        messages = list(messages)
+        if not messages or not isinstance(messages[0], dict) or messages[0].get("role") not in ("system", "developer"):
+            messages.insert(0, {"role": "system", "content": self.episode.scenario.system})
+        body = {"model": "scripted", "messages": messages, "tools": self.tools if tools is None else tools}
+        status, payload, _ = self.server.handle("POST", "/v1/chat/completions", HEADERS, json.dumps(body).encode())
+        if status != 200:
+            raise (BadRequestError if status < 500 else InternalServerError)(f"Error code: {status} - {payload}")
+        return payload["choices"][0]["message"]
+
+    def run_tool(self, name: str, args: dict[str, Any]) -> str:
+        """The tool's result as the model would read it; raises what the tool raised."""
+        if not isinstance(args, dict):
+            raise TypeError(f"run_tool takes the arguments as a dict, got {type(args).__name__}")
+        return self.episode.tools.invoke(name, args, self._call_id(name, args)).to_content()
+
+    def _call_id(self, name: str, args: dict[str, Any]) -> str:
+        """The id of the last turn's call this is (matched by name and arguments), for the grader's books."""
+        steps = self.episode.ledger.steps
+        if not steps:
+            return ""
+        answered = {t.call_id for t in steps[-1].tools}
+        for call in steps[-1].tool_calls:
+            try:
+                same = json.loads(call["arguments"]) == args
+            except ValueError:
+                same = False
+            if call["name"] == name and same and call["id"] not in answered:
+                return call["id"]
+        return ""
+
+    def client(self, wire: str, is_async: bool) -> Any:
+        import httpx2  # the SDKs load only for SDK candidates (and loopkit demo never pays for them)
+
+        transport = httpx2.MockTransport(self.server)
+        http = httpx2.AsyncClient(transport=transport) if is_async else httpx2.Client(transport=transport)
+        options = dict(api_key=SCRIPTED_API_KEY, max_retries=0, http_client=http)
+        if wire == "anthropic":
+            import anthropic
+
+            return (anthropic.AsyncAnthropic if is_async else anthropic.Anthropic)(base_url=ANTHROPIC_BASE_URL,
+                                                                                  **options)
+        import openai
+
+        return (openai.AsyncOpenAI if is_async else openai.OpenAI)(base_url=OPENAI_BASE_URL, **options)
+
+    def finish(self, returned: Any) -> RunResult:
+        """The loop's run from what the function returned: a string (the answer) or a dict saying more."""
+        claim = returned if isinstance(returned, dict) else {"answer": returned}
+        answer = claim.get("answer")
+        answer = answer if answer is None or isinstance(answer, str) else str(answer)
+        steps = self.episode.ledger.steps
+        ended_on_answer = bool(steps) and not steps[-1].tool_calls and bool(answer)
+        reason = claim.get("stop_reason") or ("completed" if ended_on_answer else "max_steps")
+        return self.episode.finish(StopReason(reason), [], answer=answer, degraded=claim.get("degraded"),
+                                   detail=claim.get("detail"))
+
+
+def adapter(candidate: Candidate) -> Callable[..., RunResult]:
+    """The kit-API loop that runs a plain or SDK candidate (imported in the child, where it runs)."""
+
+    def run(episode: Any, max_steps: int = 8) -> RunResult:
+        function = load_loop(f"{candidate.path}::{candidate.function}")
+        wire = candidate.wire or "openai-chat"
+        session = Session(episode, wire)
+        first = session.client(wire, candidate.is_async) if candidate.wire else session.llm
+        given = {"llm": first, "client": first, "run_tool": session.run_tool, "user_message": episode.scenario.user,
+                 "tools": session.tools, "max_steps": max_steps}
+        order = (first, session.run_tool, episode.scenario.user, session.tools)
+        args = []
+        for i, name in enumerate(candidate.params):  # by name where the name is known, else in this order
+            if name not in given and i >= len(order):
+                break  # a parameter of its own (with a default, one hopes)
+            args.append(given[name] if name in given else order[i])
+        returned = function(*args)
+        if inspect.iscoroutine(returned):
+            returned = asyncio.run(returned)
+        return session.finish(returned)
+
+    run.__name__ = candidate.path.stem
+    return run

@@ -1,0 +1,112 @@
+"""The grade of one candidate file, and the report in Markdown, HTML or JSON (`loopkit grade --format`)."""
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..interview.bank import load_bank
+from ..runs.grading import MEMORY_LIMIT_MB, TIME_LIMIT
+from .kinds import NotACandidate, detect
+from .rubric import BONUS_POINTS, RED_FLAG_COST, Flag, Verdict, red_flags, total, verdicts
+from .suite import Outcome, run_suite, scenario_names
+
+MARK = {"evidenced": "yes", "contradicted": "NO", "ask": "ask"}
+
+
+@dataclass
+class Grade:
+    path: str
+    kind: str | None  # None: not a candidate (see `problem`)
+    scenario_set: str
+    runs: list[Outcome] = field(default_factory=list)
+    rubric: list[Verdict] = field(default_factory=list)
+    red_flags: list[Flag] = field(default_factory=list)
+    total: int = 0
+    problem: str | None = None
+
+    @property
+    def passed(self) -> int:
+        return sum(o.passed for o in self.runs)
+
+    def reasoning(self) -> str:
+        if self.problem:
+            return f"Not graded: {self.problem}"
+        earned = [v for v in self.rubric if v.points]
+        flags = f"; {len(self.red_flags)} red flag(s), -{RED_FLAG_COST} each" if self.red_flags else ""
+        band = ("At or above the pass line (60: the bare loop done right)" if self.total >= 60 else
+                "Below the pass line (60: the bare loop, its history and its two exits right)")
+        if self.total >= 90:
+            band = "Production level (90: everything a run can show)"
+        stories = {o.story.partition(": ")[2] for o in self.runs}
+        if self.runs and not self.passed and len(stories) == 1:
+            band = f"Every run ended the same way: {stories.pop()}. " + band
+        asked = sum(v.bonus for v in self.rubric)
+        return (f"{self.total} of 90 from behaviour: " + (", ".join(f"{v.id} +{v.points}" for v in earned) or "nothing")
+                + f"{flags}. {band}. The {asked} bonus item(s) can only be asked: up to +{BONUS_POINTS} each.")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "kind": self.kind, "scenarios": self.scenario_set, "total": self.total,
+                "problem": self.problem, "reasoning": self.reasoning(), "passed": self.passed,
+                "runs": [o.to_dict() for o in self.runs], "rubric": [asdict(v) for v in self.rubric],
+                "red_flags": [asdict(f) for f in self.red_flags]}
+
+
+def grade_file(path: str | Path, scenarios: str = "interview", *, time_limit: float = TIME_LIMIT,
+               memory_mb: int = MEMORY_LIMIT_MB, lang: str = "en") -> Grade:
+    """Grade one candidate file; never raises for what the file is or does (the report says)."""
+    grade = Grade(str(path), None, scenarios)
+    try:
+        candidate = detect(path)
+    except NotACandidate as exc:
+        grade.problem = str(exc)
+        return grade
+    bank = load_bank()
+    grade.kind = candidate.kind
+    grade.runs = run_suite(candidate, scenario_names(scenarios), time_limit=time_limit, memory_mb=memory_mb)
+    grade.rubric = verdicts(bank, grade.runs, lang)
+    grade.red_flags = red_flags(bank, grade.runs, lang)
+    grade.total = total(grade.rubric, grade.red_flags)
+    return grade
+
+
+def to_markdown(grade: Grade) -> str:
+    lines = [f"# Grade: {grade.path}", "", f"Kind: {grade.kind or 'not a candidate'}. Scenarios: "
+             f"{grade.scenario_set}. **Total: {grade.total}**", "", grade.reasoning(), ""]
+    if grade.problem:
+        return "\n".join(lines)
+    lines += [f"## Scenarios ({grade.passed} of {len(grade.runs)} passed)", ""]
+    lines += [f"- {'PASS' if o.passed else 'FAIL'} `{o.scenario}` ({o.wire}): {_one_line(o.story)}" for o in grade.runs]
+    lines += ["", "## Rubric", "", "| item | | points | evidence, or what to ask |", "|---|---|---|---|"]
+    for v in grade.rubric:
+        said = f"Ask: {v.ask}" if v.status == "ask" else v.evidence
+        lines.append(f"| {v.title}{' (bonus)' if v.bonus else ''} | {MARK[v.status]} | {v.points} | "
+                     f"{_one_line(said)} |")
+    lines += ["", "## Red flags", ""]
+    lines += [f"- {f.text} Seen: {_one_line(f.evidence)}" for f in grade.red_flags] or ["- none seen in the runs"]
+    return "\n".join(lines) + "\n"
+
+
+def to_html(grade: Grade) -> str:
+    e = html.escape
+    rows = "".join(f"<tr><td>{e(v.title)}</td><td>{MARK[v.status]}</td><td>{v.points}</td><td>"
+                   f"{e('Ask: ' + v.ask if v.status == 'ask' else v.evidence)}</td></tr>" for v in grade.rubric)
+    runs = "".join(f"<li>{'PASS' if o.passed else 'FAIL'} <code>{e(o.scenario)}</code> ({e(o.wire)}): "
+                   f"{e(_one_line(o.story))}</li>" for o in grade.runs)
+    flags = "".join(f"<li>{e(f.text)} Seen: {e(_one_line(f.evidence))}</li>" for f in grade.red_flags)
+    return (f"<!doctype html><meta charset='utf-8'><title>Grade: {e(grade.path)}</title>"
+            f"<h1>Grade: {e(grade.path)}</h1><p>Kind: {e(grade.kind or 'not a candidate')}. "
+            f"<b>Total: {grade.total}</b></p><p>{e(grade.reasoning())}</p><h2>Scenarios</h2><ul>{runs}</ul>"
+            f"<h2>Rubric</h2><table border='1'><tr><th>item</th><th></th><th>points</th><th>evidence</th></tr>{rows}"
+            f"</table><h2>Red flags</h2><ul>{flags or '<li>none seen in the runs</li>'}</ul>\n")
+
+
+def to_json(grade: Grade) -> str:
+    return json.dumps(grade.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(str(text).split()).replace("|", "\\|")
+    return text if len(text) <= limit else text[:limit - 1] + "…"

@@ -1,0 +1,153 @@
+"""Run a candidate on a set of scenarios, each in the sandbox, and keep what the rubric needs from each run.
+
+Scenario sets (`loopkit grade --scenarios SET`): `interview` (the default: what the nine rubric items
+need), `quick` (one scenario per behaviour item), `all` (the whole catalogue). A kit or plain loop also
+runs happy-path on the two other wire formats; an SDK loop speaks its SDK's wire only.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.errors import ProtocolError, RunawayLoop
+from ..core.result import StopReason
+from ..runs.failures import CandidateFailure, CandidateRaised, TimeLimit
+from ..providers.adapters import sdk_episode
+from ..runs.grading import CandidateRun, run_candidate
+from ..runs.registry import run_loop
+from ..runs.runner import completed, evaluate
+from ..sim.scenario.loading import catalogue, find
+from .child import adapter
+from .kinds import Candidate
+
+COOPERATIVE = ("happy-path", "paging-legit", "polling-legit", "new-arguments-legit")
+SETS: dict[str, tuple[str, ...]] = {
+    "interview": COOPERATIVE + ("repeat-exact", "repeat-noisy", "repeat-exact-cooperative", "token-blowup",
+                                "cost-blowup", "tool-down", "exception-secret", "flaky-timeout", "bad-date-format"),
+    "quick": ("happy-path", "repeat-exact", "repeat-noisy", "token-blowup", "tool-down", "exception-secret"),
+}
+OTHER_WIRES = ("openai-responses", "anthropic")  # happy-path again on these (the catalogue is openai-chat)
+GIVE_UP_AFTER = 2  # runs that hit the time limit: after this many, the rest is not run (a hung loop)
+
+
+@dataclass
+class Outcome:
+    """One scenario run, as the rubric reads it."""
+
+    scenario: str
+    wire: str
+    passed: bool  # no failure, and every check of the scenario's `expect` block holds
+    story: str
+    checks: dict[str, bool] = field(default_factory=dict)
+    failed_checks: list[str] = field(default_factory=list)
+    stop_reason: str | None = None
+    completed: bool = False
+    model_calls: int = 0
+    error: str | None = None  # the failure's class name
+    escaped: bool = False  # an exception from a tool or the model left the loop
+    http_errors: list[str] = field(default_factory=list)
+    read: list[str] = field(default_factory=list)  # tool results the model was sent
+    answer: str | None = None
+    degraded: Any = None
+    first_repeat: int | None = None  # the model request that first repeated an earlier call
+    skipped: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        fields = ("scenario", "wire", "passed", "story", "failed_checks", "stop_reason", "completed", "model_calls",
+                  "error", "http_errors", "skipped")
+        return {name: getattr(self, name) for name in fields}
+
+
+def scenario_names(name: str) -> tuple[str, ...]:
+    if name == "all":
+        return tuple(s.name for s in catalogue())
+    if name not in SETS:
+        raise KeyError(f"no scenario set {name!r}; choose one of: {', '.join((*SETS, 'all'))}")
+    return SETS[name]
+
+
+def run_suite(candidate: Candidate, names: tuple[str, ...], *, time_limit: float, memory_mb: int) -> list[Outcome]:
+    if candidate.wire is not None:
+        preload(candidate.wire)
+    loop: Any = str(candidate.path) + f"::{candidate.function}" if candidate.kind == "kit" else adapter(candidate)
+    plan = [(name, candidate.wire) for name in names]
+    if candidate.wire is None and "happy-path" in names:
+        plan += [("happy-path", wire) for wire in OTHER_WIRES]
+    outcomes: list[Outcome] = []
+    for name, wire in plan:
+        if sum(o.error == "TimeLimit" for o in outcomes) >= GIVE_UP_AFTER:
+            outcomes.append(Outcome(name, wire or "openai-chat", False, f"scenario `{name}`: not run (the loop hit "
+                                    f"the time limit {GIVE_UP_AFTER} times)", skipped=True))
+            continue
+        attempt = run_candidate(loop, find(name), wire=wire, time_limit=time_limit, memory_mb=memory_mb)
+        outcomes.append(outcome_of(attempt, wire or attempt.scenario.model.wire))
+    return outcomes
+
+
+def preload(wire: str) -> None:
+    """Warm the SDK up here, once, before any fork, with the kit's own loop through its adapter: each child
+    inherits the imported modules and the SDK's lazily built parts instead of building them again (most
+    of a second each time, counted against the loop's time limit)."""
+    if wire not in _WARM:
+        episode, _ = sdk_episode(find("happy-path"), wire)
+        run_loop("react", episode)
+        _WARM.add(wire)
+
+
+_WARM: set[str] = set()
+
+
+def outcome_of(attempt: CandidateRun, wire: str) -> Outcome:
+    scenario, episode, result = attempt.scenario, attempt.episode, attempt.result
+    assert episode is not None
+    events = [r for r in episode.trace.records if r.get("kind") == "event" and r.get("event") == "http_error"]
+    out = Outcome(scenario.name, wire, False, attempt.story(), model_calls=attempt.model_calls, read=attempt.read,
+                  http_errors=[str(e.get("message", ""))[:300] for e in events], first_repeat=_first_repeat(episode))
+    error = attempt.error
+    if isinstance(error, ProtocolError):
+        out.http_errors.append(error.message)
+    if error is not None:
+        out.error = type(error).__name__
+        # the grader's own exception objects (a tool's, the model's) come back as they were: one let through
+        out.escaped = not isinstance(error, (CandidateFailure, RunawayLoop, ProtocolError, TypeError))
+        if isinstance(error, CandidateRaised) and error.type_name in ("BadRequestError", "ProtocolError"):
+            out.http_errors.append(error.message[:300])  # an SDK's (or llm()'s) HTTP 400, let through
+        return out
+    assert result is not None
+    checks = evaluate(scenario, result)
+    out.checks = {c.name: c.ok for c in checks}
+    out.failed_checks = [c.detail for c in checks if not c.ok]
+    out.passed = not out.failed_checks and not out.http_errors
+    out.stop_reason, out.completed = result.stop_reason.value, completed(scenario, result)
+    out.answer, out.degraded = result.answer, _plain(result.degraded)
+    if out.failed_checks:
+        out.story += "; expected otherwise: " + "; ".join(out.failed_checks)
+    return out
+
+
+def _first_repeat(episode: Any) -> int | None:
+    """The first model request whose tool call repeats one asked for earlier (same tool, same arguments)."""
+    seen: set[tuple[str, str]] = set()
+    for step in episode.ledger.steps:
+        for call in step.tool_calls:
+            try:
+                key = (call["name"], json.dumps(json.loads(call["arguments"]), sort_keys=True))
+            except (ValueError, TypeError):
+                key = (call["name"], str(call["arguments"]))
+            if key in seen:
+                return step.step
+            seen.add(key)
+    return None
+
+
+def _plain(degraded: Any) -> Any:
+    """The degraded result as plain data (a dict), whatever the loop handed back."""
+    if degraded is None or isinstance(degraded, (dict, str)):
+        return degraded
+    to_dict = getattr(degraded, "to_dict", None)
+    return to_dict() if callable(to_dict) else str(degraded)
+
+
+def stop_kind(outcome: Outcome) -> str | None:
+    return StopReason(outcome.stop_reason).kind if outcome.stop_reason else None

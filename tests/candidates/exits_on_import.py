@@ -1,0 +1,8 @@
+"""Hostile: the file ends the process as soon as it is imported."""
+import sys
+
+sys.exit(3)
+
+
+def loop(episode, max_steps=8):
+    raise AssertionError("never reached")

@@ -1,0 +1,53 @@
+"""The mock interview's logic: follow-ups one at a time, self-scoring that cannot undo what a run showed."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reference.grade import grade_file
+from reference.interview.bank import load_bank
+from reference.lab.mock import MockInterview, static_text
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def naive():
+    return grade_file(ROOT / "docs/candidates/kit_api.py", "quick")
+
+
+def test_the_follow_ups_come_one_at_a_time_and_end():
+    interview = MockInterview(load_bank())
+    asked = [interview.reveal() for _ in range(6)]
+    assert [layer.id for layer in asked[:5]] == [layer.id for layer in load_bank().layers] and asked[5] is None
+    assert "(pressure)" in interview.layer_text(4) and "A strong answer:" in interview.layer_text(0, True)
+
+
+def test_ticks_add_only_what_the_runs_could_not_show(naive):
+    interview = MockInterview(load_bank())
+    assert interview.score(naive, set())[0] == naive.total == 60
+    # a contradicted item stays at 0 when ticked; the two asked bonus items add 5 each
+    total, lines = interview.score(naive, {"errors_stay_inside", "stop_reason_health", "native_function_calling"})
+    assert total == 70 and any("contradicted by a run" in line for line in lines)
+
+
+def test_the_widgets_reveal_and_rescore(naive):
+    pytest.importorskip("ipywidgets")
+    from reference.lab.mock import MockInterviewWidgets
+
+    ui = MockInterviewWidgets(MockInterview(load_bank()), naive)
+    ui.next_button.click()
+    assert "Follow-up 1 of 5" in ui.question.value
+    ui.answer_button.click()
+    assert "A strong answer" in ui.question.value
+    ui.ticks["stop_reason_health"].value = True
+    assert "<b>65</b>" in ui.total.value
+    for _ in range(5):
+        ui.next_button.click()
+    assert ui.next_button.disabled
+
+
+def test_the_static_fallback_holds_the_whole_interview():
+    text = static_text(MockInterview(load_bank()))
+    assert text.startswith("Opener: ") and text.count("Follow-up ") == 5 and "Rubric" in text
