@@ -98,13 +98,11 @@ def no_progress(run: int, recent: Sequence[GuardedCall], tools: Sequence[str]) -
 def options(tools: Sequence[str], *caught: str, ran: bool, rephrase: bool = False) -> list[str]:
     """The ways out: answer now, another of the run's `tools` than the `caught` ones, a real change."""
     others = [name for name in tools if name not in caught]
-    out = [("answer the user now with the results you already have" if ran else
-            "answer the user now: say what you tried, what you found, and what they can do next")]
+    # short on purpose: every later request re-reads what the model was told
+    out = ["answer now with the results you have" if ran else "answer now: what you tried, found, and what next"]
     if others:
-        out.append("call a different tool that can answer this: " + ", ".join(others))
-    out.append("change an argument that changes the question (not its spelling, case, key order, "
-               "date format or an equivalent code)" if not rephrase else
-               "ask the user to narrow or rephrase the request")
+        out.append("use another tool: " + ", ".join(others))
+    out.append("change what you ask, not how it is spelt" if not rephrase else "ask the user to narrow the request")
     return out
 
 
@@ -119,6 +117,13 @@ def intervention(d: Detection, *, not_run: bool, stopping: Optional[str] = None)
     return {"ok": False, "error_type": "loop_detected", "pattern": d.pattern, "evidence": d.evidence,
             "count": d.count, "options": d.options, "instruction": stopping or d.instruction,
             "retryable": False, "not_run": not_run}
+
+
+def another_in_turn(d: Detection, *, not_run: bool) -> dict[str, Any]:
+    """A second flag in the same turn: short, because the first flag's note already says it all (every
+    later request re-reads what the model was told, and a note repeated per call costs per call)."""
+    return {"ok": False, "error_type": "loop_detected", "pattern": d.pattern, "retryable": False,
+            "not_run": not_run, "message": "Also a repeat: see the note on the first call flagged in this turn."}
 
 
 def invalid_argument(call: ToolCall, problems: Sequence[ArgumentProblem]) -> ToolMessage:

@@ -226,7 +226,8 @@ class LoopGuard:
         warned = f"{n} warning" + ("" if n == 1 else "s")
         stopping = first_in_turn and self.strikes > self.thresholds.interventions
         body = feedback.intervention(d, not_run=not_run, stopping=(
-            f"The run is stopping: the loop went on after {warned}." if stopping else None))
+            f"The run is stopping: the loop went on after {warned}." if stopping else None)) if first_in_turn \
+            else feedback.another_in_turn(d, not_run=not_run)
         if original is not None:
             ok, payload = parse_result(original.content)
             body["result"] = payload if ok and not original.is_error else None
