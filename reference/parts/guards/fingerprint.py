@@ -82,6 +82,8 @@ def is_date(schema: Any, name: str = "") -> bool:
 
 def clean_text(value: str) -> str:
     """NFKC, trimmed, every run of whitespace one space."""
+    if value.isascii():  # NFKC leaves ASCII as it is: skip the normalisation (the common case, and hot)
+        return " ".join(value.split())
     return " ".join(unicodedata.normalize("NFKC", value).split())
 
 
@@ -135,6 +137,27 @@ def canonical(value: Any, schema: Optional[Mapping[str, Any]] = None, today: Opt
         return canonical_date(text, today)
     if is_case_insensitive(schema):
         return text.casefold()
+    return text
+
+
+def canonical_data(value: Any, name: str = "") -> Any:
+    """`canonical(value)` with no schema (a tool's result has none), computed without asking a schema at
+    every leaf: the guard reads every result, so this runs at every step."""
+    if isinstance(value, dict):
+        out = {}
+        for key, v in value.items():
+            key = clean_text(key)
+            out[key] = canonical_data(v, key)
+        return out
+    if isinstance(value, list):
+        return [canonical_data(v, name) for v in value]
+    if isinstance(value, (int, float)):
+        return _number(value)
+    if not isinstance(value, str):
+        return value
+    text = clean_text(value)
+    if name and _DATE_NAME.match(name.lower()):  # a date is sometimes only named so
+        return canonical_date(text, None)
     return text
 
 

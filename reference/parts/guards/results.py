@@ -28,7 +28,7 @@ import re
 from typing import Any, Iterable
 
 from ...core.toolresult import read_result
-from .fingerprint import canonical, clean_text
+from .fingerprint import canonical_data, clean_text
 
 _ID_SUFFIXES = ("request_id", "trace_id", "span_id", "correlation_id", "traceparent", "etag", "nonce")
 _MOMENT_NAMES = {"timestamp", "ts", "server_time", "as_of", "last_checked", "last_updated", "last_modified", "now"}
@@ -96,7 +96,7 @@ def result_fingerprint(content: str, is_error: bool = False, metadata: Iterable[
 
 def payload_fingerprint(ok: bool, payload: Any) -> str:
     """The same, for a payload already parsed and without its metadata."""
-    body = json.dumps([ok, canonical(payload)], sort_keys=True, ensure_ascii=False)
+    body = json.dumps([ok, canonical_data(payload)], sort_keys=True, ensure_ascii=False)
     return hashlib.sha1(body.encode("utf-8")).hexdigest()[:12]
 
 
@@ -110,7 +110,7 @@ def leaf_values(payload: Any, key: str = "") -> set[str]:
         return set()
     if isinstance(payload, bool):
         return {f"{key}={payload}"}
-    return {json.dumps(canonical(payload), ensure_ascii=False)}
+    return {json.dumps(canonical_data(payload), ensure_ascii=False)}
 
 
 def is_empty(payload: Any) -> bool:
