@@ -40,6 +40,11 @@ def markdown(outcomes: Sequence[Outcome], versions: dict[str, str], date: str, a
     lines += [f"| {name} | {shown} | {FRAMEWORKS[name].note} |" for name, shown in versions.items()]
     lines += ["", MARKER, "", "| " + " | ".join(COLUMNS) + " |", "|" + " --- |" * len(COLUMNS)]
     lines += ["| " + " | ".join(r) + " |" for r in rows(outcomes)]
+    seen: set[tuple[str, str]] = set()
+    notes = [f"- {o.framework}, {o.scenario} ({o.stop}): `{o.detail[:160]}`" for o in outcomes
+             if o.detail and (o.framework, o.stop) not in seen and not seen.add((o.framework, o.stop))]
+    lines += ["", "What the frameworks said when they stopped without an answer (the first run of each kind):", "",
+              *notes] if notes else []
     lines += ["", "![model calls per framework and scenario](bench.png)", ""]
     return "\n".join(lines)
 
