@@ -52,6 +52,7 @@ from reference.harness.trace import Trace
 from reference.interview.bank import load_bank
 from reference.interview.card import render_markdown
 from reference.runs.registry import run_loop
+from reference.bench.report import read_table
 from reference.runs.runner import completed, evaluate
 from reference.sim.scenario.loading import catalogue
 
@@ -305,8 +306,23 @@ the plan (fewer model calls, a plan that can be validated, but stale if a result
 # graph.invoke(inputs, {"recursion_limit": 12})             # the fuse, sized from the P95, stays
 # ```
 #
-# The frameworks are not dependencies of the kit: this code is shown, not run. Their measured behaviour on
-# the kit's scenarios joins this table from docs/bench.md once `loopkit bench` lands.
+# The frameworks are not dependencies of the kit: this code is shown, not run. Their measured behaviour
+# on the kit's scenarios is in docs/bench.md (`loopkit bench` drives each one's default loop through
+# `loopkit serve`, each in its own venv); the cell below reads that file, no network.
+
+# %%
+bench_rows = read_table((ROOT / "docs" / "bench.md").read_text(encoding="utf-8"))
+by_framework: dict[str, list[dict[str, str]]] = {}
+for row in bench_rows:
+    by_framework.setdefault(row["framework"], []).append(row)
+table([{"framework": name,
+        "runs": len(rows),
+        "answered": sum(r["stopped"] == "answered" for r in rows),
+        "really done": f"{sum(r['done'] == 'yes' for r in rows)}/{sum(r['done'] != '—' for r in rows)}",
+        "model calls (max)": max(int(r["model calls"]) for r in rows),
+        "how the others stopped": ", ".join(sorted({r["stopped"] for r in rows} - {"answered"})),
+        "cost $ (all runs)": f"{sum(float(r['cost $']) for r in rows):.2f}"}
+       for name, rows in by_framework.items()])
 
 # %% [markdown]
 # ## 7. If you rebuilt the tool-calling architecture

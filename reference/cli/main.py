@@ -21,6 +21,7 @@ from .replay import cmd_replay
 from .report import cmd_report
 from .run import cmd_run
 from .scenarios import cmd_scenarios
+from .bench import add_parser as add_bench
 from .serve import add_parser as add_serve
 from .trace import cmd_trace
 
@@ -48,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--max-tokens", type=int, default=1024, help="with --live: the output tokens a request may use")
     r.set_defaults(func=cmd_run)
     add_serve(sub)
+    add_bench(sub)
     t = sub.add_parser("trace", help="a run's trace as a timeline: one line per step, the stop reason, the shape")
     t.add_argument("file", help="a JSONL trace (`loopkit run NAME --trace FILE`)")
     t.set_defaults(func=cmd_trace)

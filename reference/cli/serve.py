@@ -18,7 +18,7 @@ from ..sim.scenario.loading import find
 def cmd_serve(args: argparse.Namespace) -> int:
     scenario = find(args.scenario)
     log = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
-    app = ServeApp(scenario, seed=args.seed, log=log)
+    app = ServeApp(scenario, seed=args.seed, log=log, max_requests=args.max_requests)
     try:
         server = ServeHTTP(app, args.host, args.port, public=args.public, rate=args.rate, max_bytes=args.max_bytes)
     except (ValueError, OSError) as exc:
@@ -47,6 +47,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--seed", type=int, default=None, help="seed for the model's stochastic policy")
     s.add_argument("--rate", type=float, default=RATE, help="requests per second for the whole server")
     s.add_argument("--max-bytes", type=int, default=MAX_BYTES, help="the largest request body accepted")
+    s.add_argument("--max-requests", type=int, default=None,
+                   help="answer at most this many model requests; later ones get 429 (caps a runaway client)")
     s.add_argument("--public", action="store_true", help="allow a --host that is not a loopback address")
     s.add_argument("--quiet", action="store_true", help="no log line per request")
     s.set_defaults(func=cmd_serve)

@@ -32,7 +32,8 @@ class ServeApp:
     """`servers` maps a wire format to what answers it (tests put a double there, e.g. one that says 429)."""
 
     def __init__(self, scenario: Scenario, *, seed: int | None = None,
-                 servers: Mapping[str, Responder] | None = None, log: Callable[[str], None] = lambda line: None):
+                 servers: Mapping[str, Responder] | None = None, log: Callable[[str], None] = lambda line: None,
+                 max_requests: int | None = None):
         self.scenario = scenario
         self.servers: dict[str, Responder] = dict(servers) if servers is not None else {
             wire: ScriptedServer(ScenarioModel(scenario, wire, seed=seed), keep=KEEP_EXCHANGES)
@@ -40,6 +41,7 @@ class ServeApp:
         self.books = Books()
         self.log = log
         self.scripted_tools = scripted_tools(scenario.model)
+        self.max_requests = max_requests  # model requests answered at most; later ones get 429 (a runaway's cap)
 
     def respond(self, method: str, path: str, headers: dict[str, str],
                 content: bytes) -> tuple[int, dict[str, str], bytes]:
@@ -47,12 +49,21 @@ class ServeApp:
         if method == "GET" and path == BOOKS_PATH:
             return 200, {"content-type": "application/json"}, json.dumps(self.books.figures()).encode("utf-8")
         wire = ROUTES.get(path)
+        if wire is not None and self.books.over_cap(self.max_requests):
+            self.log(f"{method} {path} 429 refused: over --max-requests {self.max_requests}")
+            return 429, {"content-type": "application/json"}, json.dumps({"error": {
+                "message": f"loopkit serve: over the cap of {self.max_requests} model requests (--max-requests).",
+                "type": "rate_limit_error", "param": None, "code": "loopkit_max_requests"}}).encode("utf-8")
         body = _json(content)
         server = self.servers[wire or "openai-chat"]
         model = getattr(server, "model", None)
         if isinstance(model, ScenarioModel):
             model.attempt.retries = retry_number(headers)  # a retry has its earlier attempts' faults behind it
+            model.attempt.usage = None
         status, answer_headers, data = server.respond(method, path, headers, content)
+        usage = getattr(model.attempt, "usage", None) if isinstance(model, ScenarioModel) else None
+        if usage is not None and 200 <= status < 300:
+            self.books.bill(usage.input_tokens, usage.output_tokens)
         missing = self.undeclared(wire, body)
         charged = self.books.record(headers, content, status, answer_headers, _input_tokens(body), missing)
         answer_headers = on_the_wire(status, answer_headers)

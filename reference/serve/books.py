@@ -56,6 +56,9 @@ class Figures:
     backoff_seconds: float = 0.0  # simulated: the waits before those retries
     waits_replaced: int = 0  # non-2xx answers whose wait went out as retry-after-ms: 1
     undeclared_tools: dict[str, int] = field(default_factory=dict)  # scripted tools a client did not declare
+    input_tokens: int = 0  # the usage of the answers given (what a provider would bill), streamed or not
+    output_tokens: int = 0
+    refused_over_cap: int = 0  # requests refused because the server's --max-requests was reached
 
 
 class Books:
@@ -64,6 +67,7 @@ class Books:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._figures = Figures()
+        self._calls = 0  # model requests seen, for the cap
         self._status: Counter[str] = Counter()
         self._undeclared: Counter[str] = Counter()
         self._waits: OrderedDict[str, float] = OrderedDict()  # request digest -> wait its failed answer asked
@@ -92,6 +96,19 @@ class Books:
                 while len(self._waits) > REMEMBERED:
                     self._waits.popitem(last=False)
         return charged
+
+    def bill(self, input_tokens: int, output_tokens: int) -> None:
+        with self._lock:
+            self._figures.input_tokens += input_tokens
+            self._figures.output_tokens += output_tokens
+
+    def over_cap(self, cap: int | None) -> bool:
+        """Counts this model request against the cap; True when it goes over (and is refused)."""
+        with self._lock:
+            self._calls += 1
+            over = cap is not None and self._calls > cap
+            self._figures.refused_over_cap += over
+        return over
 
     def figures(self) -> dict[str, Any]:
         with self._lock:

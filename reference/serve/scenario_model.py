@@ -36,7 +36,8 @@ class ScenarioModel:
         self.spec = scenario.model.model_copy(update={"wire": wire})  # call ids in the wire's own style
         self.seed = seed
         self.clock = SimClock.at(scenario.clock)  # the `created` time of every answer: the scenario's start
-        self.attempt = threading.local()  # `.retries`: which retry of its request this one is (set per request)
+        self.attempt = threading.local()  # `.retries`: which retry of its request this one is (set per request);
+        # `.usage`: the usage of the answer this thread gave last (the books count it, streamed or not)
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
                  tool_choice: str = "auto") -> Turn:
@@ -49,12 +50,17 @@ class ScenarioModel:
                         break
                     except ProviderError:
                         continue
+        self.attempt.usage = None
         for _ in range(getattr(self.attempt, "retries", 0)):  # this request's earlier attempts met these faults
             try:
-                return model.complete(messages, tools, tool_choice=tool_choice)
+                return self._answered(model.complete(messages, tools, tool_choice=tool_choice))
             except ProviderError:
                 continue
-        return model.complete(messages, tools, tool_choice=tool_choice)
+        return self._answered(model.complete(messages, tools, tool_choice=tool_choice))
+
+    def _answered(self, turn: Turn) -> Turn:
+        self.attempt.usage = turn.usage
+        return turn
 
 
 def _asked(model: ScriptedModel, turn: AssistantMessage) -> str:

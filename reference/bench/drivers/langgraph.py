@@ -1,0 +1,42 @@
+"""LangChain's agent (langchain.agents.create_agent, a LangGraph graph; recursion_limit 25), on Chat Completions.
+
+Run by `loopkit bench` with the framework's own venv: reads the run's spec (JSON) on stdin, prints one
+JSON line {"answer", "error"} last. Imports the framework and the standard library only.
+"""
+import json
+import os
+import sys
+import urllib.request
+
+os.environ["LANGCHAIN_TRACING_V2"] = "false"
+os.environ["LANGSMITH_TRACING"] = "false"
+
+from langchain.agents import create_agent  # noqa: E402
+from langchain_core.tools import StructuredTool  # noqa: E402
+from langchain_openai import ChatOpenAI  # noqa: E402
+
+spec = json.load(sys.stdin)
+
+
+def call_tool(name, arguments):
+    """The kit's fake tool, run by the bench behind POST /loopkit/tool; the answer is the result text."""
+    body = json.dumps({"name": name, "arguments": arguments}).encode()
+    request = urllib.request.Request(spec["tool_url"], body, {"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return answer.read().decode()
+
+
+def tool(t):
+    def invoke(**kwargs):
+        return call_tool(t["name"], json.dumps(kwargs))
+    return StructuredTool.from_function(func=invoke, name=t["name"], description=t["description"],
+                                        args_schema=t["parameters"])
+
+
+model = ChatOpenAI(model=spec["model"], base_url=spec["base_url"], api_key="loopkit", max_retries=0)
+agent = create_agent(model, tools=[tool(t) for t in spec["tools"]], system_prompt=spec["system"])
+try:
+    state = agent.invoke({"messages": [{"role": "user", "content": spec["user"]}]})
+    print(json.dumps({"answer": str(state["messages"][-1].content), "error": None}))
+except Exception as exc:
+    print(json.dumps({"answer": None, "error": f"{type(exc).__name__}: {exc}"[:300]}))

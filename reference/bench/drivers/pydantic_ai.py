@@ -1,0 +1,39 @@
+"""Pydantic AI's default loop (Agent.run_sync, request_limit 50), on Chat Completions.
+
+Run by `loopkit bench` with the framework's own venv: reads the run's spec (JSON) on stdin, prints one
+JSON line {"answer", "error"} last. Imports the framework and the standard library only.
+"""
+import json
+import sys
+import urllib.request
+
+from openai import AsyncOpenAI
+from pydantic_ai import Agent, Tool
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.openai import OpenAIProvider
+
+spec = json.load(sys.stdin)
+
+
+def call_tool(name, arguments):
+    """The kit's fake tool, run by the bench behind POST /loopkit/tool; the answer is the result text."""
+    body = json.dumps({"name": name, "arguments": arguments}).encode()
+    request = urllib.request.Request(spec["tool_url"], body, {"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return answer.read().decode()
+
+
+def tool(t):
+    def invoke(**kwargs):
+        return call_tool(t["name"], json.dumps(kwargs))
+    return Tool.from_schema(invoke, name=t["name"], description=t["description"], json_schema=t["parameters"])
+
+
+client = AsyncOpenAI(base_url=spec["base_url"], api_key="loopkit", max_retries=0)
+model = OpenAIChatModel(spec["model"], provider=OpenAIProvider(openai_client=client))
+agent = Agent(model, system_prompt=spec["system"], tools=[tool(t) for t in spec["tools"]])
+try:
+    result = agent.run_sync(spec["user"])
+    print(json.dumps({"answer": str(result.output), "error": None}))
+except Exception as exc:
+    print(json.dumps({"answer": None, "error": f"{type(exc).__name__}: {exc}"[:300]}))

@@ -1,0 +1,57 @@
+"""smolagents' ToolCallingAgent (max_steps 20): it answers only through its final_answer tool and
+sends tool_choice "required". On Chat Completions.
+
+Run by `loopkit bench` with the framework's own venv: reads the run's spec (JSON) on stdin, prints one
+JSON line {"answer", "error"} last. Imports the framework and the standard library only.
+"""
+import json
+import os
+import sys
+import urllib.request
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from smolagents import OpenAIServerModel, Tool, ToolCallingAgent  # noqa: E402
+
+spec = json.load(sys.stdin)
+TYPES = {"string", "boolean", "integer", "number", "array", "object", "any", "null"}
+
+
+def call_tool(name, arguments):
+    """The kit's fake tool, run by the bench behind POST /loopkit/tool; the answer is the result text."""
+    body = json.dumps({"name": name, "arguments": arguments}).encode()
+    request = urllib.request.Request(spec["tool_url"], body, {"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return answer.read().decode()
+
+
+def tool(t):
+    props, required = t["parameters"].get("properties", {}), set(t["parameters"].get("required", []))
+    inputs = {}
+    for key, schema in props.items():
+        kind = schema.get("type", "any")
+        inputs[key] = {"type": kind if kind in TYPES else "any", "description": schema.get("description", key)}
+        if key not in required:
+            inputs[key]["nullable"] = True
+
+    class FakeTool(Tool):
+        name, description, output_type = t["name"], t["description"], "string"
+        skip_forward_signature_validation = True
+
+        def forward(self, **kwargs):
+            return call_tool(t["name"], json.dumps({k: v for k, v in kwargs.items() if v is not None}))
+    FakeTool.inputs = inputs
+    return FakeTool()
+
+
+model = OpenAIServerModel(model_id=spec["model"], api_base=spec["base_url"], api_key="loopkit",
+                          client_kwargs={"max_retries": 0})
+agent = ToolCallingAgent(tools=[tool(t) for t in spec["tools"]], model=model, verbosity_level=0)
+try:
+    result = agent.run(spec["user"], return_full_result=True)
+    if result.state == "success":
+        print(json.dumps({"answer": str(result.output), "error": None}))
+    else:  # max_steps reached: smolagents then asks the model for a last answer without tools
+        print(json.dumps({"answer": None, "error": f"MaxSteps: {result.state}; last answer {str(result.output)[:200]}"}))
+except Exception as exc:
+    print(json.dumps({"answer": None, "error": f"{type(exc).__name__}: {exc}"[:300]}))
