@@ -16,20 +16,33 @@ The task
     What was spent is in the harness's books: `episode.ledger` (`.steps`, one StepRecord per model
     request with its tool runs; `.usage`; `.cost_usd`; `.pricing`) and `episode.clock.elapsed`.
 
-Steps
-    1. `spent(episode)`: a Spend of the steps so far (model requests), the tokens (input and output),
-       the simulated seconds (everything on the clock) and the cost.
-    2. `next_request(episode, messages)`: what the request you are about to send would spend. Count
-       its input tokens the way the provider bills them: `reference.sim.tokens.request_tokens` over
-       `reference.to_wire(messages, episode.tools.specs, episode.scenario.model.wire)`. Add
-       `self.output_reserve` for its answer. Its cost follows from `episode.ledger.pricing.cost(Usage(...))`;
-       for its seconds, go by the slowest earlier request (`StepRecord.model_seconds`; 0 for the first).
-    3. `before_request`: return a MAX_STEPS trip when `max_steps` requests were made; otherwise a
-       TOKEN_BUDGET, COST_BUDGET or TIME_BUDGET trip when what was spent plus the next request would go
-       over that limit. Put the limit's name and value in the detail.
-    4. `tool_seconds(episode, name)`: how long that tool is expected to take: the slowest of its earlier
-       runs in this run (`StepRecord.tools`, each a ToolRecord with `.name` and `.seconds`); 0 if none.
-    5. `before_tool`: a TIME_BUDGET trip when the clock plus that tool's expected seconds would go over.
+What you are given
+    The dataclasses below: `Spend` (what was spent, or what one request is expected to spend) and
+    `Budget` with its limits, its `output_reserve` and `from_limits`. Its five methods are yours; the
+    three helpers answer the two questions above: `spent(episode)` (what the run has spent so far),
+    `next_request(episode, messages)` (what the request about to be sent would spend) and
+    `tool_seconds(episode, name)` (how long that tool is expected to take).
+    episode.ledger, episode.clock    what was spent (see above); StepRecord.model_seconds and
+                                     StepRecord.tools (ToolRecord: .name, .seconds) time the past
+    to_wire(messages, episode.tools.specs, episode.scenario.model.wire) and
+    reference.sim.tokens.request_tokens(...)
+                                     the request as the provider receives it, and its input tokens
+    episode.ledger.pricing.cost(Usage(...))
+                                     what a number of tokens costs
+
+What the tests expect (tests/test_ex02_budget.py)
+    - token-blowup, cost-blowup and slow-tools stop on their own budget, and the incident on a budget
+      within ten model calls; the happy path is not affected;
+    - no run overshoots a limit when the next request or tool run would: the check is made before
+      spending; it does not stop while the next request still fits, and a request or tool run that
+      exactly fills a limit may still go;
+    - the next-request estimate covers what the provider bills (input and output), on every wire;
+      the first request is expected to take no time, a later one as long as the slowest before it;
+    - `spent` reads the ledger and the clock (tool time included); each tool is timed by its own
+      earlier runs; a slow model trips the time budget before the request;
+    - the step limit trips as MAX_STEPS (also when already past it); a limit of zero stops before the
+      first request (a time limit of zero runs no tool);
+    - the detail names the limit that tripped; two runs in one process share nothing.
 
 Check your work with `loopkit check ex02`; ask for a hint with `loopkit hint ex02`.
 """
@@ -70,16 +83,16 @@ class Budget:
         return cls(limits.max_steps, limits.max_run_tokens, limits.max_seconds, limits.max_cost_usd)
 
     def spent(self, episode: Episode) -> Spend:
-        raise NotImplementedError("Exercise 2, step 1: read what was spent from episode.ledger and episode.clock")
+        raise NotImplementedError("Exercise 2: read what was spent from episode.ledger and episode.clock")
 
     def next_request(self, episode: Episode, messages: Sequence[Message]) -> Spend:
-        raise NotImplementedError("Exercise 2, step 2: estimate the request you are about to send")
+        raise NotImplementedError("Exercise 2: estimate the request you are about to send")
 
     def before_request(self, episode: Episode, messages: Sequence[Message], step: int) -> Optional[Trip]:
-        raise NotImplementedError("Exercise 2, step 3: would the next request cross a limit?")
+        raise NotImplementedError("Exercise 2: would the next request cross a limit?")
 
     def tool_seconds(self, episode: Episode, name: str) -> float:
-        raise NotImplementedError("Exercise 2, step 4: how long did this tool take before?")
+        raise NotImplementedError("Exercise 2: how long did this tool take before?")
 
     def before_tool(self, episode: Episode, call: ToolCall) -> Optional[Trip]:
-        raise NotImplementedError("Exercise 2, step 5: would this tool run cross the time budget?")
+        raise NotImplementedError("Exercise 2: would this tool run cross the time budget?")

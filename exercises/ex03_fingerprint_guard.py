@@ -11,43 +11,32 @@ The task
 
         guarded_loop(episode, max_steps, Parts(guard=make_guard(episode)))
 
-Steps
-    1. `canonical(value, schema, today)`: the value as the tool understands it. Recurse into objects
-       (by `properties`, filling absent arguments from their `default`) and arrays (by `items`).
-       Strings: Unicode NFKC, trimmed, inner whitespace collapsed. Then, by the schema:
-       `format: iata` -> `metro(code)` (PEK, PKX, BJS -> BJS; an unknown code stays upper-case, never a
-       guess); `format: date` or "YYYY-MM-DD" in the description -> a date written as text goes through
-       `canonical_date(text, today)` (given: "Dec 1, 2026", "tomorrow", "Tuesday" -> 2026-12-01 on a
-       Monday 30 November; an ambiguous 01/02/2026 keeps its spelling, never merged with either reading);
-       "case-insensitive" in the description (and not "not case-insensitive") -> casefold. Nothing else
-       is folded. `type: integer|number` -> "2", 2.0 and 2 are the number 2.
-    2. `fingerprint(tool, arguments, schema, today)`: the tool name and the canonical arguments as
-       JSON with sorted keys. `result_fingerprint(content, metadata=())`: a short hash of the canonical
-       result (use `parse_result`) without its metadata (`without_metadata`, given: timestamps, request
-       ids, etags, and the tool's declared `metadata` keys), so that two results that say the same thing
-       get the same fingerprint. A stuck job with a fresh `checked_at` is still stuck.
-    3. The detectors: `repeated(history, action, allowed_runs)` counts earlier attempts anywhere in
-       the run (not only the previous call); `alternation(history, action)` sees A-B-A-B.
-    4. `LoopGuard`:
-       - `before_call`: fingerprint the call (its `today` is `episode.clock.today()`, the scenario's
-         date, never the machine's) and keep its identity arguments (`identity(self.tools.get(name),
-         canonical arguments)`, given, in `self.identities`). The same action twice in ONE turn: `flag`
-         the copy (not run). Unless its tool may be polled (`self.volatile`: the `volatile` flag, a
-         description about a job or live state, or MCP annotations; real tools carry no kit-only flag),
-         check alternation, then repeats: on a detection, `flag` it (the call is not run). Then the
-         airport check (`airport_error`, given). Otherwise `RUN`.
-       - `after_result`: a non-empty successful result that a *different* action of the same tool,
-         asking about the same thing (same identity arguments), already returned is a same-result
-         detection: four SKUs all `in_stock: true` are a batch lookup, not a rephrased search. After the
-         last call of a step whose successful results brought no new value (`leaf_values` of the result
-         without its metadata vs `self.seen`; an answer about a thing not asked about before counts as
-         new), for `no_progress_steps` steps in a row, it is a no-progress detection. Both can only be
-         seen after the call ran: the feedback replaces the result (`_wrap`, given).
-       - `after_step`: update the no-progress count and hand back a pending stop, if any.
-       - `flag`: the first `interventions` lapses answer with `feedback(...)` (evidence, options,
-         instruction); the next one stops the run with the pattern's stop reason (`STOP_REASONS`). A lapse
-         is a TURN with a detection, not a call: the calls of one assistant message were written before
-         the model could read any warning, so a stop needs a detection in a later turn.
+What you are given
+    The stub below: its sections (canonical values, fingerprints, detectors, LoopGuard) with their
+    signatures, and the helpers of reference/parts/guards/given.py listed under "given" (feedback,
+    airport_error, parse_result, leaf_values, canonical_date, without_metadata, identity, THRESHOLDS,
+    STOP_REASONS), plus `metro(code)` for IATA metropolitan areas. The run's date is
+    `episode.clock.today()`, never the machine's.
+
+What the tests expect (tests/test_ex03_fingerprint_guard.py)
+    - `canonical` and `fingerprint`: the same call in disguise gets the same fingerprint (keys
+      reordered, NFKC and whitespace, PEK/PKX/BJS as one metro area, "tomorrow" or "Dec 1, 2026" as
+      the date, "2" and 2 as one number, absent arguments as their default), and only by the tool's
+      schema: a value is case-folded only where the schema says case-insensitive, an unknown airport
+      code is never guessed, an ambiguous date keeps its spelling;
+    - `result_fingerprint`: two results that say the same thing match, whatever their timestamps,
+      request ids, etags or declared metadata;
+    - `repeated` counts attempts anywhere in the run, not only the previous call; `alternation` sees
+      A-B-A-B;
+    - the guard sees repeats, alternation, the same result for a rephrased question and steps that
+      bring no new value (empty results are not progress); a tool that may be polled is judged by its
+      result, not flagged for repeating;
+    - it intervenes first: a flagged call is not run and is answered with feedback (evidence, options,
+      instruction); the first `interventions` lapses are warnings, the next stops the run with the
+      pattern's stop reason. A lapse is a turn, not a call: a duplicate within one turn is answered,
+      not counted as a strike;
+    - no false stops: paging, polling whose answer changes, new arguments, a batch lookup of several
+      things with one answer each, the happy path.
 
     A false stop on legitimate work (a batch lookup, a poll whose answer changes) is as bad as a missed
     loop: the user gets no answer either way.

@@ -9,39 +9,36 @@ The task
 
     Plug it in with `guarded_loop(episode, max_steps, Parts(degrade=degrade))`.
 
-Steps
-    1. What was obtained. `episode.ledger.steps` lists every model request; each `step.tools` lists
-       the tool attempts that followed it (`ToolRecord`: `name`, `arguments`, `ok`, `outcome`,
-       `call_id`; `outcome` is the tool's structured result as a dict with `data`, or None if the
-       tool raised). Keep a record only if it is a real fact:
-         - `ok` is true and `outcome` is not None (errors and exceptions are not facts);
-         - its data is not a business failure: HTTP 200 with `{"success": false, ...}` in the body;
-         - its data is not empty: None, "", [], {}, or an object whose every field is one of those
-           (`{"results": []}` means "found nothing", not a fact).
-       Calls that never ran (a guard's intervention, a "not run" answer) are not in the ledger at all;
-       never take facts from the model's own text. Fold identical results (same tool, same
-       arguments, same data) into one `Obtained(tool, arguments, data, call_id, step)` and count the
-       repeats in `times`. Keep the order in which they first came.
-    2. What is unfinished. `episode.scenario.checklist` lists the task's items (`item`, `tool`,
-       `when`). An item with a `tool` is done when an obtained item has that tool and its arguments
-       include every key/value of `when` (no `when`: any arguments). An item without a tool needs
-       the final answer, which a stopped run does not have: it is always unfinished. `unfinished` is
-       the list of item texts, in checklist order (and `done` the others, if you like).
-    3. What to do next, by stop reason (`StopReason(trip[0])`): `NextStep(action, text)` with the
-       action one of "narrow", "rephrase", "retry_later", "hand_over" and a short, concrete text.
-         - token or cost budget, step limit: narrow the request first (less to read);
-         - repeated call, same result, no progress: rephrase (more specific words, an id);
-         - alternation, circuit open, error: hand over to a person first (or retry later for a
-           tool or provider that is failing);
-         - slow tools (time budget): narrow, or retry later;
-         - the user pressed stop (cancelled): narrow, or run it again later;
-         - every stop: hand over to a person as the last option;
-         - never "retry_later" after a loop or a token/cost budget stop: the same request would loop
-           or overspend again.
-    4. The answer the user sees. Build `Degraded(stop_reason, detail, obtained, unfinished, next_steps)`
-       and set its `answer`: `degraded.render()` writes one from the fields, or write your own. It must
-       say why the run stopped, what was found, what is missing and what to do next, and state no
-       value that no tool returned.
+What you are given
+    episode.ledger.steps             every model request; `step.tools` are the tool attempts that
+                                     followed it (`ToolRecord`: `name`, `arguments`, `ok`, `outcome`,
+                                     `call_id`; `outcome` is the structured result, a dict with `data`,
+                                     or None if the tool raised). Calls that never ran (a guard's
+                                     intervention, a "not run" answer) are not in it.
+    episode.scenario.checklist       the task's items (`item`, `tool`, `when`)
+    Degraded, Obtained, NextStep     reference.parts.degrade; `degraded.render()` writes an answer from
+                                     the fields (or write your own). A NextStep's action is one of
+                                     "narrow", "rephrase", "retry_later", "hand_over".
+
+What the tests expect (tests/test_ex04_degraded_output.py)
+    - every stop returns a Degraded with its stop reason, and its detail carries the trip's detail;
+    - obtained: exactly the tool results that are facts, in the order they first came. Errors,
+      exceptions, business failures (HTTP 200 with `{"success": false, ...}`) and empty results (None,
+      "", [], {}, or an object whose every field is one of those: `{"results": []}` found nothing) are
+      not facts, and nothing comes from the model's own text. Identical results (same tool, arguments
+      and data) are one item, with its first call id, its step and the repeats counted in `times`;
+      parallel calls to the same tool with different arguments are separate facts;
+    - unfinished: the checklist items, in order, that no obtained item covers. An item with a `tool` is
+      covered by an obtained result of that tool whose arguments include every key/value of `when`;
+      an item without a tool needs the final answer, so a stopped run never covers it;
+    - next steps fit the stop reason: narrow the request after a token, cost or step limit; rephrase
+      after a repeated call, the same result or no progress; hand over (or retry later, for a failing
+      tool or provider) after alternation, an open circuit or an error; narrow or retry later after a
+      time budget; narrow or run it later after a cancel; handing over to a person is always the last
+      option, and a loop or a token/cost stop never suggests retrying later;
+    - the answer says why the run stopped, what was found, what is missing and what to do next, is
+      never just "max steps reached", states no value that no tool returned, and is honest when no
+      tool result came at all; two runs in one process share nothing.
 
 Check your work with `loopkit check ex04`; ask for a hint with `loopkit hint ex04`.
 """

@@ -20,29 +20,26 @@ The task
     `alternatives` (other tools that can do the job). `reference.parts.tool_errors.safe_text(text)` returns the
     text if it holds nothing internal (stack trace, path, SQL, host, secret), else None.
 
-Steps
-    1. `classify(outcome, exc)`: None for a real success, else a `Failure`. Retryable: timeouts,
-       connection errors, HTTP 429 (keep its retry_after) and 5xx. Not retryable: 400/422, 401/403,
-       404, other 4xx, any other exception (a bug), and HTTP 200 whose body says `success: false`.
-    2. `backoff_seconds(attempt, rng)`: exponential (0.5 s, 1 s, 2 s, ... capped) with jitter drawn
-       from `rng`, so that many clients do not retry in step.
-    3. `translate(call, failure, ...)`: the JSON tool result the model reads (`ok: false`,
-       `error_type`, `retryable`, `message`, `instruction`, ...). Never put an exception's text in it;
-       a tool's own message only through `safe_text`. Say what to do next.
-    4. `ToolErrorExecutor.execute`, before running: unknown tool, withdrawn tool, arguments that are
-       not JSON, arguments that break the tool's JSON Schema (the `jsonschema` package: get it
-       with `load_jsonschema()`, which skips its slow optional IRI grammar) -> an actionable error: which argument, what
-       was expected (the schema's description), an example. The tool does not run.
-    5. Run the call with retries in code: retry only retryable failures, wait `retry_after` when
-       given, else the backoff; stop at `max_attempts`, and do not start a wait that would overrun
-       `episode.limits.max_seconds`. A retry that succeeds is invisible to the model.
-    6. Circuit breaker: after `failure_threshold` failed calls in a row that were the tool's fault
-       (retryable ones that ran out of attempts, internal errors), withdraw the tool: `offered()`
-       stops listing it and the model is told. When every tool is withdrawn, `after_step` returns
-       `(StopReason.CIRCUIT_OPEN, "...")`.
-    7. The same rejected call `max_same_rejections` times: `after_step` returns
-       `(StopReason.REPEATED_CALL, "...")`.
-    And whatever happens, `execute` never raises.
+What the tests expect (tests/test_ex05_tool_errors.py)
+    - the lesson-5 scenarios above meet their `expect` blocks, and `execute` never raises, whatever
+      the tool does;
+    - failures are told apart: timeouts, connection errors, HTTP 429 and 5xx can heal and are retried
+      in code, unseen by the model when a retry succeeds; invalid arguments (400/422), auth (401/403),
+      not found, other 4xx, a bug (any other exception) and HTTP 200 with `success: false` are not
+      retried (`classify` returns None only for a real success);
+    - retries wait on the simulated clock: Retry-After when given, else an exponential backoff with
+      jitter (`backoff_seconds`); at most `max_attempts`, and no wait that would overrun the run's time
+      limit;
+    - the model reads a structured error result it can act on (`translate`): its kind, whether it is
+      retryable and what to do next; a malformed call (unknown or withdrawn tool, arguments that are not
+      JSON or break the tool's schema) is answered with which argument, what was expected and an
+      example, and the tool does not run;
+    - nothing internal (stack trace, path, SQL, host, secret) ever reaches the model, on any error path;
+    - after `failure_threshold` failed calls in a row that were the tool's fault, the tool is withdrawn
+      (`offered()` stops listing it, the model is told); when every tool is withdrawn, `after_step`
+      stops the run with CIRCUIT_OPEN; the same rejected call `max_same_rejections` times stops it with
+      REPEATED_CALL;
+    - and tests/test_red_flags.py checks that the classic wrong answers in tests/red_flags/ fail them.
 
 Check your work with `loopkit check ex05`; ask for a hint with `loopkit hint ex05`.
 """

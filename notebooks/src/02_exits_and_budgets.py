@@ -186,7 +186,32 @@ for k in (5, 10, 20, 30, 40, 50):
     print(f"after {k:>2} steps: ${spend[k - 1]:.4f}, request {k} read {inc.steps[k - 1].input_tokens:,} input tokens")
 
 # %% [markdown]
-# ## 4. Fix it: a budget checked before each request
+# ## 4. Exercise: a budget checked before each request
+#
+# Section 3 showed that a step limit does not bound what a run reads, costs or waits for. Write the
+# budget that does: a part the loop asks before every model request and every tool run, which stops
+# the run when the next one *would* cross a limit on tokens, cost, time or steps, and names the limit
+# in its detail. The task and what you are given are in `exercises/ex02_budget.py`; write it there,
+# then check it from the repository root:
+#
+# ```
+# loopkit check ex02        # runs tests/test_ex02_budget.py against your file
+# loopkit check --watch ex02
+# loopkit hint ex02         # hints escalate: loopkit hint ex02 2, 3, ...
+# ```
+#
+# The tests run it on the budget scenarios of section 2 and on the incident (section 8); they also catch the four classic wrong
+# answers: a step count as the only budget, a check after the request instead of before, a clock that
+# leaves out tool time, and a token count that leaves out the input. Write it before you read on: the
+# next section is the answer. The first hint:
+
+# %%
+from reference.cli import main as loopkit
+
+exit_code = loopkit(["hint", "ex02", "1"])  # what `loopkit hint ex02 1` prints in a shell
+
+# %% [markdown]
+# ## 5. Fix it: a budget checked before each request
 #
 # `reference/budget.py` has `RunBudget`, the `budget` part of the guarded loop
 # (`reference/loops/guarded.py`), which asks it two questions:
@@ -226,7 +251,7 @@ for name, result in fixed.items():
 # %% [markdown]
 # Each budget scenario now stops on its own budget, below the limit, and the detail says which limit
 # closed and by how much. The incident still runs to its 50 steps: its deployment set no budget at
-# all. Section 7 comes back to it.
+# all. Section 8 comes back to it.
 #
 # ### Why before, and not after
 #
@@ -292,7 +317,7 @@ for s in slow.steps:
 print("refused:", slow.messages[-1].content)
 
 # %% [markdown]
-# ## 5. Test it
+# ## 6. Test it
 #
 # Every scenario of the catalogue carries an `expect` block: what a well-designed loop does with it.
 # With the budget alone, the three budget scenarios now meet theirs, and so does the happy path
@@ -304,14 +329,7 @@ for name in ("token-blowup", "cost-blowup", "slow-tools", "happy-path"):
     print(f"{name:<13} {'PASS' if all(c.ok for c in checks) else 'FAIL'}  " + "; ".join(c.detail for c in checks[:2]))
 
 # %% [markdown]
-# Your turn: `exercises/ex02_budget.py` asks for the same budget in five small steps. Check it with
-# `loopkit check ex02` (hints: `loopkit hint ex02`). The tests run it on these scenarios and on the
-# incident; they also catch the four classic wrong answers: a step count as the only budget, a check
-# after the request instead of before, a clock that leaves out tool time, and a token count that
-# leaves out the input.
-
-# %% [markdown]
-# ## 6. Choosing max_steps from data
+# ## 7. Choosing max_steps from data
 #
 # A step limit nobody measured is a guess, and "10, because that is the default" is the guess an
 # interviewer hears most. The kit measures it the way a production team would: replay many runs of
@@ -477,7 +495,7 @@ for name in ("incident-40-step", "token-blowup", "slow-tools", "happy-path"):
     print(f"    set by: {budget.sources}")
 
 # %% [markdown]
-# ## 7. The 40-step incident
+# ## 8. The 40-step incident
 #
 # The pressure version of this topic: *one request ran for dozens of steps, spent real money, and the
 # user still got no answer. What do you do today, and what do you change so that it cannot happen
@@ -496,7 +514,7 @@ for name in ("incident-40-step", "token-blowup", "slow-tools", "happy-path"):
 #   that users are still served while the agent is fixed;
 # - rate limits per user and per session: a user who retries a failing request multiplies the bill.
 #
-# The first lever, with the troubleshoot tier fitted in section 6:
+# The first lever, with the troubleshoot tier fitted in section 7:
 
 # %%
 incident_fixed = with_budget("incident-40-step", RunBudget.for_episode)
@@ -552,7 +570,7 @@ model never got to an answer.
 #
 # - Make a per-request budget mandatory for every intent, not only for the one that burned.
 # - Alert on the signals that would have shown this early: how often each limit trips (its *trigger
-#   rate*: the shares printed for the tiers in section 6), and the P99 of steps and of cost per
+#   rate*: the shares printed for the tiers in section 7), and the P99 of steps and of cost per
 #   request.
 # - Keep the request, with the stop it should get, as a regression case: a scenario file like
 #   `incident-40-step.yaml` is exactly that.
@@ -564,18 +582,8 @@ model never got to an answer.
 # but legitimate requests, or this kind of task does not suit an agent loop; the fleet's figures, not
 # opinions, tell the two apart.
 #
-# ## 8. Answer
+# ## 9. The reference solution, graded
 #
-# The exercise is `exercises/ex02_budget.py` (its docstring lists the steps). Check it from the
-# repository root with `loopkit check ex02`, which runs tests/test_ex02_budget.py against your file.
-# The first hint:
-
-# %%
-from reference.cli import main as loopkit
-
-exit_code = loopkit(["hint", "ex02", "1"])  # what `loopkit hint ex02 1` prints in a shell
-
-# %% [markdown]
 # The reference solution, `solutions/ex02_budget.py`, loaded straight from its file and run by the
 # grader the tests use, with each scenario's own limits (`load_exercise("ex02", "exercises")` loads yours):
 
@@ -595,7 +603,7 @@ for name in ("token-blowup", "slow-tools"):
     print(f"    {attempt.result.detail}")
 
 # %% [markdown]
-# ## 9. The interview
+# ## 10. The interview
 
 # %%
 lookup_rec = tiers["lookup"].recommendation

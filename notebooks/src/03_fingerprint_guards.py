@@ -163,7 +163,34 @@ arguments.
 """))
 
 # %% [markdown]
-# ## 3. Fix it, part 1: a normalised action fingerprint
+# ## 3. Exercise: a guard that intervenes before it interrupts
+#
+# Sections 1 and 2 showed repeats in disguise that a count of identical calls never sees. Write the
+# guard that does: fingerprints that see through the disguise, detectors for repeats, alternation,
+# the same result and no progress, and a guard that answers the first lapses with a warning the model
+# can act on before it stops the run. Exercise 3 (`exercises/ex03_fingerprint_guard.py`) states the
+# task and what you are given; write it there, then check it from the repository root:
+#
+# ```
+# loopkit check ex03        # runs tests/test_ex03_fingerprint_guard.py against your file
+# loopkit check --watch ex03
+# loopkit hint ex03         # hints escalate: loopkit hint ex03 2, 3, ...
+# ```
+#
+# The wrong answers the tests are built to catch: a fingerprint that is `json.dumps` of the raw
+# arguments, a guard that stops at the first detection, one that flags paging or polling, a repeat check
+# that looks only at the previous call (A-B-A-B walks past it), a guard that counts an empty result as
+# progress, one that case-folds every string, one that calls four SKUs with one answer a rephrase, one
+# that counts every call of a turn as a strike, and one that takes a fresh timestamp for news. Write it
+# before you read on: sections 4 to 7 are the answer. The first hint:
+
+# %%
+from reference.cli import main as loopkit
+
+exit_code = loopkit(["hint", "ex03", "1"])  # what `loopkit hint ex03 1` prints in a shell
+
+# %% [markdown]
+# ## 4. Fix it, part 1: a normalised action fingerprint
 #
 # The fingerprint is the tool name plus the **canonical arguments**: keys sorted, strings NFKC-
 # normalised (full-width "ＰＥＫ" is "PEK"), trimmed and with their inner whitespace collapsed, and
@@ -247,7 +274,7 @@ except airports.AirportCodeError as error:
           f"the error asks the user: {'ask the user' in error.message}")
 
 # %% [markdown]
-# ## 4. Fix it, part 2: result fingerprints, and what counts as progress
+# ## 5. Fix it, part 2: result fingerprints, and what counts as progress
 #
 # The same normalisation applies to a tool's result: its fingerprint is a short hash of the canonical
 # data, so two results that say the same thing match whatever their key order or spacing. Its
@@ -268,7 +295,7 @@ for content in ['{"ok": true, "data": {"results": []}}',
     print(f"{result_fingerprint(content)}  values={sorted(leaf_values(without_metadata(data)))}")
 
 # %% [markdown]
-# ## 5. Fix it, part 3: the detectors
+# ## 6. Fix it, part 3: the detectors
 #
 # Five small functions in `reference/parts/guards/detectors.py`, fed fingerprints and per-step counts of new
 # values:
@@ -292,7 +319,7 @@ print("no progress (new values per step 3, 0, 0):", detectors.no_progress([3, 0,
 print("echo:                ", detectors.echo(["Let me double-check the status.", "Let me double-check the status."]))
 
 # %% [markdown]
-# ## 6. Fix it, part 4: intervene first, then interrupt
+# ## 7. Fix it, part 4: intervene first, then interrupt
 #
 # `LoopGuard` (reference/parts/guards/guard.py) plugs into the guarded loop's three guard hooks:
 #
@@ -424,7 +451,7 @@ print(f"\nalternation-cooperative: {r.stop_reason.value} in {r.model_calls} call
       + "; ".join(f"step {e['step']} {e['pattern']}" for e in guard.events))
 
 # %% [markdown]
-# ## 7. Test: naive loop against the guard, on the lesson's scenarios
+# ## 8. Test: naive loop against the guard, on the lesson's scenarios
 #
 # Every scenario below runs twice: the lesson-1 loop, and the guarded loop with the loop guard and
 # nothing else (no budget, no degraded answer: those are lessons 2 and 4). "guard ok" checks the
@@ -507,23 +534,8 @@ first; the two parts are meant to work together, and neither alone is the whole 
 # user still gets nothing. Lesson 4 turns such a stop into a degraded result (what was found, what is
 # missing, what to do next).
 #
-# ## 8. Answer
+# ## 9. The reference solution, graded
 #
-# Exercise 3 (`exercises/ex03_fingerprint_guard.py`) asks for the fingerprint, the detectors and the
-# intervene-then-interrupt guard in one file. Check it from the repository root with
-# `loopkit check ex03` (tests/test_ex03_fingerprint_guard.py against your file). The wrong answers the
-# tests are built to catch: a fingerprint that is `json.dumps` of the raw arguments, a guard that stops
-# at the first detection, one that flags paging or polling, a repeat check that looks only at the
-# previous call (A-B-A-B walks past it), a guard that counts an empty result as progress, one that
-# case-folds every string, one that calls four SKUs with one answer a rephrase, one that counts every
-# call of a turn as a strike, and one that takes a fresh timestamp for news. The first hint:
-
-# %%
-from reference.cli import main as loopkit
-
-exit_code = loopkit(["hint", "ex03", "1"])  # what `loopkit hint ex03 1` prints in a shell
-
-# %% [markdown]
 # The reference solution, `solutions/ex03_fingerprint_guard.py`, loaded from its file and run by the
 # grader the tests use, on a cooperative and a stubborn model in the same disguised loop (`load_exercise("ex03", "exercises")` loads yours):
 
@@ -543,7 +555,7 @@ for name in ("repeat-noisy", "repeat-noisy-stubborn"):
     print(f"    answer: {attempt.result.answer!r}" if attempt.result.answer else f"    {attempt.result.detail}")
 
 # %% [markdown]
-# ## 9. The interview
+# ## 10. The interview
 #
 # **Questions this lesson prepares for:**
 #

@@ -128,13 +128,39 @@ table([{"tool": tool, "outcome": outcome, "runs": n} for (tool, outcome), n in b
 # | `ok`, data empty (`[]`, `{"results": []}`) | no | "found nothing" is worth saying, not a fact to build on |
 # | an error result, an exception | no | nothing was returned |
 # | answered by the guard (an intervention) or "not run" | no | the tool never ran: it is not even in the ledger |
-# | the model's own text | no | nothing checks it; section 4 shows a scripted model inventing a delivery |
+# | the model's own text | no | nothing checks it; section 5 shows a scripted model inventing a delivery |
 #
 # The source is the **ledger**, not the history: the history mixes real results with interventions,
 # "not run" answers and the model's claims. The ledger records only what tools really returned.
 
 # %% [markdown]
-# ## 3. Fix: a structured degraded result
+# ## 3. Exercise: a degraded result instead of "max steps reached"
+#
+# Section 2 sorted what a stopped run holds into facts and non-facts. Write the part that turns a stop
+# into something the user can use: why the run stopped, what was obtained (facts only), what is
+# unfinished and what to do next. Write `degrade(episode, messages, trip)` in
+# `exercises/ex04_degraded_output.py` (its docstring states the task, what you are given and what the
+# tests expect), then from the repository root:
+#
+# ```
+# loopkit check ex04        # runs tests/test_ex04_degraded_output.py against your file
+# loopkit check --watch ex04
+# loopkit hint ex04         # hints escalate: loopkit hint ex04 2, 3, ...
+# ```
+#
+# The tests run your degrade inside the guarded loop on budget and loop scenarios (and on a refund
+# where most tools fail), and check that the obtained items are exactly the successful tool
+# results, the unfinished items match the checklist, the next steps fit the stop reason, and the
+# answer neither says only "max steps reached" nor states a value no tool returned. Write it before you
+# read on: sections 4 and 5 are the answer. The first hint:
+
+# %%
+from reference.cli import main as loopkit
+
+exit_code = loopkit(["hint", "ex04", "1"])  # what `loopkit hint ex04 1` prints in a shell
+
+# %% [markdown]
+# ## 4. Fix: a structured degraded result
 #
 # `reference/parts/degrade/` turns those rules into the guarded loop's `degrade` part. With only that
 # part switched on (no budget, no guard), the run is the same run, same calls, same cost; only the
@@ -223,7 +249,7 @@ table(rows, list(rows[0]))
 print(guarded("empty-rephrase")[1].answer)
 
 # %% [markdown]
-# ## 4. Fix, part 2: a last answer in prose, and what it costs
+# ## 5. Fix, part 2: a last answer in prose, and what it costs
 #
 # A list of facts is honest but not friendly. One more model request, with `tool_choice="none"`, can
 # turn what was gathered into a written answer. Four things make it safe:
@@ -483,27 +509,8 @@ res = run(find("provider-retry-after-long"), "guarded")
 print(res.stop_reason.value, "|", res.degraded.next_steps[0].text)
 
 # %% [markdown]
-# ## 5. Test: the exercise
+# ## 6. The reference solution, graded
 #
-# Write `degrade(episode, messages, trip)` in `exercises/ex04_degraded_output.py` (the docstring lists
-# the steps), then from the repository root:
-#
-# ```
-# loopkit check ex04        # runs tests/test_ex04_degraded_output.py against your file
-# loopkit hint ex04         # hints escalate: loopkit hint ex04 2, 3, ...
-# ```
-#
-# The tests run your degrade inside the guarded loop on the budget and loop scenarios above (and on
-# a refund where most tools fail), and check that the obtained items are exactly the successful tool
-# results, the unfinished items match the checklist, the next steps fit the stop reason, and the
-# answer neither says only "max steps reached" nor states a value no tool returned. The first hint:
-
-# %%
-from reference.cli import main as loopkit
-
-exit_code = loopkit(["hint", "ex04", "1"])  # what `loopkit hint ex04 1` prints in a shell
-
-# %% [markdown]
 # The reference solution, loaded from its file and plugged into the guarded loop (`load_exercise("ex04", "exercises")` loads yours):
 
 # %%
@@ -522,7 +529,7 @@ for name in ("business-failure", "slow-tools"):
           f"next {[s.action for s in g.next_steps]}\n")
 
 # %% [markdown]
-# ## 6. The interview
+# ## 7. The interview
 #
 # **"What do you return when the loop hits its limit?"** A strong answer contains:
 #

@@ -225,7 +225,40 @@ model calls in all. And `tool-down`, a service answering 503 to everything: the 
 """))
 
 # %% [markdown]
-# ## 3. Fix it
+# ## 3. Exercise: an executor whose errors do not turn into loops
+#
+# Sections 1 and 2 showed the executor everybody writes first: a stack trace for the model, retries
+# that cannot help, secrets on the wire. Write the one that keeps failures inside: it decides by the
+# kind of error whether to retry unseen, tell the model something it can act on, or stop calling a
+# tool that is down, and nothing internal reaches the model. The task and what you are given are in
+# `exercises/ex05_tool_errors.py`; write it there, then check it from the repository root:
+#
+# ```
+# loopkit check ex05        # runs tests/test_ex05_tool_errors.py against your file
+# loopkit check --watch ex05
+# loopkit hint ex05         # hints escalate: loopkit hint ex05 2, 3, ...
+# ```
+
+# %%
+solution_path = ROOT / "solutions" / "ex05_tool_errors.py"
+solution_lines = solution_path.read_text(encoding="utf-8").splitlines()
+code_lines = [line for line in solution_lines if line.strip() and not line.lstrip().startswith("#")]
+display(Markdown(f"""
+For scale: the reference solution is {len(solution_lines)} lines ({len(code_lines)} that are neither blank
+nor comments), smaller than the kit's executor in section 4. The tests replay these scenarios, feed secrets
+through every error path, and catch the classic wrong answers, each a file in `tests/red_flags/`: the stack
+trace to the model, an exception that escapes, retrying invalid arguments, the retry decorator that cannot
+fire, HTTP 200 read as data, and "please try again". Write it before you read on: sections 4 to 6 are the
+answer. The first hint:
+"""))
+
+# %%
+from reference.cli import main as loopkit
+
+exit_code = loopkit(["hint", "ex05", "1"])  # what `loopkit hint ex05 1` prints in a shell
+
+# %% [markdown]
+# ## 4. Fix it
 #
 # ### One table decides
 #
@@ -476,7 +509,7 @@ print(next(m.content for m in res.messages if isinstance(m, ToolMessage)))
 print(episode.ledger.redactions)
 
 # %% [markdown]
-# ## 4. Malformed calls, with native function calling
+# ## 5. Malformed calls, with native function calling
 #
 # Lesson 1 (section 2) showed the text-parsed version of this failure: a parser that expects one
 # format, a model that writes another, and a loop that answers "invalid format, try again" until the
@@ -506,7 +539,7 @@ the tool and comes back as "No result").
 """))
 
 # %% [markdown]
-# ## 5. Test it
+# ## 6. Test it
 #
 # The property that matters most is checked over every lesson-5 scenario: nothing internal reaches
 # anything the model sees, whether tool results in the history or whole request bodies. It fails for the
@@ -531,28 +564,8 @@ assert all(all(c.ok for c in evaluate(find(n), fixed_runs[n][2])) for n in LESSO
 print(f"all {len(LESSON5)} lesson-5 scenarios meet their expect blocks with the resilient executor")
 
 # %% [markdown]
-# ## 6. Answer
-
-# %%
-solution_path = ROOT / "solutions" / "ex05_tool_errors.py"
-solution_lines = solution_path.read_text(encoding="utf-8").splitlines()
-code_lines = [line for line in solution_lines if line.strip() and not line.lstrip().startswith("#")]
-display(Markdown(f"""
-Your turn: `exercises/ex05_tool_errors.py` asks for the same executor, smaller; the reference solution is
-{len(solution_lines)} lines ({len(code_lines)} that are neither blank nor comments). Check yours from the
-repository root with `loopkit check ex05` (tests/test_ex05_tool_errors.py against your file). The tests
-replay these scenarios, feed secrets through every error path, and catch the classic wrong answers, each
-a file in `tests/red_flags/`: the stack trace to the model, an exception that escapes, retrying invalid
-arguments, the retry decorator that cannot fire, HTTP 200 read as data, and "please try again". The first
-hint:
-"""))
-
-# %%
-from reference.cli import main as loopkit
-
-exit_code = loopkit(["hint", "ex05", "1"])  # what `loopkit hint ex05 1` prints in a shell
-
-# %% [markdown]
+# ## 7. The reference solution, graded
+#
 # The reference solution, loaded from its file and run by the grader the tests use, on a tool that
 # heals after two timeouts and on one whose exception is full of secrets (`load_exercise("ex05", "exercises")` loads yours):
 
@@ -575,7 +588,7 @@ for name in ("flaky-timeout", "exception-secret"):
     print(f"    answer: {attempt.result.answer!r}")
 
 # %% [markdown]
-# ## 7. The interview
+# ## 8. The interview
 #
 # **"A tool throws. Can you feed the stack trace back to the model?"** A strong answer contains:
 #
