@@ -307,3 +307,56 @@ def test_a_scripted_provider_fault_is_retried_by_the_sdk_and_charged_as_a_hidden
     books = app.books.figures()
     assert books["by_status"] == {"429": 1, "200": 1} and books["hidden_retries"] == 1, books
     assert books["backoff_seconds"] == 30.0, books
+
+
+def test_a_client_that_answers_through_a_final_answer_tool_gets_the_scripts_answer_as_that_call(served):
+    """smolagents' ToolCallingAgent ends only through its `final_answer` tool and sends tool_choice "required"."""
+    server = served("happy-path")
+    scenario = find("happy-path")
+    client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
+    tools = [{"type": "function", "function": {"name": t.name, "parameters": t.parameters}} for t in scenario.tools]
+    tools.append({"type": "function", "function": {"name": "final_answer", "parameters": {
+        "type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}}})
+    messages: list[dict] = [{"role": "user", "content": scenario.user}]
+    for _ in range(5):
+        message = client.chat.completions.create(model="m", messages=messages, tools=tools,
+                                                 tool_choice="required").choices[0].message
+        calls = [{"id": c.id, "type": "function", "function": {"name": c.function.name,
+                                                               "arguments": c.function.arguments}}
+                 for c in message.tool_calls]
+        messages.append({"role": "assistant", "content": None, "tool_calls": calls})
+        messages += [{"role": "tool", "tool_call_id": c["id"], "content": '{"ok": true}'} for c in calls]
+        if calls[-1]["function"]["name"] == "final_answer":
+            break
+    assert [c["function"]["name"] for c in calls] == ["final_answer"]
+    assert json.loads(calls[0]["function"]["arguments"]) == {"answer": in_process("happy-path", "openai-chat").answer}
+    again = client.chat.completions.create(model="m", messages=messages[:-2], tools=tools, tool_choice="required")
+    assert again.choices[0].message.tool_calls[0].id == calls[0]["id"], "the same conversation, the same call"
+
+    # replayed, the past final_answer call is the script's answer step: the script has nothing after it
+    text = [*messages[:-2], {"role": "assistant", "content": json.loads(calls[0]["function"]["arguments"])["answer"]}]
+    follow_up = {"role": "user", "content": "And the day after?"}
+    after_call = client.chat.completions.create(model="m", messages=[*messages, follow_up], tools=tools,
+                                                tool_choice="none").choices[0].message.content
+    after_text = client.chat.completions.create(model="m", messages=[*text, follow_up], tools=tools,
+                                                tool_choice="none").choices[0].message.content
+    assert after_call == after_text
+    with pytest.raises(openai.InternalServerError):
+        client.chat.completions.create(model="m", messages=[*messages, follow_up], tools=tools)
+
+
+def test_tool_calls_sent_back_as_text_the_way_smolagents_does_are_replayed_as_the_step_they_were(served):
+    server = served("happy-path")
+    scenario = find("happy-path")
+    client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
+    tools = [{"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {}}}}
+             for name in ("get_weather", "search_flights", "final_answer")]
+    messages = [{"role": "user", "content": scenario.user}]
+    first = client.chat.completions.create(model="m", messages=messages, tools=tools, tool_choice="required")
+    calls = [c.model_dump() for c in first.choices[0].message.tool_calls]
+    messages += [{"role": "assistant", "content": f"{first.choices[0].message.content}\nCalling tools:\n{calls}"},
+                 {"role": "user", "content": 'Observation:\n{"ok": true}'}]
+    second = client.chat.completions.create(model="m", messages=messages, tools=tools, tool_choice="required")
+    call = second.choices[0].message.tool_calls[0]
+    assert call.function.name == "final_answer"
+    assert json.loads(call.function.arguments) == {"answer": in_process("happy-path", "openai-chat").answer}

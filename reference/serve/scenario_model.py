@@ -13,14 +13,23 @@ that met a fault on its way was retried until it got its answer.
 
 The price is a replay per request that grows with the conversation (a run of N turns costs about
 N²/2 scripted turns in all): nothing for the catalogue's scenarios, a little for a runaway loop.
+
+A client whose loop only ends through a tool named `final_answer` (smolagents' ToolCallingAgent, which
+also sends tool_choice "required") would never see the script's text answer end its run; so when a
+request declares that tool, the script's answer comes as a `final_answer` call with `{"answer": text}`.
+Replayed, that call is the script's answer step again (it is a turn with tool calls: asked with "auto").
+smolagents also sends its past tool calls back as assistant text ("Calling tools:\n[...]") and their
+results as user text ("Observation:\n..."): such a text turn is replayed as the step it was.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 from typing import Sequence
 
 from ..core.errors import ProviderError
-from ..core.messages import AssistantMessage, Message, ToolSpec
+from ..core.messages import AssistantMessage, Message, ToolCall, ToolSpec
 from ..core.model import Turn
 from ..sim.clock import SimClock
 from ..sim.scenario.schema import Scenario
@@ -53,20 +62,34 @@ class ScenarioModel:
         self.attempt.usage = None
         for _ in range(getattr(self.attempt, "retries", 0)):  # this request's earlier attempts met these faults
             try:
-                return self._answered(model.complete(messages, tools, tool_choice=tool_choice))
+                return self._answered(model.complete(messages, tools, tool_choice=tool_choice), messages, tools, tool_choice)
             except ProviderError:
                 continue
-        return self._answered(model.complete(messages, tools, tool_choice=tool_choice))
+        return self._answered(model.complete(messages, tools, tool_choice=tool_choice), messages, tools, tool_choice)
 
-    def _answered(self, turn: Turn) -> Turn:
+    def _answered(self, turn: Turn, messages: Sequence[Message], tools: Sequence[ToolSpec], tool_choice: str) -> Turn:
         self.attempt.usage = turn.usage
-        return turn
+        if (turn.tool_calls or turn.text is None or tool_choice == "none"  # "none": the client wants text
+                or FINAL_ANSWER not in {tool.name for tool in tools}):
+            return turn
+        call = ToolCall(self._call_id(messages), FINAL_ANSWER, json.dumps({"answer": turn.text}, ensure_ascii=False))
+        return Turn(None, (call,), "tool_calls", turn.usage)
+
+    def _call_id(self, messages: Sequence[Message]) -> str:
+        """A call id in the wire's style, the same for the same conversation (the script's own ids are not drawn)."""
+        digest = hashlib.sha256(f"{self.scenario.name}:{self.seed}:{len(messages)}".encode()).hexdigest()
+        return ("toolu_01" + digest[:22]) if self.spec.wire == "anthropic" else ("call_" + digest[:24])
+
+
+CALLS_AS_TEXT = "Calling tools:\n"  # smolagents/memory.py: ActionStep.to_messages renders its tool calls so
+FINAL_ANSWER = "final_answer"  # smolagents' answer tool: `inputs = {"answer": ...}` (smolagents/default_tools.py)
 
 
 def _asked(model: ScriptedModel, turn: AssistantMessage) -> str:
     """The tool_choice a past turn must have been asked with: a text answer where the script had tool
-    calls next came from tool_choice "none" (which leaves the script where it was)."""
-    if turn.tool_calls:
+    calls next came from tool_choice "none" (which leaves the script where it was), unless it is tool
+    calls written out as text (smolagents sends its past calls so: "Calling tools:\n[...]")."""
+    if turn.tool_calls or CALLS_AS_TEXT in (turn.text or ""):
         return "auto"
     upcoming = model.plan[model.position] if model.position < len(model.plan) else None
     return "auto" if upcoming is not None and upcoming.answer is not None else "none"
