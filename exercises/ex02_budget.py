@@ -17,10 +17,10 @@ The task
     request with its tool runs; `.usage`; `.cost_usd`; `.pricing`) and `episode.clock.elapsed`.
 
 What you are given
-    The dataclasses below: `Spend` (what was spent, or what one request is expected to spend) and
-    `Budget` with its limits, its `output_reserve` and `from_limits`. Its five methods are yours; the
-    three helpers answer the two questions above: `spent(episode)` (what the run has spent so far),
-    `next_request(episode, messages)` (what the request about to be sent would spend) and
+    `Spend` (reference/parts/budget.py: what was spent, or what one request is expected to spend),
+    `Trip`, and the dataclass `Budget` below with its limits, its `output_reserve` and `from_limits`.
+    Its five methods are yours; the three helpers answer the two questions above: `spent(episode)`
+    (what the run has spent so far), `next_request(episode, messages)` (what the request about to be sent would spend) and
     `tool_seconds(episode, name)` (how long that tool is expected to take).
     episode.ledger, episode.clock    what was spent (see above); StepRecord.model_seconds and
                                      StepRecord.tools (ToolRecord: .name, .seconds) time the past
@@ -55,18 +55,8 @@ from reference import Episode, StopReason, ToolCall, Usage, to_wire  # noqa: F40
 from reference.core.messages import Message
 from reference.sim.scenario.schema import LimitsDef
 from reference.sim.tokens import request_tokens  # noqa: F401
-
-Trip = tuple[StopReason, str]
-
-
-@dataclass(frozen=True)
-class Spend:
-    """What was spent, or what one request is expected to spend."""
-
-    steps: int = 0
-    tokens: int = 0
-    seconds: float = 0.0
-    cost_usd: float = 0.0
+from reference.loops.hooks import Trip  # (StopReason, detail): why to stop, in one line
+from reference.parts.budget import Spend  # given: steps, tokens, seconds, cost_usd (all default 0)
 
 
 @dataclass

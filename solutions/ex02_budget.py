@@ -20,16 +20,8 @@ from reference import Episode, StopReason, ToolCall, Usage, to_wire
 from reference.core.messages import Message
 from reference.sim.scenario.schema import LimitsDef
 from reference.sim.tokens import request_tokens
-
-Trip = tuple[StopReason, str]
-
-
-@dataclass(frozen=True)
-class Spend:
-    steps: int = 0
-    tokens: int = 0
-    seconds: float = 0.0
-    cost_usd: float = 0.0
+from reference.loops.hooks import Trip  # (StopReason, detail): why to stop, in one line
+from reference.parts.budget import Spend  # given: steps, tokens, seconds, cost_usd (all default 0)
 
 
 @dataclass
