@@ -42,6 +42,7 @@ import unicodedata
 from collections.abc import Mapping  # not typing.Mapping: its isinstance check is ten times slower
 from typing import Any, Optional
 
+from ...core import jsontext
 from . import airports
 from .dates import RELATIVE_DAYS, canonical_date
 
@@ -49,6 +50,9 @@ __all__ = ["RELATIVE_DAYS", "canonical", "canonical_arguments", "clean_text", "f
            "show", "is_airport", "is_case_insensitive", "is_date", "types_of"]
 _DATE_NAME = re.compile(r"^(date|.+_date|date_.+)$")
 _CASE_INSENSITIVE = re.compile(r"(?<!not )\bcase[- ]insensitive\b", re.IGNORECASE)
+# json.dumps(x, sort_keys=True, ensure_ascii=False, separators=(",", ":")) for canonical arguments, a tree just
+# built by `canonical` (reference/core/jsontext.py): made once, safe to share between threads
+_action_json = jsontext.dumps(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 # ---------------------------------------------------------------- what the schema says
@@ -173,8 +177,8 @@ def fingerprint(tool: str, arguments: Mapping[str, Any], parameters: Optional[Ma
 
 
 def action_of(tool: str, canonical_args: Any) -> str:
-    """The fingerprint of arguments already made canonical."""
-    return f"{tool} {json.dumps(canonical_args, sort_keys=True, ensure_ascii=False, separators=(',', ':'))}"
+    """The fingerprint of arguments already made canonical (a tree `canonical` built: never circular)."""
+    return f"{tool} {_action_json(canonical_args)}"
 
 
 def raw_fingerprint(tool: str, argument_text: str) -> str:

@@ -28,12 +28,12 @@ schema always makes a leaf identity. Calls with equal identity arguments (canoni
 from __future__ import annotations
 
 import functools
-import json
 import re
 from dataclasses import dataclass, field
 from collections.abc import Mapping  # not typing.Mapping: its isinstance check is ten times slower
 from typing import Any, Optional
 
+from ...core import jsontext
 from .fingerprint import is_airport, is_date
 
 OPTION_NAMES = {"limit", "max_results", "page_size", "per_page", "top_k", "k", "count", "size", "page", "offset",
@@ -44,6 +44,7 @@ FREE_TEXT_NAMES = {"query", "q", "search", "search_query", "text", "keywords", "
 _ID_NAME = re.compile(r"(^|_)(id|uuid|sku|code|key|number|no|ref|slug|handle|email|username|account)s?$")
 _FREE_TEXT_SAID = re.compile(r"\b(free[- ]?text|search (terms?|query|string|words)|keywords?|natural[- ]language|"
                              r"query|question)\b", re.IGNORECASE)
+_sorted_json = jsontext.dumps(sort_keys=True, ensure_ascii=False)  # made once (reference/core/jsontext.py)
 _SEARCHES = re.compile(r"\b(search|searches|full[- ]text|find documents|look through)\b", re.IGNORECASE)
 # A process that moves on by itself (a job, an export, a deployment) or state that is live by nature. Not
 # "status" or "current" alone: an order's current status does not change between two calls a second apart.
@@ -120,4 +121,4 @@ def identity(info: Optional[ToolInfo], arguments: Any) -> str:
             kept[path] = value
 
     walk(arguments, info.parameters, "", "")
-    return json.dumps(kept, sort_keys=True, ensure_ascii=False)
+    return _sorted_json(kept)  # json.dumps(kept, sort_keys=True, ensure_ascii=False); `kept` holds only leaves
