@@ -1,18 +1,23 @@
 """The fast paths of the guard's and the budget's hooks give exactly what the plain ones give (issue 9-D).
 
-- `jsontext.dumps(...)` (one C encoder, made once) is `json.dumps(value, ...)`.
+- `jsontext.dumps(...)` (one C encoder, made once) is `json.dumps(value, ...)`;
+- the guard reads a result in one walk (`ResultReader.read`): the fingerprint and the values of the plain
+  `payload_fingerprint`, `without_metadata` and `leaf_values`, one reader for a whole run of results.
 
 The token counter's own fast path (each message converted and counted once) is tests/test_incremental.py.
 """
 from __future__ import annotations
 
 import json
+import math
+from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reference.core import jsontext
+from reference.parts.guards.results import ResultReader, leaf_values, payload_fingerprint, without_metadata
 
 # ---------------------------------------------------------------- JSON values, and results that look real
 
@@ -27,6 +32,7 @@ KEYS = ["id", "page", "items", "request_id", "traceId", "etag", "checked_at", "c
 values = st.recursive(scalars, lambda inner: st.one_of(
     st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=5), inner, max_size=5)),
     max_leaves=20)
+DECLARED = [(), ("checked_at",), ("meta.server",), ("server", "page"), ("items.id",), ("a_b",)]
 
 
 @pytest.mark.parametrize("options", [{}, {"ensure_ascii": False}, {"ensure_ascii": False, "sort_keys": True},
@@ -42,3 +48,40 @@ def test_jsontext_dumps_refuses_what_json_dumps_refuses():
     for dumps in (jsontext.dumps(), json.dumps):
         with pytest.raises(TypeError, match="Object of type object is not JSON serializable"):
             dumps({"a": object()})
+
+
+# ---------------------------------------------------------------- one walk over a result
+
+def plain(ok: bool, payload: Any, declared: tuple[str, ...]) -> tuple[str, set[str]]:
+    """What the guard computed before: three walks."""
+    content = without_metadata(payload, declared)
+    return payload_fingerprint(ok, content), leaf_values(content) if ok else set()
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(results=st.lists(st.tuples(st.booleans(), values, st.sampled_from(DECLARED)), min_size=1, max_size=8))
+def test_one_walk_gives_the_fingerprint_and_the_values_of_the_three(results):
+    reader = ResultReader()  # one reader for the run: its table of keys carries over from result to result
+    for ok, payload, declared in results:
+        assert reader.read(ok, payload, declared, values=ok) == plain(ok, payload, declared)
+        assert reader.read(ok, payload, frozenset(declared)) == (plain(ok, payload, declared)[0],
+                                                                 leaf_values(without_metadata(payload, declared)))
+
+
+def test_one_walk_on_results_the_guard_meets():
+    reader = ResultReader()
+    cases = [
+        {"status": "running", "checked_at": "2026-11-30T10:00:00Z", "request_id": "r-1", "took_ms": 12},
+        {"status": "running", "checkedAt": 1764496800, "meta": {"server": "eu-1", "etag": "x"}, "ok": True},
+        {"results": [], "next": None, "flag": False, "date": "Dec 1, 2026", "items": [{"id": "O-1", "in_stock": True}]},
+        {"status_at": "gate B", "now": "soon", "ts": True, "latency": "fast", "value": math.inf, "n": 2.0},
+        [" a ", "", None, 1, 1.5], "plain text  here", "", None, 0,
+    ]
+    for payload in cases:
+        for declared in DECLARED:
+            for ok in (True, False):
+                assert reader.read(ok, payload, declared, values=ok) == plain(ok, payload, declared)
+    reader.KEYS_KEPT = 0  # a full table: keys are worked out again, with the same results
+    assert ResultReader.KEYS_KEPT > 0
+    for payload in cases:
+        assert reader.read(True, payload) == plain(True, payload, ())
