@@ -2,7 +2,8 @@
 
 - `jsontext.dumps(...)` (one C encoder, made once) is `json.dumps(value, ...)`;
 - the guard reads a result in one walk (`ResultReader.read`): the fingerprint and the values of the plain
-  `payload_fingerprint`, `without_metadata` and `leaf_values`, one reader for a whole run of results.
+  `payload_fingerprint`, `without_metadata` and `leaf_values`, one reader for a whole run of results;
+- the guard skips a detector when it cannot fire: the premises are checked here on random histories.
 
 The token counter's own fast path (each message converted and counted once) is tests/test_incremental.py.
 """
@@ -17,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reference.core import jsontext
+from reference.parts.guards import detectors
 from reference.parts.guards.results import ResultReader, leaf_values, payload_fingerprint, without_metadata
 
 # ---------------------------------------------------------------- JSON values, and results that look real
@@ -85,3 +87,33 @@ def test_one_walk_on_results_the_guard_meets():
     assert ResultReader.KEYS_KEPT > 0
     for payload in cases:
         assert reader.read(True, payload) == plain(True, payload, ())
+
+
+# ---------------------------------------------------------------- detectors the guard does not ask
+
+actions = st.sampled_from(["A", "B", "C", "D"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(history=st.lists(actions, max_size=10), action=st.sampled_from(["A", "B", "C", "D", "E"]),
+       allowed=st.integers(1, 3), length=st.integers(0, 9))
+def test_a_first_attempt_is_neither_a_repeat_nor_an_alternation(history, action, allowed, length):
+    """The guard skips both detectors for an action it never saw (guard.py, before_call)."""
+    if action in history:
+        return
+    assert detectors.repeated_call(history, action, allowed) is None
+    assert detectors.alternation(history[-8:], action, length) is None  # the guard keeps the last 8 actions
+
+
+@settings(max_examples=300, deadline=None)
+@given(counts=st.lists(st.integers(0, 3), max_size=18), new=st.integers(1, 5), steps=st.integers(-1, 4))
+def test_a_step_with_news_is_never_no_progress(counts, new, steps):
+    assert not detectors.no_progress([*counts, new], steps)
+
+
+@settings(max_examples=300, deadline=None)
+@given(found=st.lists(actions, unique=True, max_size=4), threshold=st.integers(-1, 5))
+def test_same_result_of_distinct_actions_is_their_count(found, threshold):
+    """The guard keeps distinct actions per result and asks the detector only when there are enough."""
+    expected = found if len(found) >= threshold else None
+    assert detectors.same_result({"r": found}, "r", threshold) == expected

@@ -99,10 +99,13 @@ class LoopGuard:
             args, action = None, raw_fingerprint(call.name, call.arguments)
         earlier = self._by_action.setdefault(action, [])
         attempt = GuardedCall(self._now.number, call, action)
-        history = list(self._recent)
         twin = self._now.actions.get(action)
-        detection = (feedback.same_turn(action, self._by_id[twin].step, list(self.tools)) if twin else
-                     self._alternation(history, action, info) or self._repeat(earlier, attempt, info))
+        if twin:
+            detection = feedback.same_turn(action, self._by_id[twin].step, list(self.tools))
+        elif not earlier and self.thresholds.allowed_runs > 0:
+            detection = None  # a first attempt repeats nothing, and an A-B-A-B window holds its last action twice
+        else:
+            detection = self._alternation(list(self._recent), action, info) or self._repeat(earlier, attempt, info)
         self.attempts.append(attempt)
         self._by_id[call.id] = attempt
         earlier.append(attempt)
@@ -161,11 +164,12 @@ class LoopGuard:
             key = f"{call.name} {attempt.result} {self._identity.get(attempt.action, '')}"
             actions = self._by_result.setdefault(key, [])
             if attempt.action not in actions:
-                actions.append(attempt.action)
-                same = detectors.same_result({key: actions}, key, self.thresholds.same_result_actions)
+                actions.append(attempt.action)  # distinct actions: the detector is asked once there are enough
+                same = len(actions) >= self.thresholds.same_result_actions and detectors.same_result(
+                    {key: actions}, key, self.thresholds.same_result_actions)
                 if same:
                     detection = feedback.same_result(call.name, same, list(self.tools))
-        if (detection is None and self._now.counts and not self._now.flagged
+        if (detection is None and self._now.counts and not self._now.flagged and not self._now.new  # news: progress
                 and self._now.turn and call.id == self._now.turn[-1]):
             run = detectors.no_progress([*self._new_per_step, self._now.new], self.thresholds.no_progress_steps)
             if run:
