@@ -88,10 +88,10 @@ class ToolInfo:
         return None
 
     def is_identity(self, name: str, schema: Any, value: Any) -> bool:
-        schema = schema if isinstance(schema, Mapping) else {}
+        schema = schema if type(schema) is dict or isinstance(schema, Mapping) else {}
         if value is None or isinstance(value, bool):
             return False
-        if _ID_NAME.search(name.lower()) or any(k in schema for k in ("format", "enum", "pattern")):
+        if _ID_NAME.search(name.lower()) or "format" in schema or "enum" in schema or "pattern" in schema:
             return True
         if name.lower() in OPTION_NAMES:
             return False
@@ -108,10 +108,10 @@ def identity(info: Optional[ToolInfo], arguments: Any) -> str:
     kept: dict[str, Any] = {}
 
     def walk(value: Any, schema: Any, path: str, name: str) -> None:
-        schema = schema if isinstance(schema, Mapping) else {}
+        schema = schema if type(schema) is dict or isinstance(schema, Mapping) else {}  # a dict: asked first, fast
         if isinstance(value, dict):
             props = schema.get("properties", {})
-            props = props if isinstance(props, Mapping) else {}
+            props = props if type(props) is dict or isinstance(props, Mapping) else {}
             for key, v in value.items():
                 walk(v, props.get(key), f"{path}.{key}" if path else str(key), str(key))
         elif isinstance(value, list):
