@@ -32,6 +32,8 @@ class Ledger:
 
     def _totals(self) -> None:
         """Sum the steps not summed yet (all of them again if the list shrank: it was changed from outside)."""
+        if self._counted == len(self.steps):  # all summed: the common case, at every read of the meters
+            return
         if self._counted > len(self.steps):
             self._counted, self._tokens, self._most_output, self._slowest_request = 0, (0, 0), None, None
             self._slowest_tool = {}

@@ -152,8 +152,9 @@ class RunBudget:
 
     # -- what was spent, what the next step would spend ----------------------------------------
     def spent(self, episode: Episode) -> Spend:
-        usage = episode.ledger.usage
-        return Spend(len(episode.ledger.steps), usage.total_tokens, episode.clock.elapsed, episode.ledger.cost_usd)
+        usage = episode.ledger.usage  # read once: `ledger.cost_usd` is the price of this usage
+        return Spend(len(episode.ledger.steps), usage.total_tokens, episode.clock.elapsed,
+                     episode.ledger.pricing.cost(usage))
 
     def next_request(self, episode: Episode, messages: Sequence[Message]) -> Spend:
         """The next model request, estimated before it is sent: the same token count the provider bills."""

@@ -13,10 +13,10 @@ each message once, when it is new (reference/wire/incremental.py), with the same
 """
 from __future__ import annotations
 
-import json
 import math
 from typing import Any, Sequence
 
+from ..core import jsontext
 from ..core.messages import ToolCall
 from ..wire.incremental import Built, WireBuilder
 
@@ -28,8 +28,9 @@ def count(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
-def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+# json.dumps(value, ensure_ascii=False, separators=(",", ":")) with its C encoder made once (reference/core/
+# jsontext.py): a request's items and tools are built from messages and tool specs, or parsed from JSON
+_dump = jsontext.dumps(ensure_ascii=False, separators=(",", ":"))
 
 
 def item_tokens(item: dict[str, Any]) -> int:

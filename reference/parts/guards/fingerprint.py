@@ -42,6 +42,7 @@ import unicodedata
 from collections.abc import Mapping  # not typing.Mapping: its isinstance check is ten times slower
 from typing import Any, Optional
 
+from ...core import jsontext
 from . import airports
 from .dates import RELATIVE_DAYS, canonical_date
 
@@ -49,12 +50,15 @@ __all__ = ["RELATIVE_DAYS", "canonical", "canonical_arguments", "clean_text", "f
            "show", "is_airport", "is_case_insensitive", "is_date", "types_of"]
 _DATE_NAME = re.compile(r"^(date|.+_date|date_.+)$")
 _CASE_INSENSITIVE = re.compile(r"(?<!not )\bcase[- ]insensitive\b", re.IGNORECASE)
+# json.dumps(x, sort_keys=True, ensure_ascii=False, separators=(",", ":")) for canonical arguments, a tree just
+# built by `canonical` (reference/core/jsontext.py): made once, safe to share between threads
+_action_json = jsontext.dumps(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 # ---------------------------------------------------------------- what the schema says
 
 def types_of(schema: Any) -> set[str]:
-    if not isinstance(schema, Mapping):  # `true` is a valid schema too: it says nothing
+    if type(schema) is not dict and not isinstance(schema, Mapping):  # `true` is a valid schema too: it says nothing
         return set()
     kind = schema.get("type")
     return set(kind) if isinstance(kind, list) else {kind} if isinstance(kind, str) else set()
@@ -106,10 +110,11 @@ def canonical(value: Any, schema: Optional[Mapping[str, Any]] = None, today: Opt
     """The value as the tool will understand it, by its schema (an empty schema: generic rules only), at any depth.
 
     `name` is the property's name (for a list, the list's): a date is sometimes only named so."""
-    schema = schema if isinstance(schema, Mapping) else {}  # `true` is a valid schema too: it says nothing
+    if type(schema) is not dict and not isinstance(schema, Mapping):  # (a dict, the common case, asked first)
+        schema = {}  # `true` is a valid schema too: it says nothing
     if isinstance(value, dict):
         props = schema.get("properties", {})
-        props = props if isinstance(props, Mapping) else {}
+        props = props if type(props) is dict or isinstance(props, Mapping) else {}
         out = {}
         for key, v in value.items():
             key = clean_text(key)  # " origin" is the origin
@@ -121,9 +126,10 @@ def canonical(value: Any, schema: Optional[Mapping[str, Any]] = None, today: Opt
     if isinstance(value, list):
         return [canonical(v, schema.get("items"), today, name) for v in value]
     written_as_text = isinstance(value, str)  # 20261201 the number is not a date spelling: the tool refuses it
-    if types_of(schema) & {"integer", "number"} or isinstance(value, (int, float)):
+    kinds = types_of(schema)
+    if "integer" in kinds or "number" in kinds or isinstance(value, (int, float)):
         value = _number(value)
-    if "string" in types_of(schema) and isinstance(value, (int, float)) and not isinstance(value, bool):
+    if "string" in kinds and isinstance(value, (int, float)) and not isinstance(value, bool):
         value = str(value)  # {"order_id": 1234} and {"order_id": "1234"} are one order
     if not isinstance(value, str):
         return value
@@ -173,8 +179,8 @@ def fingerprint(tool: str, arguments: Mapping[str, Any], parameters: Optional[Ma
 
 
 def action_of(tool: str, canonical_args: Any) -> str:
-    """The fingerprint of arguments already made canonical."""
-    return f"{tool} {json.dumps(canonical_args, sort_keys=True, ensure_ascii=False, separators=(',', ':'))}"
+    """The fingerprint of arguments already made canonical (a tree `canonical` built: never circular)."""
+    return f"{tool} {_action_json(canonical_args)}"
 
 
 def raw_fingerprint(tool: str, argument_text: str) -> str:

@@ -42,7 +42,7 @@ from . import detectors, feedback
 from .checks import argument_problems
 from .feedback import Detection
 from .fingerprint import action_of, canonical_arguments, raw_fingerprint, show
-from .results import leaf_values, parse_result, payload_fingerprint, without_metadata
+from .results import ResultReader, parse_result
 from .state import GuardedCall, Step, Transcript
 from .thresholds import STOP_REASONS, THRESHOLDS, Thresholds, thresholds_for
 from .traits import ToolInfo, identity
@@ -73,6 +73,7 @@ class LoopGuard:
     _now: Step = field(default_factory=Step)
     _read: Transcript = field(default_factory=Transcript)
     _pending: Optional[tuple[StopReason, str]] = None  # a stop decided after a result, reported after the step
+    _results: ResultReader = field(default_factory=ResultReader, repr=False, compare=False)  # reads each result
 
     @classmethod
     def for_episode(cls, episode: "Episode") -> "LoopGuard":
@@ -98,10 +99,13 @@ class LoopGuard:
             args, action = None, raw_fingerprint(call.name, call.arguments)
         earlier = self._by_action.setdefault(action, [])
         attempt = GuardedCall(self._now.number, call, action)
-        history = list(self._recent)
         twin = self._now.actions.get(action)
-        detection = (feedback.same_turn(action, self._by_id[twin].step, list(self.tools)) if twin else
-                     self._alternation(history, action, info) or self._repeat(earlier, attempt, info))
+        if twin:
+            detection = feedback.same_turn(action, self._by_id[twin].step, list(self.tools))
+        elif not earlier and self.thresholds.allowed_runs > 0:
+            detection = None  # a first attempt repeats nothing, and an A-B-A-B window holds its last action twice
+        else:
+            detection = self._alternation(list(self._recent), action, info) or self._repeat(earlier, attempt, info)
         self.attempts.append(attempt)
         self._by_id[call.id] = attempt
         earlier.append(attempt)
@@ -128,8 +132,9 @@ class LoopGuard:
         self._ran.append(attempt)
         ok, payload = parse_result(result.content)
         ok = ok and not result.is_error
-        content = without_metadata(payload, metadata)
-        attempt.result = payload_fingerprint(ok, content)
+        # payload_fingerprint(ok, content) and, for a success, leaf_values(content), where content is
+        # without_metadata(payload, metadata): in one walk (metadata is never news)
+        attempt.result, values = self._results.read(ok, payload, metadata, values=ok)
         attempt.failed = not ok
         attempt.retryable_error = not ok and _retryable(result.content)
         before = self._last_result.get(attempt.action)
@@ -137,9 +142,8 @@ class LoopGuard:
             self._last_result[attempt.action] = attempt.result
             if before is not None:  # a re-run: did the answer change? (metadata aside)
                 (self._changing.add if before != attempt.result else self._changing.discard)(attempt.action)
-        values = leaf_values(content) if ok else set()  # metadata is never news
         empty = not values
-        fresh = {v for v in values if v not in self._seen}
+        fresh = values - self._seen
         if ok and not empty:  # a successful answer about a new thing is news, even if it says "true"
             asked = f"{call.name} {self._identity.get(attempt.action, '')}"
             if asked not in self._seen:
@@ -160,11 +164,12 @@ class LoopGuard:
             key = f"{call.name} {attempt.result} {self._identity.get(attempt.action, '')}"
             actions = self._by_result.setdefault(key, [])
             if attempt.action not in actions:
-                actions.append(attempt.action)
-                same = detectors.same_result({key: actions}, key, self.thresholds.same_result_actions)
+                actions.append(attempt.action)  # distinct actions: the detector is asked once there are enough
+                same = len(actions) >= self.thresholds.same_result_actions and detectors.same_result(
+                    {key: actions}, key, self.thresholds.same_result_actions)
                 if same:
                     detection = feedback.same_result(call.name, same, list(self.tools))
-        if (detection is None and self._now.counts and not self._now.flagged
+        if (detection is None and self._now.counts and not self._now.flagged and not self._now.new  # news: progress
                 and self._now.turn and call.id == self._now.turn[-1]):
             run = detectors.no_progress([*self._new_per_step, self._now.new], self.thresholds.no_progress_steps)
             if run:

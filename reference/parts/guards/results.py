@@ -25,10 +25,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any, Iterable
+from json.encoder import encode_basestring
+from typing import Any, Iterable, Optional
 
+from ...core import jsontext
 from ...core.toolresult import read_result
-from .fingerprint import canonical_data, clean_text
+from .dates import canonical_date
+from .fingerprint import _DATE_NAME, _number, canonical_data, clean_text
 
 _ID_SUFFIXES = ("request_id", "trace_id", "span_id", "correlation_id", "traceparent", "etag", "nonce")
 _MOMENT_NAMES = {"timestamp", "ts", "server_time", "as_of", "last_checked", "last_updated", "last_modified", "now"}
@@ -39,6 +42,10 @@ _TIME_SHAPED = re.compile(r"^(\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(:\d{2}(\.\d+)
                           re.IGNORECASE)
 _EPOCH_MIN = 10**8  # seconds since 1970 past 1973; milliseconds are bigger still
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# json.dumps(x, sort_keys=True, ensure_ascii=False), for a canonical tree just built (reference/core/jsontext.py),
+# and json.dumps(x, ensure_ascii=False), the encoder made once. Immutable: safe to share between threads.
+_sorted_json = jsontext.dumps(ensure_ascii=False, sort_keys=True)
+_PLAIN_JSON = json.JSONEncoder(ensure_ascii=False)
 
 Declared = frozenset  # the metadata keys a tool declares
 
@@ -53,12 +60,29 @@ def is_metadata(key: str, value: Any, path: str = "", declared: Iterable[str] = 
     name = key_name(key)
     if name in declared or path in declared:
         return True
+    return _shaped(_kind(name), value)
+
+
+def _kind(name: str) -> str:
+    """What a normalised key name alone says: "id" (always metadata), "timing" or "moment" (metadata when the
+    value has the shape of one), "" (content)."""
     if name.endswith(_ID_SUFFIXES):
-        return True
+        return "id"
     base = _UNIT.sub("", name)  # server_time_ms is server_time in milliseconds
     if base in _TIMING_NAMES:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)  # how long this request took
+        return "timing"
     if base in _MOMENT_NAMES or name.endswith(_MOMENT_SUFFIXES) or base.endswith(_MOMENT_SUFFIXES):
+        return "moment"
+    return ""
+
+
+def _shaped(kind: str, value: Any) -> bool:
+    """Is a value under a key of this kind metadata?"""
+    if kind == "id":
+        return True
+    if kind == "timing":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)  # how long this request took
+    if kind == "moment":
         if isinstance(value, bool):
             return False
         if isinstance(value, (int, float)):
@@ -96,8 +120,12 @@ def result_fingerprint(content: str, is_error: bool = False, metadata: Iterable[
 
 def payload_fingerprint(ok: bool, payload: Any) -> str:
     """The same, for a payload already parsed and without its metadata."""
-    body = json.dumps([ok, canonical_data(payload)], sort_keys=True, ensure_ascii=False)
-    return hashlib.sha1(body.encode("utf-8")).hexdigest()[:12]
+    return _hashed(ok, canonical_data(payload))
+
+
+def _hashed(ok: bool, canonical: Any) -> str:
+    """`json.dumps([ok, canonical], sort_keys=True, ensure_ascii=False)`, hashed (the encoder is made once)."""
+    return hashlib.sha1(_sorted_json([ok, canonical]).encode("utf-8")).hexdigest()[:12]
 
 
 def leaf_values(payload: Any, key: str = "") -> set[str]:
@@ -110,7 +138,17 @@ def leaf_values(payload: Any, key: str = "") -> set[str]:
         return set()
     if isinstance(payload, bool):
         return {f"{key}={payload}"}
-    return {json.dumps(canonical_data(payload), ensure_ascii=False)}
+    return {_leaf_text(payload)}
+
+
+def _leaf_text(value: Any) -> str:
+    """`json.dumps(canonical_data(value), ensure_ascii=False)` of a leaf, without an encoder for a string or an int."""
+    kind = type(value)
+    if kind is str:
+        return encode_basestring(clean_text(value))  # what json.dumps does with a string, ensure_ascii off
+    if kind is int:
+        return int.__repr__(value)  # and with an int
+    return _PLAIN_JSON.encode(canonical_data(value))
 
 
 def is_empty(payload: Any) -> bool:
@@ -125,3 +163,60 @@ def news(content: str, is_error: bool, seen: Iterable[str], metadata: Iterable[s
         return set()
     seen = seen if isinstance(seen, (set, frozenset)) else set(seen)
     return {v for v in leaf_values(without_metadata(payload, metadata)) if v not in seen}  # not `- seen`: no copy
+
+
+class ResultReader:
+    """`without_metadata`, `payload_fingerprint` and `leaf_values` of a result in one walk, the same values
+    (tests/test_guard_fast_paths.py compares them). The guard reads every result, at every step; what a key
+    says (its normalised name, its kind, whether it names a date) is worked out once and kept, because the keys
+    of a tool's results repeat from one result to the next. One reader per guard: the table is not shared."""
+
+    KEYS_KEPT = 4096  # results keyed by ids could make the table grow with the run: past this, keys are not kept
+
+    def __init__(self) -> None:
+        self._keys: dict[Any, tuple[str, str, str, bool]] = {}
+
+    def read(self, ok: bool, payload: Any, declared: Iterable[str] = (), values: bool = True) -> tuple[str, set[str]]:
+        """(payload_fingerprint(ok, content), leaf_values(content) or, if not `values`, an empty set), where
+        content is without_metadata(payload, declared)."""
+        declared = declared if isinstance(declared, (set, frozenset)) else frozenset(declared)
+        found: set[str] = set()
+        canonical = self._walk(payload, declared, "", False, "", found if values else None)
+        return _hashed(ok, canonical), found
+
+    def _key(self, key: Any) -> tuple[str, str, str, bool]:
+        """(key_name, its kind, the key as canonical_data writes it, does that name a date)."""
+        known = self._keys.get(key)
+        if known is None:
+            name, clean = key_name(key), clean_text(key)
+            known = (name, _kind(name), clean, bool(clean) and bool(_DATE_NAME.match(clean.lower())))
+            if type(key) is str and len(self._keys) < self.KEYS_KEPT:  # JSON's keys (1 and True are one dict key)
+                self._keys[key] = known
+        return known
+
+    def _walk(self, value: Any, declared: frozenset, path: str, dated: bool, key: Any,
+              found: Optional[set[str]]) -> Any:
+        """canonical_data of the value without its metadata; its leaf values added to `found`. `path` is the
+        metadata path (without_metadata's, kept only when the tool declares metadata), `dated` whether
+        canonical_data's name is a date's, `key` the raw key leaf_values gives a boolean."""
+        if isinstance(value, str):  # the commonest leaf first
+            text = clean_text(value)
+            if found is not None and value != "":
+                found.add(encode_basestring(text))  # _leaf_text(value), the text cleaned once
+            return canonical_date(text, None) if dated else text
+        if isinstance(value, dict):
+            out = {}
+            keys = self._keys
+            for k, v in value.items():
+                known = keys.get(k)
+                name, kind, clean, is_date = self._key(k) if known is None else known
+                here = (f"{path}.{name}" if path else name) if declared else ""
+                if (declared and (name in declared or here in declared)) or (kind and _shaped(kind, v)):
+                    continue  # metadata: neither part of the answer nor news
+                out[clean] = self._walk(v, declared, here, is_date, k, found)
+            return out
+        if isinstance(value, list):
+            return [self._walk(v, declared, path, dated, key, found) for v in value]
+        if found is not None and not (value is None or value == ""):
+            found.add(f"{key}={value}" if isinstance(value, bool) else _leaf_text(value))
+        return _number(value) if isinstance(value, (int, float)) else value

@@ -28,12 +28,12 @@ schema always makes a leaf identity. Calls with equal identity arguments (canoni
 from __future__ import annotations
 
 import functools
-import json
 import re
 from dataclasses import dataclass, field
 from collections.abc import Mapping  # not typing.Mapping: its isinstance check is ten times slower
 from typing import Any, Optional
 
+from ...core import jsontext
 from .fingerprint import is_airport, is_date
 
 OPTION_NAMES = {"limit", "max_results", "page_size", "per_page", "top_k", "k", "count", "size", "page", "offset",
@@ -44,6 +44,7 @@ FREE_TEXT_NAMES = {"query", "q", "search", "search_query", "text", "keywords", "
 _ID_NAME = re.compile(r"(^|_)(id|uuid|sku|code|key|number|no|ref|slug|handle|email|username|account)s?$")
 _FREE_TEXT_SAID = re.compile(r"\b(free[- ]?text|search (terms?|query|string|words)|keywords?|natural[- ]language|"
                              r"query|question)\b", re.IGNORECASE)
+_sorted_json = jsontext.dumps(sort_keys=True, ensure_ascii=False)  # made once (reference/core/jsontext.py)
 _SEARCHES = re.compile(r"\b(search|searches|full[- ]text|find documents|look through)\b", re.IGNORECASE)
 # A process that moves on by itself (a job, an export, a deployment) or state that is live by nature. Not
 # "status" or "current" alone: an order's current status does not change between two calls a second apart.
@@ -87,10 +88,10 @@ class ToolInfo:
         return None
 
     def is_identity(self, name: str, schema: Any, value: Any) -> bool:
-        schema = schema if isinstance(schema, Mapping) else {}
+        schema = schema if type(schema) is dict or isinstance(schema, Mapping) else {}
         if value is None or isinstance(value, bool):
             return False
-        if _ID_NAME.search(name.lower()) or any(k in schema for k in ("format", "enum", "pattern")):
+        if _ID_NAME.search(name.lower()) or "format" in schema or "enum" in schema or "pattern" in schema:
             return True
         if name.lower() in OPTION_NAMES:
             return False
@@ -107,10 +108,10 @@ def identity(info: Optional[ToolInfo], arguments: Any) -> str:
     kept: dict[str, Any] = {}
 
     def walk(value: Any, schema: Any, path: str, name: str) -> None:
-        schema = schema if isinstance(schema, Mapping) else {}
+        schema = schema if type(schema) is dict or isinstance(schema, Mapping) else {}  # a dict: asked first, fast
         if isinstance(value, dict):
             props = schema.get("properties", {})
-            props = props if isinstance(props, Mapping) else {}
+            props = props if type(props) is dict or isinstance(props, Mapping) else {}
             for key, v in value.items():
                 walk(v, props.get(key), f"{path}.{key}" if path else str(key), str(key))
         elif isinstance(value, list):
@@ -120,4 +121,4 @@ def identity(info: Optional[ToolInfo], arguments: Any) -> str:
             kept[path] = value
 
     walk(arguments, info.parameters, "", "")
-    return json.dumps(kept, sort_keys=True, ensure_ascii=False)
+    return _sorted_json(kept)  # json.dumps(kept, sort_keys=True, ensure_ascii=False); `kept` holds only leaves
