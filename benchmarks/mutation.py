@@ -5,7 +5,7 @@
     python benchmarks/mutation.py --show       # print the diff of every surviving mutant
     python benchmarks/mutation.py --min 90     # exit 1 when an exercise scores below 90 %
 
-Needs cosmic-ray (`pip install cosmic-ray`; not a dev dependency: a full run takes ~15 minutes of CPU).
+Needs cosmic-ray (`pip install cosmic-ray`; not a dev dependency: a full run takes ~12 minutes of CPU).
 
 Why cosmic-ray and not mutmut: the exercise tests load their target *by path* (tests/conftest.py,
 `--target`), and cosmic-ray mutates the file on disk and runs an ordinary test command, so it needs no

@@ -29,7 +29,8 @@ Steps
     2. `fleet`. Over many traces: `runs`; `stop_reasons` (stop reason -> runs, from each `finish`
        record); `max_steps_rate` (the share that hit the step limit); `p99_steps` (model requests per
        run, nearest rank); `duplicate_call_rate`: among the calls the model asked for (`step`
-       records' `tool_calls`), the share whose fingerprint already came in the same run.
+       records' `tool_calls`), the share whose fingerprint already came in the same run (0 when
+       no call was made).
     3. `regression_case`. Start from `replay_scenario(trace)`. If the recorded run hit the step
        limit, replace its `expect` with what a fixed loop does: it is not completable (the replayed
        model never changes its mind), it stops for any reason but `max_steps` or `error`, and it

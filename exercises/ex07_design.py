@@ -7,7 +7,8 @@ The task
 
         route(user, tools) -> list[str]    the intent's tools only: record and trend need record_metric and
                                            get_metric_trend; the card is rendered by code, not offered
-        settle_period(user) -> str | None  "the last two weeks" -> "14d", "7-day" -> "7d", in code
+        settle_period(user) -> str | None  "the last two weeks" -> "14d", "7-day" -> "7d", "a month" ->
+                                           "30d", in code (None when the user gave no period)
         MetricState                        a pydantic model: extra="forbid", strict, schema_version 1,
                                            period, metric_recorded, trend_loaded (+ what they produced);
                                            `complete` when both items are done
@@ -19,7 +20,8 @@ The task
 
 Steps
     1. `route` and `settle_period`.
-    2. `MetricState`: a typo, a string "yes" for a bool, or another schema version must be refused.
+    2. `MetricState`: a typo, a string "yes" for a bool, or another schema version must be refused,
+       when the state is made and when it is updated.
     3. `DesignedExecutor`: `offered` gives the routed tools whose items are still open, and nothing once the
        state is complete (the next request is then the answer); `execute` refuses a tool outside the route,
        answers a step already done from the state without running it again, replaces the model's period

@@ -5,13 +5,17 @@ course, the guarded loop (lessons 2-5) is the fix.
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import pytest
 
 from conftest import load_exercise
+from reference.core.errors import ProtocolError, ProviderError
+from reference.core.messages import ToolCall, ToolMessage
+from reference.core.result import StopReason
 from reference.diagnosis.fleet import fleet_metrics
 from reference.harness.episode import Episode
 from reference.harness.trace import Trace
-from reference.core.errors import ProviderError
 from reference.runs.registry import run_loop
 from reference.runs.runner import evaluate
 from reference.sim.scenario.loading import catalogue, find, parse_scenario
@@ -24,14 +28,64 @@ def ex(target):
     return load_exercise(target, "ex06_trace_diagnosis")
 
 
-def traced(name: str, loop: str = "react", seed=None, path=None):
-    episode = Episode.from_scenario(find(name), seed=seed, trace=Trace(path))
+def traced(name, loop: str = "react", seed=None, path=None):
+    """The trace of a run: `name` a catalogue scenario or a Scenario, `loop` a loop name or a loop function."""
+    episode = Episode.from_scenario(find(name) if isinstance(name, str) else name, seed=seed, trace=Trace(path))
     try:
-        result = run_loop(loop, episode)
-    except ProviderError:  # the naive loop crashes on a provider failure: its trace up to there is the run
-        result = None
+        result = run_loop(loop, episode) if isinstance(loop, str) else loop(episode)
+    except (ProviderError, ProtocolError):  # a crash (a provider failure, a request the API refuses): the
+        result = None                       # trace up to there is the run
     episode.trace.close()
     return episode.trace, result
+
+
+def made_up(name: str, tools: list[dict], turns: list[dict]):
+    """A scenario written for one test: its tools, and the model's turns, then an answer."""
+    return parse_scenario({"name": name, "title": name, "user": "Please look into it.", "tools": tools,
+                           "limits": {"max_steps": len(turns) + 1},
+                           "model": {"script": turns + [{"answer": "Here is what I found."}]},
+                           "expect": {"completable": True, "stop_reason": "completed"}}, f"{name}.yaml")
+
+
+def tool(name: str, results: list[dict], volatile: bool | None = None) -> dict:
+    """A tool taking an `item`, answering `results` one call after the other (the last one from then on)."""
+    return {"name": name, "description": f"The {name} service.", "volatile": volatile,
+            "parameters": {"type": "object", "properties": {"item": {"type": "string"}}},
+            "rules": [{"results": results}]}
+
+
+OK, FAIL = {"data": {"found": True}}, {"fault": "server_error"}
+
+
+def lookups(*outcomes: dict, parallel_last: bool = False):
+    """One lookup per turn, the i-th of item-i, answered by outcomes[i] (with parallel_last, the last two in one turn)."""
+    calls = [{"tool": "lookup", "args": {"item": f"item-{i}"}} for i in range(len(outcomes))]
+    turns = [{"call": c} for c in calls]
+    if parallel_last:
+        turns = turns[:-2] + [{"calls": calls[-2:]}]
+    lookup = tool("lookup", [])
+    lookup["rules"] = [{"when": {"item": f"item-{i}"}, "result": dict(o)} for i, o in enumerate(outcomes)]
+    return made_up("lookups", [lookup], turns)
+
+
+def polls(*answers: dict):
+    """A volatile job status asked once per turn with the same arguments, answering `answers` in order."""
+    return made_up("polls", [tool("get_job_status", [{"data": a} for a in answers], volatile=True)],
+                   [{"call": {"tool": "get_job_status", "args": {"item": "exp-42"}}} for _ in answers])
+
+
+def own_loop(answer: Callable[[Episode, Any], list[ToolMessage]]):
+    """Lesson 1's loop, with `answer(episode, turn)` giving the tool messages of a turn (another loop's way)."""
+    def loop(episode: Episode, max_steps: int = 8):
+        messages = episode.initial_messages()
+        for _ in range(max_steps):
+            turn = episode.model.complete(messages, episode.tools.specs)
+            messages.append(turn.message)
+            if not turn.tool_calls:
+                return episode.finish(StopReason.COMPLETED, messages, answer=turn.text)
+            messages += answer(episode, turn)
+        return episode.finish(StopReason.MAX_STEPS, messages)
+    return loop
 
 
 def failures(case: dict, loop: str) -> list[str]:
@@ -84,6 +138,98 @@ def test_reads_a_trace_file_as_well_as_a_trace(target, tmp_path):
     assert ex(target).shape(str(path)) == "repeat", "shape() takes a JSONL path too: read it with `load`"
 
 
+def test_an_error_storm_needs_two_errors_and_half_the_results(target):
+    m = ex(target)
+    for outcomes, expected, story in (
+            ((OK, OK, OK, FAIL, FAIL), "healthy", "2 errors in 5 results: fewer than half"),
+            ((OK, FAIL, OK, FAIL), "error_storm", "2 errors in 4 results: exactly half is a storm"),
+            ((OK, OK, OK, FAIL, FAIL, FAIL), "error_storm", "3 errors in 6 results: the third error makes it half")):
+        trace, _ = traced(lookups(*outcomes))
+        got = m.shape(trace)
+        assert got == expected, (f"lookups answered {['error' if o is FAIL else 'ok' for o in outcomes]}: got {got!r}, "
+                                 f"expected {expected!r} ({story}). A storm is at least two errors *and* at least "
+                                 "half of the results so far, checked after every call")
+
+
+def test_a_call_never_answered_is_not_a_result(target):
+    m = ex(target)
+    last_only = own_loop(lambda episode, turn: [episode.tools.execute(turn.tool_calls[-1])])  # a broken loop
+    storm, _ = traced(lookups(OK, OK, FAIL, OK, FAIL, parallel_last=True), last_only)
+    calm, _ = traced(lookups(OK, OK, FAIL, OK, OK, parallel_last=True), last_only)
+    assert m.shape(storm) == "error_storm", (
+        f"got {m.shape(storm)!r}: the loop ran only the last of two parallel calls, so the first has status '-' "
+        "(never answered). 2 errors in 4 results is a storm; an unanswered call is not a result")
+    assert m.shape(calm) == "healthy", (
+        f"got {m.shape(calm)!r}: 1 error in 4 results, and one call never answered. A call with status '-' has no "
+        "result, so it is not an error either")
+
+
+def test_errors_in_a_frameworks_own_words_count_in_a_trace_file(target, tmp_path):
+    def plain_text(episode, turn):  # a framework's tool node: its own error text, not the kit's JSON body
+        results = [episode.tools.execute(c) for c in turn.tool_calls]
+        return [ToolMessage(r.call_id, "Error: the rate service is unavailable.", is_error=True) if r.is_error else r
+                for r in results]
+    path = tmp_path / "run.jsonl"
+    traced("tool-down", own_loop(plain_text), path=path)
+    got = ex(target).shape(str(path))
+    assert got == "error_storm", (f"scenario `tool-down` through a loop whose error results are plain text, read from "
+                                  f"its trace file: got {got!r}. Every call failed: a result with status 'error' is "
+                                  "an error, whatever its text says")
+
+
+def test_one_stale_recheck_of_a_volatile_tool_is_fair_whatever_came_before(target):
+    m = ex(target)
+    for answers in ([{"status": "running", "progress": 0.4}, {"status": "running", "progress": 0.4}, {"status": "done"}],
+                    [{"status": "running", "progress": 0.4}, {"status": "running", "progress": 0.8},
+                     {"status": "running", "progress": 0.8}, {"status": "done"}],
+                    [{"status": "running", "eta_seconds": 60}, {"status": "running", "eta_seconds": 30},
+                     {"status": "running", "eta_seconds": 30}, {"status": "done"}]):
+        trace, _ = traced(polls(*answers))
+        got = m.shape(trace)
+        assert got == "healthy", (f"a volatile job status answered {answers}: got {got!r}. It came back unchanged "
+                                  "once: one stale re-check of a volatile tool is how a wait looks, not a repeat; "
+                                  "compare a result with the earlier *equal* results of that call")
+
+
+def test_the_second_stale_recheck_of_a_volatile_tool_is_a_repeat(target):
+    m = ex(target)
+    for answers, story in (
+            ([{"status": "running", "progress": 0.4}] * 3 + [{"status": "done"}], "the same answer three times"),
+            ([{"events": ["paid"]}, {"events": ["packed"]}, {"events": ["shipped"]}, {"events": []}, {"events": []}],
+             "three new answers, then nothing twice")):
+        trace, _ = traced(polls(*answers))
+        got = m.shape(trace)
+        assert got == "repeat", (f"a volatile tool asked again and again, {story}: got {got!r}. Once with nothing "
+                                 "new is fair; the second stale re-check is a repeat")
+
+
+def test_a_result_is_new_unless_its_own_tool_gave_it_before(target):
+    status = [{"data": {"status": s}} for s in ("paid", "shipped", "in transit")]
+    scenario = made_up("parcel", [tool("get_order", status), tool("check_carrier", [status[1]]),
+                                  tool("track_parcel", [status[2]])],
+                       [{"call": {"tool": name, "args": {"item": "A1234"}}}
+                        for name in ("get_order", "check_carrier", "track_parcel", "get_order", "get_order")])
+    trace, _ = traced(scenario)
+    got = ex(target).shape(trace)
+    assert got == "healthy", (
+        f"get_order said paid, then shipped, then in transit, with check_carrier (shipped) and track_parcel (in "
+        f"transit) in between: got {got!r}. Each get_order result was new *for get_order*: nothing new means "
+        "empty, or equal to an earlier result of the same tool (not another tool's, not a smaller one)")
+
+
+def test_a_repeat_is_judged_from_the_last_call_with_that_fingerprint(target):
+    prices = [{"data": {"flights": [{"flight": "MU5138", "price_cny": p}]}} for p in (1240, 1180)]
+    scenario = made_up("prices", [tool("search_flights", prices), tool("get_weather", [{"data": {"sky": "clear"}}])],
+                       [{"call": {"tool": name, "args": {"item": "PEK-SHA"}}}
+                        for name in ("search_flights", "get_weather", "search_flights", "search_flights")])
+    trace, _ = traced(scenario)
+    got = ex(target).shape(trace)
+    assert got == "repeat", (
+        f"search, weather, search (new prices), search again at once (the same prices): got {got!r}. Between the "
+        "last call and the one before it with that fingerprint no other tool ran: a repeat, not a cycle. Look "
+        "after the *last* earlier call with that fingerprint")
+
+
 # ---------------------------------------------------------------- 2. fleet
 
 def test_fleet_metrics_over_the_catalogue(target):
@@ -115,6 +261,23 @@ def test_the_same_call_in_another_run_is_not_a_duplicate(target):
     assert m.fleet([repeat])["duplicate_call_rate"] == pytest.approx(7 / 8), "repeat-exact: 8 calls, 7 repeats"
 
 
+def test_fleet_reads_trace_files_as_well_as_traces(target, tmp_path):
+    m = ex(target)
+    names = ("repeat-exact", "happy-path", "tool-down", "incident-40-step")
+    traces = [traced(name, path=tmp_path / f"{name}.jsonl")[0] for name in names]
+    from_files = m.fleet([str(tmp_path / f"{name}.jsonl") for name in names])
+    assert from_files == m.fleet(traces), (
+        f"fleet() over the JSONL files gave {from_files}, over the same runs' traces {m.fleet(traces)}: "
+        "fleet takes paths too; read each with `load`")
+    assert from_files["stop_reasons"] == {"max_steps": 3, "completed": 1}, from_files["stop_reasons"]
+
+
+def test_a_fleet_that_called_no_tool_has_no_duplicates(target):
+    runs = [traced(made_up("just-answers", [tool("lookup", [OK])], []))[0] for _ in range(2)]
+    got = ex(target).fleet(runs)["duplicate_call_rate"]
+    assert got == 0, f"duplicate_call_rate {got!r} for runs that called no tool: no call, so no duplicate call (0)"
+
+
 # ---------------------------------------------------------------- 3. regression case
 
 @pytest.mark.parametrize("name", ["metric-trend", "repeat-exact", "tool-down", "token-blowup"])
@@ -141,3 +304,32 @@ def test_a_run_that_ended_well_is_pinned_as_it_was(target):
     case = ex(target).regression_case(trace)
     assert case["expect"]["stop_reason"] == "completed" and case["expect"]["completable"]
     assert not failures(case, "react") and not failures(case, "guarded")
+
+
+def test_the_case_asks_for_fewer_model_calls_than_the_run_made(target):
+    trace, result = traced("metric-trend")
+    bound = parse_scenario(ex(target).regression_case(trace), "case.yaml").expect.model_calls
+    made = result.model_calls
+    allowed = bound is None or ((bound.min is None or made >= bound.min) and (bound.max is None or made <= bound.max))
+    assert not allowed, (f"scenario `metric-trend` hit the step limit after {made} model calls, and the case "
+                         f"allows {made} ({bound}): a fix that stops for a good reason only at the same step has "
+                         "not fixed anything. Ask for fewer model calls than the recorded run")
+
+
+def test_a_run_the_guarded_loop_stopped_is_pinned_as_it_was(target):
+    trace, result = traced("repeat-exact", "guarded")
+    case = ex(target).regression_case(trace)
+    assert case["expect"]["stop_reason"] == result.stop_reason.value == "repeated_call", case["expect"]
+    assert not failures(case, "guarded"), (
+        "the guarded loop stopped `repeat-exact` for repeated_call, not at the step limit: keep the recorded "
+        f"expectation, which its replay passes; got {case['expect']}")
+
+
+def test_the_case_is_made_from_a_trace_file_as_well(target, tmp_path):
+    path = tmp_path / "run.jsonl"
+    traced("repeat-exact", path=path)
+    case = ex(target).regression_case(str(path))
+    assert failures(case, "react"), ("the case made from the trace file of `repeat-exact` (the step limit) passes on "
+                                     "the naive loop: regression_case takes a JSONL path too, and the stop reason "
+                                     "read from it is the same `max_steps`")
+    assert not failures(case, "guarded"), f"the guarded loop fails the case: {failures(case, 'guarded')}"
