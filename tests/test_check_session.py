@@ -1,9 +1,9 @@
 """`loopkit check` runs an exercise's tests in one sandboxed child, every run of the loop in process.
 
 Two promises (docs/grading.md, "loopkit check"): it gives the outcomes plain pytest gives (where every run is
-forked), and nothing the learner's loop does (spin, sleep, exit, interrupt, os._exit, eat memory, leave a
-thread, swallow every exception) costs the outcomes already reached, hangs the check past its limit, or
-shows a traceback.
+forked), and nothing the learner's loop does (spin, sleep, hang in C code, exit, interrupt, os._exit, eat
+memory, leave a thread, swallow every exception) costs the outcomes already reached, hangs the check past its
+limit, or shows a traceback.
 """
 from __future__ import annotations
 
@@ -101,7 +101,8 @@ def test_a_test_that_fails_after_several_runs_is_judged_with_a_fork_per_run(tmp_
 # ---------------------------------------------------------------- hostile loops
 
 LIMITS = CheckLimits(seconds=2.5, memory_mb=256, run_seconds=0.5)
-SOLVED = (ROOT / "solutions" / "ex01_react_loop.py").read_text(encoding="utf-8").replace("def react_loop(", "def _solved(")
+SOLVED = (ROOT / "solutions" / "ex01_react_loop.py").read_text(encoding="utf-8").replace("def react_loop(",
+                                                                                         "def _solved(")
 TRIGGER = {  # when the hostile line runs: in one scenario (through run_candidate), or when called directly
     "run": ("max_steps=8", 'episode.scenario.name == "tool-failures"'),  # test_a_failing_tool_does_not_crash_the_loop
     "direct": ("max_steps=None", "max_steps is None"),  # test_the_default_step_limit_is_eight calls react_loop(episode)
@@ -123,6 +124,8 @@ HOSTILE = {
     "swallows_everything": ("while True:\n            try:\n                time.sleep(3600)\n"
                             "            except BaseException:\n                pass", "run", RUN_TEST,
                             "still running after 2.5 s, the limit for the whole check", False),
+    "hangs_in_c_code": ("sum(itertools.repeat(1, 10 ** 12))", "run", RUN_TEST,  # never checks for signals
+                        "still running after 2.5 s, the limit for the whole check", False),
     "sleeps_when_called_directly": ("time.sleep(3600)", "direct", DIRECT_TEST,
                                     "still running after 2.5 s, the limit for the whole check", False),
     "interrupts_when_called_directly": ("raise KeyboardInterrupt", "direct", DIRECT_TEST,
@@ -138,9 +141,9 @@ def hostile_file(tmp_path: Path, name: str) -> Path:
     line, where, _, _, _ = HOSTILE[name]
     default, condition = TRIGGER[where]
     path = tmp_path / f"{name}.py"
-    path.write_text(f"{SOLVED}\n\nimport os, sys, threading, time\n\n\ndef react_loop(episode, {default}):\n"
-                    f"    if {condition}:\n        {line}\n    return _solved(episode, 8 if max_steps is None else max_steps)\n",
-                    encoding="utf-8")
+    path.write_text(f"{SOLVED}\n\nimport itertools, os, sys, threading, time\n\n\ndef react_loop(episode, {default}):\n"
+                    f"    if {condition}:\n        {line}\n"
+                    "    return _solved(episode, 8 if max_steps is None else max_steps)\n", encoding="utf-8")
     return path
 
 
@@ -175,3 +178,10 @@ def test_the_limits_come_from_the_environment(monkeypatch):
     assert CheckLimits.from_env() == CheckLimits(7.5, 300, 2.0)
     monkeypatch.delenv("LOOPKIT_CHECK_RUN_SECONDS")
     assert CheckLimits.from_env().run_seconds is None
+
+
+def test_without_fork_the_tests_run_in_this_process(monkeypatch):
+    """Where os.fork does not exist (Windows), check runs pytest here, as it did before it had a session."""
+    monkeypatch.delattr(os, "fork")
+    run = run_tests(lesson_for("ex07"), "solutions")
+    assert run.outcomes and not run.failed and run.exit_code == 0, run

@@ -11,7 +11,9 @@ outcome and knows which test was running.
 """
 from __future__ import annotations
 
+import contextlib
 import gc
+import io
 import json
 import os
 import selectors
@@ -81,18 +83,17 @@ class Reporter:
     of the environment for it, between two tests, in the main thread), and that verdict is the one kept:
     the outcomes are the ones plain pytest gives. A test that fails at its first run needs no second one."""
 
-    def __init__(self, fd: int, explain: Callable[[Any], str], runs_fd: int, protocol: Callable[..., list[Any]]):
-        self.fd, self.explain, self.runs_fd, self.protocol = fd, explain, runs_fd, protocol
+    def __init__(self, tell: Callable[[dict[str, Any]], None], explain: Callable[[Any], str], runs_fd: int | None,
+                 protocol: Callable[..., list[Any]]):
+        self.tell, self.explain, self.runs_fd, self.protocol = tell, explain, runs_fd, protocol
 
     def send(self, **message: Any) -> None:
-        data = (json.dumps(message) + "\n").encode()
-        while data:
-            data = data[os.write(self.fd, data):]
+        self.tell(message)
 
     def runs(self) -> int:
-        """The runs made since the last look (one byte each)."""
+        """The runs made since the last look (one byte each); none counted outside a session."""
         try:
-            return len(os.read(self.runs_fd, 1 << 16))
+            return len(os.read(self.runs_fd, 1 << 16)) if self.runs_fd is not None else 0
         except BlockingIOError:
             return 0
 
@@ -102,11 +103,12 @@ class Reporter:
         self.runs()
         reports = self.protocol(item, nextitem=nextitem, log=False)
         if any(r.failed for r in reports) and self.runs() >= 2:
-            inline = os.environ.pop(SESSION)
+            inline = os.environ.pop(SESSION, None)
             try:
                 reports = self.protocol(item, nextitem=nextitem, log=False)
             finally:
-                os.environ[SESSION] = inline
+                if inline is not None:
+                    os.environ[SESSION] = inline
         for report in reports:
             item.ihook.pytest_runtest_logreport(report=report)
         item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
@@ -133,6 +135,15 @@ def test_name(nodeid: str) -> str:
     return nodeid.split("::")[-1]
 
 
+def writer(fd: int) -> Callable[[dict[str, Any]], None]:
+    """Each message as one JSON line, written straight to the pipe (no buffer to lose if the process dies)."""
+    def write(message: dict[str, Any]) -> None:
+        data = (json.dumps(message) + "\n").encode()
+        while data:
+            data = data[os.write(fd, data):]
+    return write
+
+
 def run_session(args: list[str], explain: Callable[[Any], str], limits: CheckLimits,
                 on_outcome: Callable[[str, bool, str], None] | None = None) -> SessionLog:
     """pytest.main(args) in a sandboxed child; what it reported, even if it never finished (and each outcome
@@ -140,6 +151,9 @@ def run_session(args: list[str], explain: Callable[[Any], str], limits: CheckLim
     import pytest  # heavy, and only `check` and `hint` need it: imported once here, inherited by the child
     from _pytest.runner import runtestprotocol  # pytest's protocol for one test, which the rerun calls again
 
+    log = SessionLog(on_outcome=on_outcome)
+    if not hasattr(os, "fork"):  # Windows: nothing to fork, so the tests run here, without the session's limits
+        return _here(pytest.main, args, log, Reporter(log.read, explain, None, runtestprotocol))
     Child.reap()
     events_r, events_w = os.pipe()
     out_r, out_w = os.pipe()
@@ -154,13 +168,12 @@ def run_session(args: list[str], explain: Callable[[Any], str], limits: CheckLim
         os.set_blocking(runs_w, False)
         os.environ[SESSION] = Session(limits.memory_mb, limits.run_seconds, runs_w).encode()
         os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # plugins the exercise tests do not need cost time
-        reporter = Reporter(events_w, explain, runs_r, runtestprotocol)
+        reporter = Reporter(writer(events_w), explain, runs_r, runtestprotocol)
         gc.freeze()  # what is loaded by now stays: collections (pytest ends with two full ones) skip it
         code = pytest.main(args, plugins=[reporter])
         reporter.send(exit=int(code))
         os._exit(0)  # no atexit, no waiting for threads the learner's code left behind
 
-    log = SessionLog(on_outcome=on_outcome)
     child = Child.fork(session)
     os.close(events_w)
     os.close(out_w)
@@ -170,6 +183,22 @@ def run_session(args: list[str], explain: Callable[[Any], str], limits: CheckLim
         child.kill()
         os.close(events_r)
         os.close(out_r)
+    return log
+
+
+def _here(main: Callable[..., Any], args: list[str], log: SessionLog, reporter: Reporter) -> SessionLog:
+    """pytest in this process, what it prints kept (each run as run_candidate makes it where it cannot fork)."""
+    autoload = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    try:
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
+            log.exit_code = int(main(args, plugins=[reporter]))
+    finally:
+        if autoload is None:
+            del os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
+        else:
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = autoload
+    log.output = printed.getvalue()[:OUTPUT_KEPT]
     return log
 
 
@@ -198,7 +227,8 @@ def _follow(child: Child, events_r: int, out_r: int, log: SessionLog, limits: Ch
             if "events" in ready:
                 chunk = _read(events_r, None)
                 pending, closed = _lines(pending + chunk, log), not chunk
-            if log.exit_code is None and (closed or "exit" in ready or (child.pidfd is None and child.poll() is not None)):
+            gone = closed or "exit" in ready or (child.pidfd is None and child.poll() is not None)
+            if log.exit_code is None and gone:
                 # the child is gone (or closed its end of the pipe): what it wrote before it went is still to read
                 while chunk := _read(events_r, None, wait=False):
                     pending = _lines(pending + chunk, log)
