@@ -165,9 +165,12 @@ def test_the_default_step_limit_is_eight(react_loop):
 
 
 def test_two_runs_in_one_process_share_nothing(react_loop, target):
-    first = finished(run_candidate(react_loop, "happy-path"))
-    second = finished(run_candidate(react_loop, "paging-legit"))
-    fresh = finished(run_candidate(load_exercise(target, "ex01_react_loop").react_loop, "paging-legit"))
+    # in this process (under the time limit), as a service runs its loop: the fork sandbox would give each run a
+    # fresh copy of the module, and a module-level cache or a mutable default could never leak into the next run
+    first = finished(run_candidate(react_loop, "happy-path", sandbox="in-process"))
+    second = finished(run_candidate(react_loop, "paging-legit", sandbox="in-process"))
+    fresh = finished(run_candidate(load_exercise(target, "ex01_react_loop").react_loop, "paging-legit",
+                                   sandbox="in-process"))
     assert [message_to_dict(m) for m in second.messages] == [message_to_dict(m) for m in fresh.messages], \
         "scenario `paging-legit` run after `happy-path` in the same process differs from a fresh run: state leaks"
     assert first.answer != second.answer and second.model_calls == fresh.model_calls

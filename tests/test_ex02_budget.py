@@ -41,7 +41,7 @@ def limits_of(scenario_name: str) -> dict:
     return find(scenario_name).limits.model_dump(exclude_none=True)
 
 
-def run_with(ex, scenario, make=None, max_steps: int | None = None, wire: str | None = None):
+def run_with(ex, scenario, make=None, max_steps: int | None = None, wire: str | None = None, sandbox=True):
     """Run the scenario with the guarded loop and the learner's budget (by default from the scenario's limits)."""
     if make is None and scenario == "incident-40-step":
         make = troubleshoot_tier(ex)
@@ -50,7 +50,7 @@ def run_with(ex, scenario, make=None, max_steps: int | None = None, wire: str | 
         budget = make(episode) if make else ex.Budget.from_limits(episode.limits)
         return guarded_loop(episode, max_steps, Parts(budget=budget))
 
-    attempt = run_candidate(budgeted_loop, scenario, max_steps, wire=wire)
+    attempt = run_candidate(budgeted_loop, scenario, max_steps, wire=wire, sandbox=sandbox)
     if attempt.error is not None:
         pytest.fail(attempt.story(), pytrace=False)
     return attempt.result
@@ -409,9 +409,10 @@ def test_the_step_limit_trips_when_already_past_it(ex):
 def test_two_runs_in_one_process_share_nothing(ex, target):
     def outline(result):
         return (result.stop_reason, result.model_calls, result.tool_calls, round(result.sim_seconds, 6))
-    first = [outline(run_with(ex, name)) for name in ("slow-tools", SPEEDS, "slow-tools")]
+    # in this process, as a service runs its loop: a fork per run would start each from a fresh module
+    first = [outline(run_with(ex, name, sandbox="in-process")) for name in ("slow-tools", SPEEDS, "slow-tools")]
     fresh = load_exercise(target, "ex02_budget")
-    again = [outline(run_with(fresh, name)) for name in ("slow-tools", SPEEDS, "slow-tools")]
+    again = [outline(run_with(fresh, name, sandbox="in-process")) for name in ("slow-tools", SPEEDS, "slow-tools")]
     assert first[0] == first[2] == again[0] and first[1] == again[1], (
         f"slow-tools, three-speeds and slow-tools again in one process gave {first}; fresh runs gave {again}: "
         "one run's budget must not carry anything into the next")

@@ -26,12 +26,12 @@ def ex(target):
     return load_exercise(target, "ex03_fingerprint_guard")
 
 
-def run(ex, name, wire: str | None = None):
+def run(ex, name, wire: str | None = None, sandbox=True):
     """The scenario under the guarded loop with the candidate's guard; a crash is a failure with its story."""
     def loop(episode, max_steps):
         return guarded_loop(episode, max_steps, Parts(guard=ex.make_guard(episode)))
 
-    attempt = run_candidate(loop, name, wire=wire)
+    attempt = run_candidate(loop, name, wire=wire, sandbox=sandbox)
     if attempt.error is not None:
         pytest.fail(attempt.story(), pytrace=False)
     return attempt.result
@@ -607,8 +607,9 @@ def test_two_runs_in_one_process_share_nothing(ex, target):
     def outline(result):
         return (result.stop_reason, result.model_calls, [n["pattern"] for n in feedback(result)])
     names = ("repeat-exact-cooperative", "alternation-cooperative", "repeat-exact-cooperative", "empty-rephrase")
-    first = [outline(run(ex, name)) for name in names]
+    # in this process, as a service runs its loop: a fork per run would start each from a fresh module
+    first = [outline(run(ex, name, sandbox="in-process")) for name in names]
     fresh = load_exercise(target, "ex03_fingerprint_guard")
-    again = {name: outline(run(fresh, name)) for name in names}
+    again = {name: outline(run(fresh, name, sandbox="in-process")) for name in names}
     assert first == [again[name] for name in names], (
         "several scenarios in one process differ from fresh runs: one run's history must not leak into the next")

@@ -66,7 +66,7 @@ class Played:
         return out
 
 
-def play(ex, scenario, max_steps=None) -> Played:
+def play(ex, scenario, max_steps=None, sandbox=True) -> Played:
     made = []
 
     def ex05_loop(episode, max_steps=8):
@@ -77,7 +77,7 @@ def play(ex, scenario, max_steps=None) -> Played:
     def offered_at_end(episode):  # runs after the loop, in its process, where the executor lives
         return [s.name for s in made[0].offered(episode)]
 
-    attempt = run_candidate(ex05_loop, scenario, max_steps, probe=offered_at_end)
+    attempt = run_candidate(ex05_loop, scenario, max_steps, probe=offered_at_end, sandbox=sandbox)
     if attempt.error is not None:
         pytest.fail(attempt.story(), pytrace=False)
     return Played(attempt, attempt.probe)
@@ -452,9 +452,10 @@ def test_two_runs_in_one_process_share_nothing(ex, target):
         return (run.result.stop_reason, run.result.model_calls, [t.name for s in run.result.steps for t in s.tools],
                 [e.get("error_type") for e in run.shown_errors()])
     names = ("tool-down", "flaky-timeout", "tool-down", "schema-mismatch", "schema-mismatch")
-    first = [outline(play(ex, name)) for name in names]
+    # in this process, as a service runs its loop: a fork per run would start each from a fresh module
+    first = [outline(play(ex, name, sandbox="in-process")) for name in names]
     fresh = load_exercise(target, "ex05_tool_errors")
-    again = {name: outline(play(fresh, name)) for name in names}
+    again = {name: outline(play(fresh, name, sandbox="in-process")) for name in names}
     assert first == [again[name] for name in names], (
         "tool-down, flaky-timeout, tool-down, schema-mismatch twice in one process differ from fresh runs: a tool "
         "withdrawn, a failure counted or a rejection remembered in one run must not carry into the next")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from ..lessons import lesson_for
-from .exercise_tests import ROOT, run_tests
+from .exercise_tests import ROOT, Outcome, run_tests
 from .hint import hint_for, read_hints
 
 INDENT = "        "
@@ -24,21 +24,35 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def check_once(args: argparse.Namespace) -> int:
     lesson = lesson_for(args.exercise)
-    run = run_tests(lesson, "solutions" if args.solutions else "exercises")
+    shown: list[Outcome] = []  # printed as each test finished
+    run = run_tests(lesson, "solutions" if args.solutions else "exercises", on_outcome=lambda o: shown.append(show(o)))
     if run.exit_code not in (0, 1):  # a usage or collection error (a syntax error in your file, say)
         print(run.output)
-    for outcome in run.outcomes:
-        print(f"  {'PASS' if outcome.passed else 'FAIL'}  {outcome.test}")
-        if not outcome.passed:
-            print(INDENT + outcome.explanation.replace("\n", "\n" + INDENT))
-    failed = run.failed
-    print(f"\n{args.exercise}: {len(run.outcomes) - len(failed)} passed, {len(failed)} failed")
+    for outcome in run.outcomes[len(shown):]:  # the test the check stopped at, if it stopped
+        if outcome.ran:
+            show(outcome)
+    failed, not_run = run.failed, run.not_run
+    if not_run:
+        print("\n  did not run (the check stopped before them):")
+        print("".join(f"{INDENT}{o.test}\n" for o in not_run), end="")
+    passed = len(run.outcomes) - len(failed) - len(not_run)
+    summary = f"{passed} passed, {len(failed)} failed" + (f", {len(not_run)} did not run" if not_run else "")
+    print(f"\n{args.exercise}: {summary}")
     if failed:
         hints = read_hints(lesson)
         hint = hint_for(hints, failed[0].function)
         more = f"; more: loopkit hint {args.exercise} {hint.number + 1}" if hint.number < len(hints) else ""
         print(f"\nHint {hint.number}: {hint.text}\n(the hint for {failed[0].function}{more})")
-    return 1 if failed or not run.outcomes else 0
+    return 1 if failed or not_run or not run.outcomes else 0
+
+
+def show(outcome: Outcome) -> Outcome:
+    """A test's line, and why it failed, printed as soon as it is known: a slow check shows its progress."""
+    print(f"  {'PASS' if outcome.passed else 'FAIL'}  {outcome.test}")
+    if not outcome.passed:
+        print(INDENT + outcome.explanation.replace("\n", "\n" + INDENT))
+    sys.stdout.flush()
+    return outcome
 
 
 # ---------------------------------------------------------------- --watch

@@ -1,22 +1,23 @@
-"""Run one exercise's tests in this process and keep, for each test, its name and its explanation.
+"""Run one exercise's tests in a sandboxed child and keep, for each test, its name and its explanation.
 
 `loopkit check` prints every outcome; `loopkit hint` only needs the first failure. The tests live in
-tests/ of a clone of the kit (`pip install -e .`), not in the installed package.
+tests/ of a clone of the kit (`pip install -e .`), not in the installed package. The session runs in
+one forked child on a leash (reference/cli/check_session.py): whatever the learner's code does to it,
+the finished outcomes are kept and the test that was running is failed with the reason.
 """
 from __future__ import annotations
 
-import contextlib
-import io
-import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..lessons import Lesson
+from .check_session import CheckLimits, SessionLog, run_session
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 # Plugins the exercise tests do not need cost start-up time: installed ones (nbval, anyio, platformdirs,
-# hypothesis...) are not loaded at all (PYTEST_DISABLE_PLUGIN_AUTOLOAD), and these built-in ones are off.
+# hypothesis...) are not loaded at all (PYTEST_DISABLE_PLUGIN_AUTOLOAD, in the child), and these built-in ones
+# are off.
 QUIET = ["-q", "--no-header", "--tb=no", "-rN", "-W", "ignore", "-p", "no:cacheprovider", "-p", "no:doctest",
          "-p", "no:junitxml", "-p", "no:pastebin"]
 
@@ -26,6 +27,7 @@ class Outcome:
     test: str  # the test's name with its parameters, e.g. test_happy_path_completes_with_the_answer[exercises]
     passed: bool
     explanation: str = ""  # why it failed, in the test's own words
+    ran: bool = True  # False: the check stopped before this test started
 
     @property
     def function(self) -> str:
@@ -38,20 +40,15 @@ class TestRun:
     outcomes: list[Outcome]
     exit_code: int  # pytest's: 0 all passed, 1 some failed, anything else a usage or collection error
     output: str  # what pytest printed; shown only when it could not run the tests
+    stopped: str = ""  # why the check stopped before its tests were done ("" when it did not)
 
     @property
     def failed(self) -> list[Outcome]:
-        return [o for o in self.outcomes if not o.passed]
+        return [o for o in self.outcomes if o.ran and not o.passed]
 
-
-class _Collector:
-    def __init__(self) -> None:
-        self.outcomes: list[Outcome] = []
-
-    def pytest_runtest_logreport(self, report: Any) -> None:
-        if report.when == "call" or report.outcome == "failed":
-            name = report.nodeid.split("::")[-1]
-            self.outcomes.append(Outcome(name, report.passed, explanation(report) if report.failed else ""))
+    @property
+    def not_run(self) -> list[Outcome]:
+        return [o for o in self.outcomes if not o.ran]
 
 
 def test_file(lesson: Lesson) -> Path:
@@ -62,23 +59,45 @@ def test_file(lesson: Lesson) -> Path:
     return path
 
 
-def run_tests(lesson: Lesson, target: str, first_failure_only: bool = False) -> TestRun:
-    """The lesson's tests against `target` (exercises or solutions); with first_failure_only, stop there."""
-    import pytest  # heavy, and only `check` and `hint` need it
-
-    collector = _Collector()
+def run_tests(lesson: Lesson, target: str, first_failure_only: bool = False, limits: CheckLimits | None = None,
+              on_outcome: Callable[[Outcome], None] | None = None) -> TestRun:
+    """The lesson's tests against `target` (exercises, solutions, or .py files, comma-separated) in one
+    sandboxed child; with first_failure_only, stop there. `limits`: by default, from the environment.
+    `on_outcome` is told of each test's outcome as it comes (the run's outcomes start with those)."""
     args = [str(test_file(lesson)), f"--target={target}", *QUIET] + (["-x"] if first_failure_only else [])
-    autoload = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
-    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    try:
-        with contextlib.redirect_stdout(io.StringIO()) as printed:  # the outcomes say it all
-            code = pytest.main(args, plugins=[collector])
-    finally:
-        if autoload is None:
-            del os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
-        else:
-            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = autoload
-    return TestRun(collector.outcomes, int(code), printed.getvalue())
+    limits = limits or CheckLimits.from_env()
+    told = None if on_outcome is None else (lambda test, passed, why: on_outcome(Outcome(test, passed,
+                                                                                          plainly(why, limits))))
+    return test_run(run_session(args, explanation, limits, told), limits)
+
+
+def test_run(log: SessionLog, limits: CheckLimits) -> TestRun:
+    """The outcomes the session reported; if it ended early, the test it was running fails with the reason
+    and the tests it never reached are listed as not run."""
+    outcomes = [Outcome(test, passed, plainly(why, limits)) for test, passed, why in log.outcomes]
+    why = log.ended or (f"your code raised {log.interrupted}, which stops pytest: the check ended here"
+                        if log.interrupted else "")
+    if not why:
+        return TestRun(outcomes, log.exit_code if log.exit_code is not None else 3, log.output)
+    seen = {o.test for o in outcomes}
+    if log.running is not None:
+        outcomes.append(Outcome(log.running, False, why))
+    where = f" (the check stopped at {log.running})" if log.running else ""
+    outcomes += [Outcome(test, False, f"did not run{where}", ran=False) for test in log.collected
+                 if test not in seen and test != log.running]
+    return TestRun(outcomes, 1 if log.running else 3, log.output if log.running else f"{why}\n{log.output}",
+                   stopped=why)
+
+
+def plainly(why: str, limits: CheckLimits) -> str:
+    """What pytest says of a test that ended on MemoryError or SystemExit (the test called the loop itself,
+    not through run_candidate), said as run_candidate says it."""
+    if why.startswith("MemoryError"):
+        return f"it used more than the check's memory limit ({limits.memory_mb:,} MB): MemoryError"
+    if why.startswith("SystemExit"):
+        code = why.removeprefix("SystemExit").removeprefix(":").strip()
+        return f"your code called sys.exit({code})"
+    return why
 
 
 def explanation(report: Any) -> str:

@@ -16,8 +16,8 @@ from .table import format_table
 def status(run: TestRun) -> str:
     if run.exit_code not in (0, 1) or not run.outcomes:
         return "does not run"  # a syntax error in the file, say: `loopkit check` prints pytest's report
-    passed = len(run.outcomes) - len(run.failed)
-    return "done" if not run.failed else f"{passed}/{len(run.outcomes)} tests pass"
+    passed = len(run.outcomes) - len(run.failed) - len(run.not_run)
+    return "done" if not run.failed and not run.not_run else f"{passed}/{len(run.outcomes)} tests pass"
 
 
 def next_step(runs: dict[str, TestRun]) -> str:

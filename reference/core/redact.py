@@ -45,8 +45,7 @@ _CLUES = ("pass", "pwd", "secret", "token", "key", "credential", "bearer", "basi
 
 
 def _may_hold_a_secret(text: str) -> bool:
-    lower = text.lower()
-    return any(clue in lower for clue in _CLUES)
+    return any(map(text.lower().__contains__, _CLUES))  # map over a C method: no Python frame per clue
 
 
 def redact_text(text: str) -> str:

@@ -5,7 +5,9 @@ turns each of those into a finding with a story ("scenario `repeat-exact`: your 
 calls; the step limit was 8") instead of a hung test, a dead process or a bare traceback.
 
 By default the loop runs in a child process (reference/runs/sandbox.py) with a wall-clock and a
-memory limit; the scripted model and the tools stay here. The report is built from the grader's own
+memory limit; the scripted model and the tools stay here. Inside a process that is a sandbox already
+(a `loopkit check` session) it runs in process under a wall-clock alarm (reference/runs/inline.py),
+which reports the same failures the same way. The report is built from the grader's own
 books: the model calls the model received, the tokens, the cost, the time. What the loop says (its
 stop reason, its answer, its history) is taken only where the books do not contradict it.
 """
@@ -26,6 +28,7 @@ from ..harness.episode_server import EpisodeServer
 from ..sim.scenario.loading import find
 from ..sim.scenario.schema import Scenario
 from .failures import CandidateFailure, ClaimRejected
+from .inline import run_inline, session
 from .process import Limits
 from .sandbox import OUTPUT_KEPT, ChildReport, can_fork, load_loop, run_in_child
 
@@ -99,14 +102,17 @@ class CandidateRun:
 
 def run_candidate(loop: Callable[..., RunResult] | str | Path, scenario: Scenario | str, max_steps: int | None = None,
                   *, wire: str | None = None, seed: int | None = None, runaway_margin: int = 20,
-                  time_limit: float = TIME_LIMIT, memory_mb: int = MEMORY_LIMIT_MB, sandbox: bool = True,
+                  time_limit: float = TIME_LIMIT, memory_mb: int = MEMORY_LIMIT_MB, sandbox: bool | str = True,
                   probe: Callable[[Any], Any] | None = None) -> CandidateRun:
     """Run `loop(episode, max_steps=...)` on a scenario; never raises for what the loop does.
 
     `loop` is a function, or the path of a candidate file (its `loop`, else its `react_loop`; or
     `path.py::name`). `probe(episode)` runs after the loop, in the loop's process, and its (JSON-able)
     value comes back as `attempt.probe`: for a test to read what the loop's own objects ended up as.
-    `sandbox=False` runs a trusted loop in this process, without the time and memory limits."""
+    `sandbox=True` forks a child per run (inside a `loopkit check` session, which is a sandbox already: in
+    process under the time limit); `sandbox="in-process"` runs here under the time limit, so that what the
+    loop keeps in its module stays from one run to the next, as in a real process (no memory limit but the
+    session's); `sandbox=False` runs a trusted loop here, without the time and memory limits."""
     if isinstance(scenario, str):
         scenario = find(scenario)
     steps = max_steps if max_steps is not None else scenario.limits.max_steps
@@ -115,6 +121,12 @@ def run_candidate(loop: Callable[..., RunResult] | str | Path, scenario: Scenari
     episode.model.inner = capped
     episode.loop_name = _loop_name(loop)
     attempt = CandidateRun(scenario, steps, episode=episode)
+    inside = session()
+    if sandbox == "in-process" or (sandbox and inside is not None):
+        if inside is not None and sandbox is True:
+            inside.count_run()
+        seconds = time_limit if inside is None or inside.run_seconds is None else min(time_limit, inside.run_seconds)
+        return _contained(attempt, loop, capped, probe, seconds, inside.memory_mb if inside else memory_mb)
     if not sandbox or not can_fork():
         if sandbox:
             attempt.notes.append("this system cannot fork: the loop ran in the grader's process, without limits")
@@ -177,6 +189,19 @@ def _echo(report: ChildReport) -> None:
     sys.stdout.write(report.output + (f"\n[... {more:,} more bytes of output not shown]\n" if more > 0 else ""))
 
 
+def _contained(attempt: CandidateRun, loop: Any, capped: CappedModel, probe: Callable[[Any], Any] | None,
+               seconds: float, memory_mb: int) -> CandidateRun:
+    """The loop here under the alarm; a file's top-level code runs under it too, as in the fork sandbox."""
+    assert attempt.episode is not None
+
+    def start(episode: Episode, max_steps: int) -> Any:
+        return (loop if callable(loop) else load_loop(loop))(episode, max_steps=max_steps)
+
+    report = run_inline(start, attempt.episode, attempt.max_steps, seconds, memory_mb, probe)
+    attempt.probe = report.probe
+    return _checked(attempt, report.result, capped.tripped or report.error)
+
+
 def _in_process(attempt: CandidateRun, loop: Any, capped: CappedModel, probe: Callable[[Any], Any] | None
                 ) -> CandidateRun:
     """A trusted loop, run here: the same checks, no limits (a loop that never returns hangs this process)."""
@@ -187,8 +212,14 @@ def _in_process(attempt: CandidateRun, loop: Any, capped: CappedModel, probe: Ca
         attempt.probe = probe(episode) if probe is not None else None
     except Exception as exc:  # the grader reports, it does not crash
         result, attempt.error = None, exc
-    if capped.tripped is not None:
-        attempt.error = capped.tripped
+    return _checked(attempt, result, capped.tripped or attempt.error)
+
+
+def _checked(attempt: CandidateRun, result: Any, error: BaseException | None) -> CandidateRun:
+    """A loop run here: its error, or its result if it is a RunResult the books bear out."""
+    episode = attempt.episode
+    assert episode is not None
+    attempt.error = error
     if attempt.error is not None:
         return attempt
     if not isinstance(result, RunResult):

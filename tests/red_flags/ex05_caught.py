@@ -12,4 +12,5 @@ CAUGHT_BY = {
     "ex05_failures_never_reset.py": ("test_a_success_resets_the_failure_count", "starts the count again"),
     "ex05_trusts_retryable_flag.py": ("test_a_client_error_is_not_retried_whatever_the_tool_says",
                                       "not the tool's own retryable flag"),
+    "ex05_breaker_per_process.py": ("test_two_runs_in_one_process_share_nothing", "must not carry into the next"),
 }

@@ -1,0 +1,290 @@
+"""The pytest session of `loopkit check` and `loopkit hint`, in one forked child on a leash.
+
+One child runs all of an exercise's tests (reference/runs/process.py: its own process group, a memory
+limit, a wall-clock limit for the whole session). Inside it, every run of the learner's loop is made in
+process under a per-run alarm (reference/runs/inline.py, switched on by `SESSION` in the child's
+environment), not in a fork of its own: a run costs a function call instead of ~12 ms of IPC, and an
+exercise is checked in about a second. The child streams what happens (tests collected, each test's
+start, outcome and end) through a pipe as it happens, so that whatever ends the child (os._exit, a hang
+in C code, a loop that swallows every exception forever, memory) the parent still has every finished
+outcome and knows which test was running.
+"""
+from __future__ import annotations
+
+import contextlib
+import gc
+import io
+import json
+import os
+import selectors
+import signal
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..runs.inline import SESSION, Session
+from ..runs.process import Child, Limits, contain, widen
+
+OUTPUT_KEPT = 64 * 1024  # of what pytest printed (shown only when it could not run the tests)
+ENV_SECONDS, ENV_MEMORY, ENV_RUN = "LOOPKIT_CHECK_SECONDS", "LOOPKIT_CHECK_MEMORY_MB", "LOOPKIT_CHECK_RUN_SECONDS"
+
+
+@dataclass(frozen=True)
+class CheckLimits:
+    seconds: float = 60.0  # wall clock for the whole session; the exercises take about a second
+    memory_mb: int = 1024  # what the session may add to the address space it starts with (RLIMIT_AS)
+    run_seconds: float | None = None  # a cap on each run's time limit (None: each run's own, 5 s by default)
+
+    @classmethod
+    def from_env(cls) -> "CheckLimits":
+        """The defaults, or what LOOPKIT_CHECK_SECONDS, _MEMORY_MB and _RUN_SECONDS say (see `loopkit check -h`)."""
+        run = os.environ.get(ENV_RUN)
+        return cls(float(os.environ.get(ENV_SECONDS, cls.seconds)), int(os.environ.get(ENV_MEMORY, cls.memory_mb)),
+                   float(run) if run else None)
+
+
+@dataclass
+class SessionLog:
+    """What the child said, in order, and how it ended."""
+
+    collected: list[str] = field(default_factory=list)
+    outcomes: list[tuple[str, bool, str]] = field(default_factory=list)  # (test, passed, explanation)
+    running: str | None = None  # started and not finished when the session ended
+    exit_code: int | None = None  # pytest's, when the session ended on its own
+    interrupted: str = ""  # the KeyboardInterrupt (or the like) that ended pytest's session early
+    ended: str = ""  # why the child ended before pytest did, in words ("" when it did not)
+    output: str = ""
+    on_outcome: Callable[[str, bool, str], None] | None = None  # told of each outcome as it comes
+
+    def read(self, message: dict[str, Any]) -> None:
+        if "start" in message:
+            self.running = message["start"]
+        elif "finish" in message:
+            self.running = None
+        elif "outcome" in message:
+            test, passed, why = message["outcome"]
+            self.outcomes.append((str(test), bool(passed), str(why)))
+            if self.on_outcome is not None:
+                self.on_outcome(*self.outcomes[-1])
+        elif "collected" in message:
+            self.collected = [str(t) for t in message["collected"]]
+        elif "interrupted" in message:
+            self.interrupted = str(message["interrupted"])
+        elif "exit" in message:
+            self.exit_code = int(message["exit"])
+
+
+class Reporter:
+    """The pytest plugin in the child: one JSON line per event, written straight to the pipe; and the rerun.
+
+    Every run of a test is made in this one process, so a loop that keeps state in its module (a cache, a
+    mutable default) carries it from one run to the next, where the fork sandbox starts each run afresh. A
+    test that failed after two runs or more is therefore run again with a fork per run (SESSION taken out
+    of the environment for it, between two tests, in the main thread), and that verdict is the one kept:
+    the outcomes are the ones plain pytest gives. A test that fails at its first run needs no second one."""
+
+    def __init__(self, tell: Callable[[dict[str, Any]], None], explain: Callable[[Any], str], runs_fd: int | None,
+                 protocol: Callable[..., list[Any]]):
+        self.tell, self.explain, self.runs_fd, self.protocol = tell, explain, runs_fd, protocol
+
+    def send(self, **message: Any) -> None:
+        self.tell(message)
+
+    def runs(self) -> int:
+        """The runs made since the last look (one byte each); none counted outside a session."""
+        try:
+            return len(os.read(self.runs_fd, 1 << 16)) if self.runs_fd is not None else 0
+        except BlockingIOError:
+            return 0
+
+    def pytest_runtest_protocol(self, item: Any, nextitem: Any) -> bool:
+        """pytest's own protocol (registered after it, this plugin is asked first), plus the rerun."""
+        item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+        self.runs()
+        reports = self.protocol(item, nextitem=nextitem, log=False)
+        if any(r.failed for r in reports) and self.runs() >= 2:
+            inline = os.environ.pop(SESSION, None)
+            try:
+                reports = self.protocol(item, nextitem=nextitem, log=False)
+            finally:
+                if inline is not None:
+                    os.environ[SESSION] = inline
+        for report in reports:
+            item.ihook.pytest_runtest_logreport(report=report)
+        item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+        return True
+
+    def pytest_collection_finish(self, session: Any) -> None:
+        self.send(collected=[test_name(item.nodeid) for item in session.items])
+
+    def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
+        self.send(start=test_name(nodeid))
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        if report.when == "call" or report.outcome == "failed":
+            self.send(outcome=[test_name(report.nodeid), report.passed, self.explain(report) if report.failed else ""])
+
+    def pytest_runtest_logfinish(self, nodeid: str, location: Any) -> None:
+        self.send(finish=test_name(nodeid))
+
+    def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
+        self.send(interrupted=excinfo.typename)
+
+
+def test_name(nodeid: str) -> str:
+    return nodeid.split("::")[-1]
+
+
+def writer(fd: int) -> Callable[[dict[str, Any]], None]:
+    """Each message as one JSON line, written straight to the pipe (no buffer to lose if the process dies)."""
+    def write(message: dict[str, Any]) -> None:
+        data = (json.dumps(message) + "\n").encode()
+        while data:
+            data = data[os.write(fd, data):]
+    return write
+
+
+def run_session(args: list[str], explain: Callable[[Any], str], limits: CheckLimits,
+                on_outcome: Callable[[str, bool, str], None] | None = None) -> SessionLog:
+    """pytest.main(args) in a sandboxed child; what it reported, even if it never finished (and each outcome
+    to `on_outcome` as it comes)."""
+    import pytest  # heavy, and only `check` and `hint` need it: imported once here, inherited by the child
+    from _pytest.runner import runtestprotocol  # pytest's protocol for one test, which the rerun calls again
+
+    log = SessionLog(on_outcome=on_outcome)
+    if not hasattr(os, "fork"):  # Windows: nothing to fork, so the tests run here, without the session's limits
+        return _here(pytest.main, args, log, Reporter(log.read, explain, None, runtestprotocol))
+    Child.reap()
+    events_r, events_w = os.pipe()
+    out_r, out_w = os.pipe()
+    widen(out_w)
+
+    def session() -> None:
+        os.close(events_r)
+        os.close(out_r)
+        contain(out_w, Limits(limits.seconds, limits.memory_mb))
+        runs_r, runs_w = os.pipe()
+        os.set_blocking(runs_r, False)
+        os.set_blocking(runs_w, False)
+        os.environ[SESSION] = Session(limits.memory_mb, limits.run_seconds, runs_w).encode()
+        os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # plugins the exercise tests do not need cost time
+        reporter = Reporter(writer(events_w), explain, runs_r, runtestprotocol)
+        gc.freeze()  # what is loaded by now stays: collections (pytest ends with two full ones) skip it
+        code = pytest.main(args, plugins=[reporter])
+        reporter.send(exit=int(code))
+        os._exit(0)  # no atexit, no waiting for threads the learner's code left behind
+
+    child = Child.fork(session)
+    os.close(events_w)
+    os.close(out_w)
+    try:
+        _follow(child, events_r, out_r, log, limits)
+    finally:
+        child.kill()
+        os.close(events_r)
+        os.close(out_r)
+    return log
+
+
+def _here(main: Callable[..., Any], args: list[str], log: SessionLog, reporter: Reporter) -> SessionLog:
+    """pytest in this process, what it prints kept (each run as run_candidate makes it where it cannot fork)."""
+    autoload = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    try:
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
+            log.exit_code = int(main(args, plugins=[reporter]))
+    finally:
+        if autoload is None:
+            del os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
+        else:
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = autoload
+    log.output = printed.getvalue()[:OUTPUT_KEPT]
+    return log
+
+
+def _follow(child: Child, events_r: int, out_r: int, log: SessionLog, limits: CheckLimits) -> None:
+    """Read the child's events and output until it reports pytest's exit code, ends, or runs out of time."""
+    deadline = time.monotonic() + limits.seconds
+    selector = selectors.DefaultSelector()
+    selector.register(events_r, selectors.EVENT_READ, "events")
+    selector.register(out_r, selectors.EVENT_READ, "output")
+    if child.pidfd is not None:
+        selector.register(child.pidfd, selectors.EVENT_READ, "exit")
+    tick = limits.seconds if child.pidfd is not None else 0.05  # without a pidfd, look every 50 ms
+    pending, output = b"", bytearray()
+    try:
+        while log.exit_code is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                log.ended = (f"this test was still running after {limits.seconds:g} s, the limit for the whole check, "
+                             "and was stopped (a loop that never returns, or that catches the time limit's exception? "
+                             f"{ENV_SECONDS} sets a longer limit)")
+                return
+            ready = {key.data for key, _ in selector.select(min(left, tick))}
+            if "output" in ready and not _read(out_r, output):
+                selector.unregister(out_r)
+            closed = False
+            if "events" in ready:
+                chunk = _read(events_r, None)
+                pending, closed = _lines(pending + chunk, log), not chunk
+            gone = closed or "exit" in ready or (child.pidfd is None and child.poll() is not None)
+            if log.exit_code is None and gone:
+                # the child is gone (or closed its end of the pipe): what it wrote before it went is still to read
+                while chunk := _read(events_r, None, wait=False):
+                    pending = _lines(pending + chunk, log)
+                _lines(pending + b"\n", log)
+                if log.exit_code is None:
+                    log.ended = ended(child.wait(1.0), limits)
+                return
+    finally:
+        selector.close()
+        while _read(out_r, output, wait=False):
+            pass
+        log.output = bytes(output[:OUTPUT_KEPT]).decode("utf-8", "replace")
+
+
+def _lines(data: bytes, log: SessionLog) -> bytes:
+    """Every whole line of `data` read into the log; the unfinished rest returned."""
+    *lines, rest = data.split(b"\n")
+    for line in lines:
+        try:
+            message = json.loads(line)
+            if isinstance(message, dict):
+                log.read(message)
+        except (TypeError, ValueError):  # not ours (something else wrote to the pipe): ignored
+            pass
+    return rest
+
+
+def _read(fd: int, into: bytearray | None, wait: bool = True) -> bytes:
+    """One read (without `wait`, only if something is there now); `into` keeps the first OUTPUT_KEPT bytes."""
+    if not wait:
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            if not selector.select(0):
+                return b""
+    try:
+        chunk = os.read(fd, 1 << 20)
+    except OSError:
+        return b""
+    if into is not None and len(into) < OUTPUT_KEPT:
+        into += chunk[:OUTPUT_KEPT - len(into)]
+    return chunk
+
+
+def ended(exitcode: int | None, limits: CheckLimits) -> str:
+    """Why the checking process ended before pytest finished, said for the test that was running."""
+    if exitcode is None:
+        return "the checking process closed its report pipe and went on; it was stopped"
+    if exitcode >= 0:
+        return f"your code ended the checking process with exit code {exitcode} (os._exit({exitcode})?)"
+    number = -exitcode
+    if number == getattr(signal, "SIGXCPU", None):
+        return f"the checking process used more than {int(limits.seconds) + 2} s of CPU and was stopped"
+    name = signal.Signals(number).name if number in signal.valid_signals() else str(number)
+    if number == signal.SIGSEGV:
+        return f"the checking process crashed (signal {name}: a stack overflow from deep recursion?)"
+    if number == signal.SIGKILL:
+        return (f"the checking process was killed by signal {name} (out of memory? the check's limit is "
+                f"{limits.memory_mb:,} MB)")
+    return f"the checking process was killed by signal {name}"
