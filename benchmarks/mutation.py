@@ -19,7 +19,8 @@ The rules of the count (docs/mutation.md says why):
 - cosmic-ray never mutates a string literal, so a mutant cannot change only a message's wording;
 - a binary operator is replaced by its nearest wrong operator only (+ and -, * and /, ...), not by all ten;
 - a mutant that breaks the module or times out counts as killed (the tests noticed);
-- a surviving mutant listed in docs/mutation.md's table of equivalent mutants is left out of the score.
+- a surviving mutant listed in docs/mutation.md's table of equivalent mutants is left out of the score;
+  a listed row that no survivor matches any more (moved, renumbered or killed) is reported, never guessed.
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "mutation.md"
 TIMEOUT_SECONDS = 60  # per mutant; the unmutated test file takes about a second
+NEAR_LINES = 10  # a survivor this close to a listed equivalent of the same operator may be that row, moved
 
 # The nearest wrong operator for each binary operator; the other replacements are skipped.
 NEAREST = {"Add": "Sub", "Sub": "Add", "Mul": "Div", "Div": "Mul", "FloorDiv": "Div", "Mod": "FloorDiv",
@@ -127,23 +129,56 @@ def run_exercise(exercise: str, work: Path) -> Score:
 
     lines = (work / "solutions" / f"{exercise}.py").read_text(encoding="utf-8").splitlines()
     known = {key: line for (ex, key), line in equivalents().items() if ex == exercise.split("_")[0]}
-    score = Score(exercise)
+    outcomes = []
     with use_db(str(session), WorkDB.Mode.open) as db:
         for item, result in db.completed_work_items:
             if result.worker_outcome == WorkerOutcome.SKIPPED:
                 continue
             spec = item.mutations[0]
             line = spec.start_pos[0]
-            mutant = Mutant(spec.operator_name, spec.occurrence, line, lines[line - 1].strip(), result.diff or "")
-            if result.is_killed:
-                score.killed += 1
-            elif known.get(mutant.key) == line:
-                score.equivalent.append(mutant)
-            else:
-                if mutant.key in known:
-                    print(f"  {exercise} {mutant.key}: docs say line {known[mutant.key]}, it is line {line} now")
-                score.survived.append(mutant)
+            outcomes.append((Mutant(spec.operator_name, spec.occurrence, line, lines[line - 1].strip(),
+                                    result.diff or ""), result.is_killed))
+    score, warnings = tally(exercise, outcomes, known)
+    for warning in warnings:
+        print(f"  {warning}")
     return score
+
+
+def tally(exercise: str, outcomes: list[tuple[Mutant, bool]], known: dict[str, int]) -> tuple[Score, list[str]]:
+    """Count (mutant, killed) outcomes against the listed equivalents of one exercise (operator#occurrence -> line).
+
+    A survivor is equivalent only when its operator, occurrence and line all match a row. When the solution
+    changes, a listed mutant can move to another line, or keep its line and get another occurrence number
+    (an operator's occurrences are numbered through the file, so a change above renumbers them): it is then
+    an ordinary survivor, and the warnings name the row that probably lists it, to update."""
+    score = Score(exercise)
+    for mutant, killed in outcomes:
+        if killed:
+            score.killed += 1
+        elif known.get(mutant.key) == mutant.line:
+            score.equivalent.append(mutant)
+        else:
+            score.survived.append(mutant)
+    matched = {m.key for m in score.equivalent}
+    unmatched = {key: line for key, line in known.items() if key not in matched}  # rows no survivor matched
+    warnings, named = [], set()
+    for m in score.survived:
+        if m.key in unmatched:
+            warnings.append(f"{exercise} {m.key}: docs say line {unmatched[m.key]}, it is line {m.line} now "
+                            f"({m.source}); update the row if it is the same mutant")
+            named.add(m.key)
+        for key, line in sorted(unmatched.items(), key=lambda row: abs(row[1] - m.line)):
+            if key != m.key and key.split("#")[0] == m.operator and abs(line - m.line) <= NEAR_LINES:
+                warnings.append(f"{exercise} {m.key} line {m.line} ({m.source}): the docs list {key} at line {line}, "
+                                f"the same operator; if the occurrence was renumbered, update that row to {m.key} "
+                                f"line {m.line}")
+                named.add(key)
+                break
+    for key, line in unmatched.items():
+        if key not in named:
+            warnings.append(f"{exercise} {key} (docs: line {line}) is listed as equivalent but no survivor matches it: "
+                            "killed now, or moved; update or remove the row")
+    return score, warnings
 
 
 def main(argv: list[str] | None = None) -> int:

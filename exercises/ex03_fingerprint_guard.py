@@ -33,8 +33,10 @@ What the tests expect (tests/test_ex03_fingerprint_guard.py)
       result, not flagged for repeating;
     - it intervenes first: a flagged call is not run and is answered with feedback (evidence, options,
       instruction); the first `interventions` lapses are warnings, the next stops the run with the
-      pattern's stop reason. A lapse is a turn, not a call: a duplicate within one turn is answered,
-      not counted as a strike;
+      pattern's stop reason. A lapse is a turn, not a call: a duplicate within one turn is answered
+      without running it (even of a tool that may be polled), not counted as a strike. A turn is one
+      model answer (one assistant message): a new answer is a new turn even if a faulty model reuses
+      the call ids of the last one;
     - no false stops: paging, polling whose answer changes, new arguments, a batch lookup of several
       things with one answer each, the happy path.
 
@@ -110,8 +112,9 @@ class LoopGuard(GuardState):
     # .metadata), self.volatile (tools that may be polled), self.identities, self.turn_actions, the thresholds (self.allowed_runs,
     # self.same_result_actions, self.no_progress_steps, self.interventions), self.history (actions in order),
     # self.actions (call id -> action), self.by_result ((tool, result fingerprint) -> actions), self.seen,
-    # self.quiet_steps, self.strikes, self.pending, and the step's self._last_call_id, _step_ok,
-    # _step_flagged, _step_new. Its _wrap(verdict, result) applies a verdict reached after the call ran.
+    # self.quiet_steps, self.strikes, self.pending, and the turn's: self._turn (the assistant message whose calls
+    # are being answered: a new message is a new turn, whatever its call ids), self._last_call_id (its last call),
+    # _step_ok, _step_flagged, _step_new. Its _wrap(verdict, result) applies a verdict reached after the call ran.
 
     def before_call(self, episode: Episode, call: ToolCall, messages: Sequence[Message]) -> Verdict:
         raise NotImplementedError("Exercise 3, step 4: before_call")

@@ -97,8 +97,8 @@ def alternation(history: Sequence[str], action: str) -> Optional[tuple[str, str]
 class LoopGuard(GuardState):
     def before_call(self, episode: Episode, call: ToolCall, messages: Sequence[Message]) -> Verdict:
         turn = next(m for m in reversed(messages) if isinstance(m, AssistantMessage))
-        if self._last_call_id != turn.tool_calls[-1].id:  # a new turn
-            self._last_call_id, self.turn_actions = turn.tool_calls[-1].id, set()
+        if turn is not self._turn:  # a new answer is a new turn, even if a faulty model reused the last one's ids
+            self._turn, self._last_call_id, self.turn_actions = turn, turn.tool_calls[-1].id, set()
         schema = self.schemas.get(call.name)
         try:
             arguments: Optional[dict] = call.parsed_arguments()

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from conftest import load_exercise
-from reference import ProtocolError, StopReason, ToolMessage, find, parse_scenario
+from reference import ProtocolError, Scenario, StopReason, ToolMessage, find, parse_scenario
 from reference.runs.grading import run_candidate
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
@@ -587,6 +587,54 @@ def test_a_flagged_step_is_not_also_a_quiet_step(ex):
         result.stop_reason is StopReason.COMPLETED, (
         f"inline scenario `repeat-and-empty`: the second step's repeat was flagged; that step is not also counted "
         f"as quiet: {[n['pattern'] for n in feedback(result)]}, {result.stop_reason.value}")
+
+
+def polls(name: str, turns: list[list[str | None]]) -> Scenario:
+    """A job-status tool that may be polled (`volatile`), asked about job j1: per model turn, the ids of its calls
+    (None: the model's own). The job is running, then done."""
+    script = [{"calls": [{"tool": "job_status", "args": {"job": "j1"}, **({"id": i} if i else {})} for i in turn]}
+              for turn in turns]
+    return parse_scenario({
+        "name": name, "title": name, "user": "Is job j1 done yet?",
+        "tools": [{"name": "job_status", "description": "The status of a job.", "volatile": True,
+                   "parameters": {"type": "object", "properties": {"job": {"type": "string"}}, "required": ["job"]},
+                   "rules": [{"results": [{"data": {"job": "j1", "status": s}} for s in ("running", "done")]}]}],
+        "model": {"script": script + [{"answer": "Job j1 is done."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    }, source=f"tests/test_ex03_fingerprint_guard.py ({name})")
+
+
+def test_a_volatile_call_asked_twice_in_one_turn_is_answered_once(ex):
+    # polling is judged by its result, but two copies of one poll in ONE answer are still one question asked twice
+    result = run(ex, polls("poll-twice-in-one-turn", [[None, None]]))
+    notes = feedback(result)
+    assert executed(result, "job_status") == 1 and [n["pattern"] for n in notes] == ["repeated_call"], (
+        f"inline scenario `poll-twice-in-one-turn`: one turn asks for the same status twice; the copy must be "
+        f"answered without running it (job_status ran {executed(result, 'job_status')} time(s)), flagged as a "
+        f"repeated call: {[n['pattern'] for n in notes]}")
+    assert notes[0].get("not_run") is True and result.stop_reason is StopReason.COMPLETED, (
+        f"the copy did not run, and the feedback says so (not_run: true); one lapse is a warning, the run goes on "
+        f"to its answer: {notes[0]}, {result.stop_reason.value}")
+
+
+def test_a_new_answer_is_a_new_turn_even_with_the_same_call_ids(ex):
+    # A turn is one model answer (one assistant message). This model is faulty: its second answer polls again
+    # with the first answer's call id. That is a new turn, and a poll in a new turn runs. (Two steps only: the
+    # API would refuse a third request whose history holds one call id twice.)
+    def loop(episode, max_steps):
+        return guarded_loop(episode, max_steps, Parts(guard=ex.make_guard(episode)))
+
+    attempt = run_candidate(loop, polls("poll-again-same-id", [["call_1"], ["call_1"]]), max_steps=2)
+    if attempt.error is not None:
+        pytest.fail(attempt.story(), pytrace=False)
+    result = attempt.result
+    answers = [m for m in result.messages if m.role == "assistant"]
+    assert answers[0] == answers[1] and answers[0] is not answers[1], "the model's two answers are alike"
+    assert executed(result, "job_status") == 2 and not feedback(result), (
+        f"inline scenario `poll-again-same-id`: the model polled job_status in its first answer and again in its "
+        f"second, reusing the call id call_1. A new answer is a new turn, whatever its call ids: the second poll "
+        f"must run (it ran {executed(result, 'job_status')} of 2 times; feedback: "
+        f"{[n['evidence'] for n in feedback(result)]})")
 
 
 def test_calls_that_fail_the_same_way_are_not_the_same_result(ex):

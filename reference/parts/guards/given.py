@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from ...core.messages import Message, ToolCall, ToolMessage, UserMessage
+from ...core.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from .checks import airport_problems
 from .dates import RELATIVE_DAYS, canonical_date
 from .results import without_metadata
@@ -98,8 +98,11 @@ class GuardState:
         self.strikes = 0
         self.pending: Optional[tuple[StopReason, str]] = None
         self.identities: dict[str, str] = {}  # action -> its identity arguments (`identity`, given)
+        # A turn is one model answer, one assistant message: a new answer is a new turn even if a faulty model
+        # reused the call ids of the last one (compare the message, not its ids).
+        self._turn: Optional[AssistantMessage] = None  # the assistant message whose calls are being answered
         self.turn_actions: set[str] = set()  # the actions of the current turn (the current assistant message)
-        self._last_call_id = ""
+        self._last_call_id = ""  # the id of the current turn's last call: the step ends with its result
         self._step_ok = self._step_flagged = False  # _step_flagged: this turn already had its lapse
         self._step_new = 0
 
