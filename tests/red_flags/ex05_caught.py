@@ -13,4 +13,5 @@ CAUGHT_BY = {
     "ex05_trusts_retryable_flag.py": ("test_a_client_error_is_not_retried_whatever_the_tool_says",
                                       "not the tool's own retryable flag"),
     "ex05_breaker_per_process.py": ("test_two_runs_in_one_process_share_nothing", "must not carry into the next"),
+    "ex05_real_sleep.py": ("test_backoff_waits_on_the_simulated_clock", "never sleep for real"),
 }

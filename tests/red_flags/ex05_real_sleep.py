@@ -1,0 +1,211 @@
+"""Red flag: the backoff sleeps for real as well (`time.sleep`), "to be polite to the API".
+
+The harness runs on a simulated clock: a real sleep makes every test and every replay slow, and in
+production it blocks the worker where the clock the budget reads is the one that should move
+(`episode.clock.sleep`)."""
+from __future__ import annotations
+
+import json
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from reference import Episode, StopReason, ToolCall, ToolMessage, ToolOutcome, ToolSpec
+from reference.core.lazy import load_jsonschema
+from reference.parts.executor.redaction import safe_text
+
+
+@dataclass(frozen=True)
+class Failure:
+    error_type: str
+    retryable: bool
+    retry_after: Optional[float] = None
+    detail: Optional[str] = None  # text the tool wrote for its caller; never an exception's text
+    code: Optional[str] = None  # a business error code
+
+
+# Step 1: the taxonomy, in one place.
+def classify(outcome: Optional[ToolOutcome], exc: Optional[BaseException] = None) -> Optional[Failure]:
+    if exc is not None:
+        if isinstance(exc, TimeoutError):
+            return Failure("timeout", True)
+        if isinstance(exc, ConnectionError):
+            return Failure("connection_error", True)
+        return Failure("internal_error", False)  # a bug does not heal on retry
+    assert outcome is not None
+    if outcome.ok:
+        body = outcome.data
+        if isinstance(body, dict) and body.get("success") is False:  # HTTP 200, and it failed
+            return Failure("rejected", False, detail=body.get("error_message"), code=body.get("error_code"))
+        return None
+    status = outcome.http_status
+    if status == 429:
+        return Failure("rate_limited", True, retry_after=outcome.retry_after, detail=outcome.message)
+    if status >= 500 or status == 408:
+        return Failure("unavailable", True, detail=outcome.message)
+    kinds = {400: "invalid_argument", 422: "invalid_argument", 401: "permission_denied", 403: "permission_denied",
+             404: "not_found"}
+    return Failure(kinds.get(status, "rejected"), False, detail=outcome.message)
+
+
+# Step 2: exponential backoff with "equal jitter": half fixed, half random, capped.
+def backoff_seconds(attempt: int, rng: random.Random, base: float = 0.5, cap: float = 8.0) -> float:
+    ceiling = min(cap, base * 2 ** (attempt - 1))
+    return ceiling / 2 + rng.uniform(0, ceiling / 2)
+
+
+NEXT_STEP = {
+    "invalid_argument": "Correct the arguments as described and call the tool again.",
+    "not_found": "Check the arguments; if they are right, tell the user nothing was found.",
+    "permission_denied": "Do not call it again; tell the user what could not be done.",
+    "rejected": "The same request will be refused again: tell the user the reason.",
+    "invalid_json": "Send the arguments again as one JSON object that matches the tool's schema.",
+    "unknown_tool": "Call one of the available tools, by its exact name.",
+}
+GIVE_UP = "Do not call it again now: use an alternative tool if one is listed, or answer with what you have."
+
+
+# Step 3: what the model reads. Structured, actionable, and nothing from an exception.
+def translate(call: ToolCall, failure: Failure, attempts: int = 1, alternatives: Optional[list[str]] = None,
+              **extra: Any) -> ToolMessage:
+    body: dict[str, Any] = {"ok": False, "error_type": failure.error_type, "retryable": False,
+                            "message": f"'{call.name}' failed ({failure.error_type.replace('_', ' ')})."}
+    detail = safe_text(failure.detail)  # a tool's own words, only if they hold nothing internal
+    if detail:
+        body["message"] += " The service said: " + detail
+    if failure.code and safe_text(failure.code) and failure.code.replace("_", "").isalnum():
+        body["error_code"] = failure.code
+    if failure.retryable:
+        body["message"] += f" It was retried {attempts - 1} time(s) in code."
+    if failure.error_type == "internal_error":
+        body["message"] += " This was not caused by your arguments, and calling it again will not help."
+    body.update({k: v for k, v in extra.items() if v is not None})
+    if alternatives:
+        body["alternatives"] = alternatives
+    body["instruction"] = NEXT_STEP.get(failure.error_type, GIVE_UP)
+    return ToolMessage(call.id, json.dumps(body, ensure_ascii=False), is_error=True)
+
+
+class ToolErrorExecutor:
+    """Steps 4-7: the `Executor` of the guarded loop (offered / execute / after_step)."""
+
+    def __init__(self, episode: Episode, max_attempts: int = 3, failure_threshold: int = 2,
+                 max_same_rejections: int = 3):
+        self.max_attempts = max_attempts
+        self.failure_threshold = failure_threshold
+        self.max_same_rejections = max_same_rejections
+        self.max_seconds = episode.limits.max_seconds
+        self.rng = random.Random(f"ex05:{episode.scenario.name}")  # seeded: a run waits the same every time
+        self.failures: dict[str, int] = {}  # tool -> failed calls in a row
+        self.withdrawn: set[str] = set()
+        self.rejections: dict[str, int] = {}  # the same rejected call -> how many times
+        self.trip: Optional[tuple[StopReason, str]] = None
+        self.alternatives = {t.name: list(t.alternatives) for t in episode.scenario.tools}
+
+    def offered(self, episode: Episode) -> list[ToolSpec]:
+        return [s for s in episode.tools.specs if s.name not in self.withdrawn]
+
+    def execute(self, episode: Episode, call: ToolCall) -> ToolMessage:
+        try:
+            return self._execute(episode, call)
+        except Exception:  # never raise into the loop, whatever happened
+            return translate(call, Failure("internal_error", False))
+
+    def after_step(self, episode: Episode) -> Optional[tuple[StopReason, str]]:
+        if self.trip:
+            return self.trip
+        if self.withdrawn and not self.offered(episode):
+            return StopReason.CIRCUIT_OPEN, f"every tool was withdrawn: {', '.join(sorted(self.withdrawn))}"
+        return None
+
+    # Step 4: malformed calls never reach a tool.
+    def check(self, episode: Episode, call: ToolCall) -> Optional[ToolMessage]:
+        names = [s.name for s in self.offered(episode)]
+        if call.name not in episode.tools.names or call.name in self.withdrawn:
+            why = "was withdrawn after repeated failures" if call.name in self.withdrawn else "does not exist"
+            return translate(call, Failure("unknown_tool" if call.name not in self.withdrawn else "circuit_open",
+                                           False), message=f"'{call.name}' {why}.", available_tools=names)
+        spec = next(s for s in episode.tools.specs if s.name == call.name)
+        try:
+            args = call.parsed_arguments()
+        except ValueError:
+            return translate(call, Failure("invalid_json", False), message=f"The arguments for '{call.name}' are "
+                             "not a valid JSON object.", expected=_signature(spec.parameters))
+        jsonschema = load_jsonschema()  # on first use, without its slow optional IRI grammar
+
+        validator_class = jsonschema.validators.validator_for(spec.parameters)
+        validator = validator_class(spec.parameters, format_checker=validator_class.FORMAT_CHECKER)
+        error = jsonschema.exceptions.best_match(validator.iter_errors(args))
+        if error is None:
+            return None
+        argument = error.path[0] if error.path else None
+        prop = spec.parameters.get("properties", {}).get(argument, {}) if argument else {}
+        return translate(call, Failure("invalid_argument", False), message=f"'{call.name}' was not run: "
+                         f"{error.message}.", argument=argument, expected=prop.get("description") or
+                         _signature(spec.parameters), example=_example(prop, episode))
+
+    # Step 5: run it, retrying only what can heal, within attempts and the time budget.
+    def run_with_retries(self, episode: Episode, call: ToolCall, args: dict[str, Any]):
+        for attempt in range(1, self.max_attempts + 1):
+            started = episode.clock.elapsed
+            try:
+                outcome = episode.tools.invoke(call.name, args, call.id)
+                failure = classify(outcome)
+            except Exception as exc:
+                outcome, failure = None, classify(None, exc)
+            if failure is None or not failure.retryable or attempt == self.max_attempts:
+                return outcome, failure, attempt
+            wait = failure.retry_after if failure.retry_after is not None else backoff_seconds(attempt, self.rng)
+            took = episode.clock.elapsed - started
+            if self.max_seconds is not None and episode.clock.elapsed + wait + took > self.max_seconds:
+                return outcome, failure, attempt  # another attempt would not fit in the budget
+            episode.clock.sleep(wait)
+            time.sleep(0.001)  # be polite to the real API too (red flag: a real sleep)
+        raise AssertionError("unreachable")
+
+    def _execute(self, episode: Episode, call: ToolCall) -> ToolMessage:
+        rejected = self.check(episode, call)
+        if rejected is not None:
+            self._count_rejection(call)
+            return rejected
+        outcome, failure, attempts = self.run_with_retries(episode, call, call.parsed_arguments())
+        if failure is None:
+            self.failures[call.name] = 0
+            return ToolMessage(call.id, outcome.to_content())
+        alternatives = [a for a in self.alternatives.get(call.name, []) if a not in self.withdrawn]
+        if failure.retryable or failure.error_type == "internal_error":  # Step 6: the tool is sick
+            self.failures[call.name] = self.failures.get(call.name, 0) + 1
+            if self.failures[call.name] >= self.failure_threshold:
+                self.withdrawn.add(call.name)
+                return translate(call, failure, attempts, alternatives, circuit_open=True,
+                                 withdrawn=f"'{call.name}' failed {self.failures[call.name]} calls in a row and is "
+                                           "withdrawn for the rest of this run. Do not call it again.")
+        else:  # the tool answered: the call was wrong
+            self.failures[call.name] = 0
+            self._count_rejection(call)
+        return translate(call, failure, attempts, alternatives)
+
+    # Step 7: the same rejected call again and again is a loop.
+    def _count_rejection(self, call: ToolCall) -> None:
+        key = call.name + " " + " ".join(call.arguments.split())
+        self.rejections[key] = self.rejections.get(key, 0) + 1
+        if self.rejections[key] >= self.max_same_rejections:
+            self.trip = (StopReason.REPEATED_CALL,
+                         f"the same rejected call to '{call.name}' came {self.rejections[key]} times")
+
+
+def _signature(schema: dict[str, Any]) -> dict[str, str]:
+    return {name: prop.get("description", prop.get("type", "")) for name, prop in schema.get("properties", {}).items()}
+
+
+def _example(prop: dict[str, Any], episode: Episode) -> Any:
+    if prop.get("examples"):
+        return prop["examples"][0]
+    if prop.get("format") == "date" or "YYYY-MM-DD" in prop.get("description", ""):
+        return episode.clock.today().isoformat()
+    return None
+
+
+def make_executor(episode: Episode) -> ToolErrorExecutor:
+    return ToolErrorExecutor(episode)
