@@ -26,11 +26,13 @@ def check_once(args: argparse.Namespace) -> int:
     lesson = lesson_for(args.exercise)
     shown: list[Outcome] = []  # printed as each test finished
     run = run_tests(lesson, "solutions" if args.solutions else "exercises", on_outcome=lambda o: shown.append(show(o)))
-    if run.exit_code not in (0, 1):  # a usage or collection error (a syntax error in your file, say)
+    if run.exit_code not in (0, 1) and run.output:  # a usage or collection error (a syntax error in your file, say)
         print(run.output)
     for outcome in run.outcomes[len(shown):]:  # the test the check stopped at, if it stopped
         if outcome.ran:
             show(outcome)
+    if run.stopped and run.outcomes and not any(o.explanation == run.stopped for o in run.outcomes):
+        print(f"\nthe check stopped between two tests: {run.stopped}")
     failed, not_run = run.failed, run.not_run
     if not_run:
         print("\n  did not run (the check stopped before them):")
