@@ -118,6 +118,7 @@ QUICK_EXIT = ("check", "hint", "list")
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.reap_orphans = argv is None  # `loopkit check` as a command: its own short-lived process (cli/orphans.py)
     code = run(args)
     if argv is None and args.command in QUICK_EXIT:
         try:

@@ -30,7 +30,7 @@ from ..sim.scenario.schema import Scenario
 from .failures import CandidateFailure, ClaimRejected
 from .inline import run_inline, session
 from .process import Limits
-from .sandbox import OUTPUT_KEPT, ChildReport, can_fork, load_loop, run_in_child
+from .sandbox import OUTPUT_KEPT, ChildReport, can_fork, load_loop, run_in_child, safe_repr
 
 TIME_LIMIT = 5.0  # seconds of wall clock per run: the kit's loops take a fraction of one
 MEMORY_LIMIT_MB = 1024
@@ -229,8 +229,8 @@ def _checked(attempt: CandidateRun, result: Any, error: BaseException | None) ->
     if attempt.error is not None:
         return attempt
     if not isinstance(result, RunResult):
-        attempt.error = TypeError(f"the loop returned {type(result).__name__} ({result!r:.80}), not a RunResult "
-                                  "from episode.finish(...)")
+        attempt.error = TypeError(f"the loop returned {type(result).__name__} ({safe_repr(result)[:80]}), not a "
+                                  "RunResult from episode.finish(...)")
         return attempt
     rejected = contradiction(result.stop_reason, episode.ledger)
     if rejected:
