@@ -115,7 +115,7 @@ HOSTILE = {
     "sleeps": ("time.sleep(3600)", "run", RUN_TEST, "ran past the 0.5 s time limit (0 model calls by then)", True),
     "exits": ("sys.exit(3)", "run", RUN_TEST, "your loop called sys.exit(3)", True),
     "interrupts": ("raise KeyboardInterrupt", "run", RUN_TEST, "your loop raised KeyboardInterrupt", True),
-    "os_exit": ("os._exit(3)", "run", RUN_TEST, "your code ended the checking process with exit code 3 (os._exit(3)?)",
+    "os_exit": ("os._exit(3)", "run", RUN_TEST, "ended while this test ran (exit code 3): your code called os._exit(3)",
                 False),
     "allocates_10_gb": ("chunks = [bytearray(100 * 1024 ** 2) for _ in range(100)]", "run", RUN_TEST,
                         "your loop exceeded the memory limit (256 MB)", True),
@@ -123,11 +123,11 @@ HOSTILE = {
                         True),
     "swallows_everything": ("while True:\n            try:\n                time.sleep(3600)\n"
                             "            except BaseException:\n                pass", "run", RUN_TEST,
-                            "still running after 2.5 s, the limit for the whole check", False),
+                            "did not finish within 2.5 s, the limit for the whole check", False),
     "hangs_in_c_code": ("sum(itertools.repeat(1, 10 ** 12))", "run", RUN_TEST,  # never checks for signals
-                        "still running after 2.5 s, the limit for the whole check", False),
+                        "did not finish within 2.5 s, the limit for the whole check", False),
     "sleeps_when_called_directly": ("time.sleep(3600)", "direct", DIRECT_TEST,
-                                    "still running after 2.5 s, the limit for the whole check", False),
+                                    "did not finish within 2.5 s, the limit for the whole check", False),
     "interrupts_when_called_directly": ("raise KeyboardInterrupt", "direct", DIRECT_TEST,
                                         "your code raised KeyboardInterrupt, which stops pytest", False),
     "exits_when_called_directly": ("sys.exit(4)", "direct", DIRECT_TEST, "your code called sys.exit(4)", True),

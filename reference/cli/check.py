@@ -12,6 +12,8 @@ from typing import Callable, Iterable, Iterator
 from ..lessons import lesson_for
 from .exercise_tests import ROOT, Outcome, run_tests
 from .hint import hint_for, read_hints
+from .orphans import become_subreaper, children, stop_orphans, wait_for
+from ..runs.process import Child
 
 INDENT = "        "
 
@@ -25,12 +27,23 @@ def cmd_check(args: argparse.Namespace) -> int:
 def check_once(args: argparse.Namespace) -> int:
     lesson = lesson_for(args.exercise)
     shown: list[Outcome] = []  # printed as each test finished
+    reaping = getattr(args, "reap_orphans", False) and become_subreaper()
+    own = children() if reaping else set()
     run = run_tests(lesson, "solutions" if args.solutions else "exercises", on_outcome=lambda o: shown.append(show(o)))
-    if run.exit_code not in (0, 1):  # a usage or collection error (a syntax error in your file, say)
+    if reaping:
+        wait_for(set(Child.unreaped) - own)
+        Child.reap()
+        left = stop_orphans(own)
+        if left:
+            print(f"\nyour code left {left} process{'es' if left > 1 else ''} running (outside the check's process "
+                  f"group); {'they were' if left > 1 else 'it was'} stopped")
+    if run.exit_code not in (0, 1) and run.output:  # a usage or collection error (a syntax error in your file, say)
         print(run.output)
     for outcome in run.outcomes[len(shown):]:  # the test the check stopped at, if it stopped
         if outcome.ran:
             show(outcome)
+    if run.stopped and run.outcomes and not any(o.explanation == run.stopped for o in run.outcomes):
+        print(f"\nthe check stopped between two tests: {run.stopped}")
     failed, not_run = run.failed, run.not_run
     if not_run:
         print("\n  did not run (the check stopped before them):")

@@ -18,15 +18,27 @@ import json
 import os
 import selectors
 import signal
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..runs.inline import SESSION, Session
+from .check_reporter import Reporter, writer
 from ..runs.process import Child, Limits, contain, widen
 
 OUTPUT_KEPT = 64 * 1024  # of what pytest printed (shown only when it could not run the tests)
 ENV_SECONDS, ENV_MEMORY, ENV_RUN = "LOOPKIT_CHECK_SECONDS", "LOOPKIT_CHECK_MEMORY_MB", "LOOPKIT_CHECK_RUN_SECONDS"
+
+
+MAX_SECONDS = 3600.0  # a limit above an hour is a typo
+MIN_MEMORY_MB, MAX_MEMORY_MB = 128, 1024 * 1024  # pytest itself needs about 100 MB to start
+BROKE = 86  # the child's exit code when the check's own machinery failed (an exception escaped pytest or the report)
+THREAD_STACK = 1024 * 1024  # per thread, in the session (CPython's own on musl): a leaked thread costs 1 MB, not 8
+
+
+class LimitsRefused(ValueError):
+    """A LOOPKIT_CHECK_* variable that does not hold a usable limit: one line, for the user."""
 
 
 @dataclass(frozen=True)
@@ -37,10 +49,38 @@ class CheckLimits:
 
     @classmethod
     def from_env(cls) -> "CheckLimits":
-        """The defaults, or what LOOPKIT_CHECK_SECONDS, _MEMORY_MB and _RUN_SECONDS say (see `loopkit check -h`)."""
+        """The defaults, or what LOOPKIT_CHECK_SECONDS, _MEMORY_MB and _RUN_SECONDS say (see `loopkit check -h`);
+        LimitsRefused names a variable whose value is not a usable limit."""
         run = os.environ.get(ENV_RUN)
-        return cls(float(os.environ.get(ENV_SECONDS, cls.seconds)), int(os.environ.get(ENV_MEMORY, cls.memory_mb)),
-                   float(run) if run else None)
+        return cls(_seconds(ENV_SECONDS, os.environ.get(ENV_SECONDS), cls.seconds),
+                   _megabytes(ENV_MEMORY, os.environ.get(ENV_MEMORY), cls.memory_mb),
+                   None if run is None else _seconds(ENV_RUN, run, 0.0))
+
+
+def _seconds(name: str, text: str | None, default: float) -> float:
+    if text is None:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= MAX_SECONDS:  # also refuses nan
+        raise LimitsRefused(f"{name}={text!r} is not a limit: give a number of seconds above 0 and at most "
+                            f"{MAX_SECONDS:g} (e.g. {name}=120)")
+    return value
+
+
+def _megabytes(name: str, text: str | None, default: int) -> int:
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not MIN_MEMORY_MB <= value <= MAX_MEMORY_MB:
+        raise LimitsRefused(f"{name}={text!r} is not a limit: give a whole number of megabytes from {MIN_MEMORY_MB} "
+                            f"to {MAX_MEMORY_MB} (e.g. {name}=2048)")
+    return value
 
 
 @dataclass
@@ -74,76 +114,6 @@ class SessionLog:
             self.exit_code = int(message["exit"])
 
 
-class Reporter:
-    """The pytest plugin in the child: one JSON line per event, written straight to the pipe; and the rerun.
-
-    Every run of a test is made in this one process, so a loop that keeps state in its module (a cache, a
-    mutable default) carries it from one run to the next, where the fork sandbox starts each run afresh. A
-    test that failed after two runs or more is therefore run again with a fork per run (SESSION taken out
-    of the environment for it, between two tests, in the main thread), and that verdict is the one kept:
-    the outcomes are the ones plain pytest gives. A test that fails at its first run needs no second one."""
-
-    def __init__(self, tell: Callable[[dict[str, Any]], None], explain: Callable[[Any], str], runs_fd: int | None,
-                 protocol: Callable[..., list[Any]]):
-        self.tell, self.explain, self.runs_fd, self.protocol = tell, explain, runs_fd, protocol
-
-    def send(self, **message: Any) -> None:
-        self.tell(message)
-
-    def runs(self) -> int:
-        """The runs made since the last look (one byte each); none counted outside a session."""
-        try:
-            return len(os.read(self.runs_fd, 1 << 16)) if self.runs_fd is not None else 0
-        except BlockingIOError:
-            return 0
-
-    def pytest_runtest_protocol(self, item: Any, nextitem: Any) -> bool:
-        """pytest's own protocol (registered after it, this plugin is asked first), plus the rerun."""
-        item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-        self.runs()
-        reports = self.protocol(item, nextitem=nextitem, log=False)
-        if any(r.failed for r in reports) and self.runs() >= 2:
-            inline = os.environ.pop(SESSION, None)
-            try:
-                reports = self.protocol(item, nextitem=nextitem, log=False)
-            finally:
-                if inline is not None:
-                    os.environ[SESSION] = inline
-        for report in reports:
-            item.ihook.pytest_runtest_logreport(report=report)
-        item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
-        return True
-
-    def pytest_collection_finish(self, session: Any) -> None:
-        self.send(collected=[test_name(item.nodeid) for item in session.items])
-
-    def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
-        self.send(start=test_name(nodeid))
-
-    def pytest_runtest_logreport(self, report: Any) -> None:
-        if report.when == "call" or report.outcome == "failed":
-            self.send(outcome=[test_name(report.nodeid), report.passed, self.explain(report) if report.failed else ""])
-
-    def pytest_runtest_logfinish(self, nodeid: str, location: Any) -> None:
-        self.send(finish=test_name(nodeid))
-
-    def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
-        self.send(interrupted=excinfo.typename)
-
-
-def test_name(nodeid: str) -> str:
-    return nodeid.split("::")[-1]
-
-
-def writer(fd: int) -> Callable[[dict[str, Any]], None]:
-    """Each message as one JSON line, written straight to the pipe (no buffer to lose if the process dies)."""
-    def write(message: dict[str, Any]) -> None:
-        data = (json.dumps(message) + "\n").encode()
-        while data:
-            data = data[os.write(fd, data):]
-    return write
-
-
 def run_session(args: list[str], explain: Callable[[Any], str], limits: CheckLimits,
                 on_outcome: Callable[[str, bool, str], None] | None = None) -> SessionLog:
     """pytest.main(args) in a sandboxed child; what it reported, even if it never finished (and each outcome
@@ -163,15 +133,21 @@ def run_session(args: list[str], explain: Callable[[Any], str], limits: CheckLim
         os.close(events_r)
         os.close(out_r)
         contain(out_w, Limits(limits.seconds, limits.memory_mb))
+        few_arenas()
+        threading.stack_size(THREAD_STACK)
         runs_r, runs_w = os.pipe()
         os.set_blocking(runs_r, False)
         os.set_blocking(runs_w, False)
-        os.environ[SESSION] = Session(limits.memory_mb, limits.run_seconds, runs_w).encode()
+        std_fds = [os.dup(fd) for fd in (0, 1, 2)]  # put back after each run (reference/runs/inline_state.py)
+        os.environ[SESSION] = Session(limits.memory_mb, limits.run_seconds, runs_w, std_fds).encode()
         os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # plugins the exercise tests do not need cost time
         reporter = Reporter(writer(events_w), explain, runs_r, runtestprotocol)
         gc.freeze()  # what is loaded by now stays: collections (pytest ends with two full ones) skip it
-        code = pytest.main(args, plugins=[reporter])
-        reporter.send(exit=int(code))
+        try:
+            code = pytest.main(args, plugins=[reporter])
+            reporter.send(exit=int(code))
+        except BaseException:  # the check's own machinery broke (out of memory, files closed, print replaced...)
+            os._exit(BROKE)
         os._exit(0)  # no atexit, no waiting for threads the learner's code left behind
 
     child = Child.fork(session)
@@ -216,9 +192,9 @@ def _follow(child: Child, events_r: int, out_r: int, log: SessionLog, limits: Ch
         while log.exit_code is None:
             left = deadline - time.monotonic()
             if left <= 0:
-                log.ended = (f"this test was still running after {limits.seconds:g} s, the limit for the whole check, "
-                             "and was stopped (a loop that never returns, or that catches the time limit's exception? "
-                             f"{ENV_SECONDS} sets a longer limit)")
+                log.ended = (f"this test did not finish within {limits.seconds:g} s, the limit for the whole check, and "
+                             f"was stopped: a slow loop ({ENV_SECONDS} sets a longer limit), or one that never returns "
+                             "or catches the time limit's exception")
                 return
             ready = {key.data for key, _ in selector.select(min(left, tick))}
             if "output" in ready and not _read(out_r, output):
@@ -272,12 +248,29 @@ def _read(fd: int, into: bytearray | None, wait: bool = True) -> bytes:
     return chunk
 
 
+def few_arenas() -> None:
+    """At most two glibc malloc arenas: each thread otherwise reserves one (64 MB of address space), and under the
+    session's RLIMIT_AS a loop that leaks a thread per run would run out after about 14 (plain pytest forks
+    each run, so its threads die with it). Nothing to do where there is no glibc."""
+    try:
+        import ctypes  # only the session child needs it
+
+        ctypes.CDLL(None).mallopt(-8, 2)  # M_ARENA_MAX
+    except (ImportError, OSError, AttributeError):
+        pass
+
+
 def ended(exitcode: int | None, limits: CheckLimits) -> str:
     """Why the checking process ended before pytest finished, said for the test that was running."""
     if exitcode is None:
         return "the checking process closed its report pipe and went on; it was stopped"
+    if exitcode == BROKE:
+        return ("the check's own machinery failed while this test ran: your code broke something the check needs "
+                "(closed its files, replaced print, json or sys.stdout), or it ran out of memory "
+                f"(the check's limit is {limits.memory_mb:,} MB)")
     if exitcode >= 0:
-        return f"your code ended the checking process with exit code {exitcode} (os._exit({exitcode})?)"
+        return (f"the checking process ended while this test ran (exit code {exitcode}): your code called "
+                f"os._exit({exitcode}), or broke something the check needs (closed its files, replaced print or json)")
     number = -exitcode
     if number == getattr(signal, "SIGXCPU", None):
         return f"the checking process used more than {int(limits.seconds) + 2} s of CPU and was stopped"

@@ -7,6 +7,7 @@ the finished outcomes are kept and the test that was running is failed with the 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -18,8 +19,11 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 # Plugins the exercise tests do not need cost start-up time: installed ones (nbval, anyio, platformdirs,
 # hypothesis...) are not loaded at all (PYTEST_DISABLE_PLUGIN_AUTOLOAD, in the child), and these built-in ones
 # are off.
-QUIET = ["-q", "--no-header", "--tb=no", "-rN", "-W", "ignore", "-p", "no:cacheprovider", "-p", "no:doctest",
-         "-p", "no:junitxml", "-p", "no:pastebin"]
+# --capture=sys: what the code writes to fds 1 and 2 goes down the session's output pipe (the parent keeps 64 KB and
+# drains the rest), not into a temporary file that pytest reads back into memory after each test.
+QUIET = ["-q", "--no-header", "--tb=no", "-rN", "-W", "ignore", "--capture=sys", "-p", "no:cacheprovider",
+         "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin"]
+PROGRESS = re.compile(r"^[.FEsxXp]+\s*(\[\s*\d+%\])?\s*$")  # pytest's progress lines, e.g. `..F.E   [ 40%]`
 
 
 @dataclass(frozen=True)
@@ -72,21 +76,41 @@ def run_tests(lesson: Lesson, target: str, first_failure_only: bool = False, lim
 
 
 def test_run(log: SessionLog, limits: CheckLimits) -> TestRun:
-    """The outcomes the session reported; if it ended early, the test it was running fails with the reason
-    and the tests it never reached are listed as not run."""
-    outcomes = [Outcome(test, passed, plainly(why, limits)) for test, passed, why in log.outcomes]
+    """The outcomes the session reported, one per test; if it ended early, the test it was running fails with the
+    reason and the tests it never reached are listed as not run. pytest's own output is kept only when it could
+    not run the tests (a usage or collection error), without its progress lines."""
+    outcomes = _once([Outcome(test, passed, plainly(why, limits)) for test, passed, why in log.outcomes])
     why = log.ended or (f"your code raised {log.interrupted}, which stops pytest: the check ended here"
                         if log.interrupted else "")
+    done = log.running is None and bool(outcomes) and {o.test for o in outcomes} >= set(log.collected)
+    if done and not log.interrupted:  # it broke in pytest's wrap-up, after the last outcome: nothing is missing
+        return TestRun(outcomes, 1 if any(not o.passed for o in outcomes) else 0, "")
     if not why:
-        return TestRun(outcomes, log.exit_code if log.exit_code is not None else 3, log.output)
+        code = log.exit_code if log.exit_code is not None else 3
+        return TestRun(outcomes, code, "" if code in (0, 1) else quiet(log.output))
     seen = {o.test for o in outcomes}
-    if log.running is not None:
-        outcomes.append(Outcome(log.running, False, why))
-    where = f" (the check stopped at {log.running})" if log.running else ""
-    outcomes += [Outcome(test, False, f"did not run{where}", ran=False) for test in log.collected
-                 if test not in seen and test != log.running]
-    return TestRun(outcomes, 1 if log.running else 3, log.output if log.running else f"{why}\n{log.output}",
+    running = log.running if log.running not in seen else None
+    if running is not None:
+        outcomes.append(Outcome(running, False, why))
+    where = f" (the check stopped at {running})" if running else ""
+    outcomes += [Outcome(test, False, f"did not run{where}", ran=False) for test in dict.fromkeys(log.collected)
+                 if test not in seen and test != running]
+    return TestRun(outcomes, 1 if outcomes else 3, "" if outcomes else f"{why}\n{quiet(log.output)}".strip(),
                    stopped=why)
+
+
+def _once(outcomes: list[Outcome]) -> list[Outcome]:
+    """One outcome per test, in the order first reported: a failure wins over a pass."""
+    first: dict[str, Outcome] = {}
+    for outcome in outcomes:
+        if outcome.test not in first or (first[outcome.test].passed and not outcome.passed):
+            first[outcome.test] = outcome
+    return list(first.values())
+
+
+def quiet(output: str) -> str:
+    """pytest's output without its progress lines."""
+    return "\n".join(line for line in output.splitlines() if not PROGRESS.match(line)).strip()
 
 
 def plainly(why: str, limits: CheckLimits) -> str:
@@ -109,6 +133,7 @@ def explanation(report: Any) -> str:
     text = crash.message if crash is not None else str(report.longrepr).strip().splitlines()[-1]
     for prefix in ("AssertionError: ", "Failed: "):
         text = text.removeprefix(prefix)
+    text = text.replace("  Consider using `-s`.", " (input()? the check has no one to answer it)")
     lines = text.rstrip().splitlines()
     introspection = next((i for i, line in enumerate(lines) if line.startswith("assert ")), None)
     if introspection:  # a message, then pytest's rewriting of the assert: keep the message

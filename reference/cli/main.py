@@ -14,6 +14,7 @@ from ..lessons import BY_EXERCISE
 from ..runs.registry import LOOPS
 from .card import cmd_card
 from .check import cmd_check
+from .check_session import LimitsRefused
 from .demo import cmd_demo
 from .grade import cmd_grade
 from .hint import cmd_hint
@@ -117,6 +118,7 @@ QUICK_EXIT = ("check", "hint", "list")
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.reap_orphans = argv is None  # `loopkit check` as a command: its own short-lived process (cli/orphans.py)
     code = run(args)
     if argv is None and args.command in QUICK_EXIT:
         try:
@@ -137,6 +139,9 @@ def run(args: argparse.Namespace) -> int:
         # the loop is fine; the scenario's script is too short, or a request broke the protocol
         print(f"loopkit: the run could not go on: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 3
+    except LimitsRefused as exc:  # a LOOPKIT_CHECK_* variable that is not a usable limit
+        print(f"loopkit: {exc}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         return 0
 

@@ -30,7 +30,7 @@ from ..sim.scenario.schema import Scenario
 from .failures import CandidateFailure, ClaimRejected
 from .inline import run_inline, session
 from .process import Limits
-from .sandbox import OUTPUT_KEPT, ChildReport, can_fork, load_loop, run_in_child
+from .sandbox import OUTPUT_KEPT, ChildReport, can_fork, load_loop, run_in_child, safe_repr
 
 TIME_LIMIT = 5.0  # seconds of wall clock per run: the kit's loops take a fraction of one
 MEMORY_LIMIT_MB = 1024
@@ -122,11 +122,16 @@ def run_candidate(loop: Callable[..., RunResult] | str | Path, scenario: Scenari
     episode.loop_name = _loop_name(loop)
     attempt = CandidateRun(scenario, steps, episode=episode)
     inside = session()
+    if inside is not None and inside.fork_per_run:  # a session's test judged again, a fork per run: its limits
+        memory_mb = inside.memory_mb
+        time_limit = time_limit if inside.run_seconds is None else min(time_limit, inside.run_seconds)
+        inside = None
     if sandbox == "in-process" or (sandbox and inside is not None):
         if inside is not None and sandbox is True:
             inside.count_run()
         seconds = time_limit if inside is None or inside.run_seconds is None else min(time_limit, inside.run_seconds)
-        return _contained(attempt, loop, capped, probe, seconds, inside.memory_mb if inside else memory_mb)
+        return _contained(attempt, loop, capped, probe, seconds, inside.memory_mb if inside else memory_mb,
+                          inside.std_fds if inside else None)
     if not sandbox or not can_fork():
         if sandbox:
             attempt.notes.append("this system cannot fork: the loop ran in the grader's process, without limits")
@@ -134,7 +139,7 @@ def run_candidate(loop: Callable[..., RunResult] | str | Path, scenario: Scenari
     server = EpisodeServer(episode)
     report = run_in_child(loop, episode, server, steps, Limits(time_limit, memory_mb), lambda: capped.tripped, probe)
     attempt.output, attempt.output_bytes, attempt.probe = report.output, report.output_bytes, report.probe
-    _echo(report)
+    _echo(report.output, report.output_bytes)
     return _judge(attempt, report, capped)
 
 
@@ -181,24 +186,25 @@ def contradiction(stop_reason: StopReason, ledger: Ledger) -> str | None:
     return None
 
 
-def _echo(report: ChildReport) -> None:
+def _echo(output: str, output_bytes: int) -> None:
     """What the loop printed, shown as if it had run here (a learner's debugging prints), up to a point."""
-    if not report.output_bytes:
+    if not output_bytes:
         return
-    more = report.output_bytes - min(report.output_bytes, OUTPUT_KEPT)
-    sys.stdout.write(report.output + (f"\n[... {more:,} more bytes of output not shown]\n" if more > 0 else ""))
+    more = output_bytes - min(output_bytes, OUTPUT_KEPT)
+    sys.stdout.write(output + (f"\n[... {more:,} more bytes of output not shown]\n" if more > 0 else ""))
 
 
 def _contained(attempt: CandidateRun, loop: Any, capped: CappedModel, probe: Callable[[Any], Any] | None,
-               seconds: float, memory_mb: int) -> CandidateRun:
+               seconds: float, memory_mb: int, std_fds: list[int] | None = None) -> CandidateRun:
     """The loop here under the alarm; a file's top-level code runs under it too, as in the fork sandbox."""
     assert attempt.episode is not None
 
     def start(episode: Episode, max_steps: int) -> Any:
         return (loop if callable(loop) else load_loop(loop))(episode, max_steps=max_steps)
 
-    report = run_inline(start, attempt.episode, attempt.max_steps, seconds, memory_mb, probe)
-    attempt.probe = report.probe
+    report = run_inline(start, attempt.episode, attempt.max_steps, seconds, memory_mb, probe, std_fds)
+    attempt.probe, attempt.output, attempt.output_bytes = report.probe, report.output, report.output_bytes
+    _echo(report.output, report.output_bytes)
     return _checked(attempt, report.result, capped.tripped or report.error)
 
 
@@ -223,8 +229,8 @@ def _checked(attempt: CandidateRun, result: Any, error: BaseException | None) ->
     if attempt.error is not None:
         return attempt
     if not isinstance(result, RunResult):
-        attempt.error = TypeError(f"the loop returned {type(result).__name__} ({result!r:.80}), not a RunResult "
-                                  "from episode.finish(...)")
+        attempt.error = TypeError(f"the loop returned {type(result).__name__} ({safe_repr(result)[:80]}), not a "
+                                  "RunResult from episode.finish(...)")
         return attempt
     rejected = contradiction(result.stop_reason, episode.ledger)
     if rejected:

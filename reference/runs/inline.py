@@ -20,12 +20,13 @@ import json
 import os
 import signal
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from ..core.codec import cut
 from ..core.errors import HarnessError
 from ..harness.episode import Episode
+from .inline_state import Kept
 from .failures import CandidateExited, CandidateFailure, CandidateRaised, MemoryLimit, TimeLimit
 
 SESSION = "LOOPKIT_SANDBOX_SESSION"  # JSON (`Session.encode`): this process is the sandbox, with these limits
@@ -39,9 +40,23 @@ class Session:
     memory_mb: int  # what the process may add to its address space (RLIMIT_AS), reported on a MemoryError
     run_seconds: float | None = None  # a cap on each run's own time limit (None: each run's limit as given)
     runs_fd: int | None = None  # a pipe that gets one byte per run made here: the session counts a test's runs
+    std_fds: list[int] | None = None  # duplicates of fds 0 to 2, made as the session started: put back after a run
+    fork_per_run: bool = False  # a test judged again the way plain pytest runs it: a fork per run, these limits
 
     def encode(self) -> str:
-        return json.dumps({"memory_mb": self.memory_mb, "run_seconds": self.run_seconds, "runs_fd": self.runs_fd})
+        return json.dumps({"memory_mb": self.memory_mb, "run_seconds": self.run_seconds, "runs_fd": self.runs_fd,
+                           "std_fds": self.std_fds, "fork_per_run": self.fork_per_run})
+
+    @classmethod
+    def decode(cls, text: str) -> "Session":
+        data = json.loads(text)
+        fds = data.get("std_fds")
+        return cls(int(data["memory_mb"]), data.get("run_seconds"), data.get("runs_fd"),
+                   [int(fd) for fd in fds] if isinstance(fds, list) and len(fds) == 3 else None,
+                   bool(data.get("fork_per_run")))
+
+    def forking(self) -> "Session":
+        return replace(self, fork_per_run=True, runs_fd=None)
 
     def count_run(self) -> None:
         if self.runs_fd is None:
@@ -59,8 +74,7 @@ def session() -> Session | None:
     text = os.environ.get(SESSION)
     if not text or threading.current_thread() is not threading.main_thread():
         return None
-    data = json.loads(text)
-    return Session(int(data["memory_mb"]), data.get("run_seconds"), data.get("runs_fd"))
+    return Session.decode(text)
 
 
 class Overtime(BaseException):
@@ -72,13 +86,25 @@ class InlineReport:
     result: Any = None
     error: BaseException | None = None
     probe: Any = None
+    output: str = ""  # what the loop printed to sys.stdout and sys.stderr: the first 64 KB
+    output_bytes: int = 0
 
 
 def run_inline(loop: Callable[..., Any], episode: Episode, max_steps: int, seconds: float, memory_mb: int,
-               probe: Callable[[Any], Any] | None = None) -> InlineReport:
+               probe: Callable[[Any], Any] | None = None, std_fds: list[int] | None = None) -> InlineReport:
     """`loop(episode, max_steps=...)` here, stopped at `seconds` of wall clock; never raises for what it does.
+    What it prints is kept as the fork sandbox keeps it, and what it changes in the process is put back
+    (reference/runs/inline_state.py). From a thread other than the main one (which signals never reach) it
+    runs without the alarm."""
+    kept = Kept(std_fds)
+    with kept as book:
+        report = _alarmed(loop, episode, max_steps, seconds, memory_mb, probe)
+    report.output, report.output_bytes = book.text(), book.total
+    return report
 
-    From a thread other than the main one (which signals never reach) it runs without the alarm."""
+
+def _alarmed(loop: Callable[..., Any], episode: Episode, max_steps: int, seconds: float, memory_mb: int,
+             probe: Callable[[Any], Any] | None) -> InlineReport:
     report = InlineReport()
     running = [True]  # the alarm raises only while the loop (or the probe) runs, never into the code after it
     fired = [False]

@@ -215,11 +215,15 @@ def _child(loop: Any, episode: Episode, channel: Channel, parents: tuple[Channel
 
 
 def _returned(value: Any) -> str:
+    return f"{type(value).__name__} ({safe_repr(value)[:80]})"
+
+
+def safe_repr(value: Any) -> str:
+    """repr(value), or "?" when its __repr__ raises (anything: a KeyboardInterrupt there must not end the grader)."""
     try:
-        text = repr(value)
-    except Exception:
-        text = "?"
-    return f"{type(value).__name__} ({text[:80]})"
+        return repr(value)
+    except BaseException:
+        return "?"
 
 
 def load_loop(spec: str | Path) -> Callable[..., Any]:

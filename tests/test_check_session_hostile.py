@@ -1,0 +1,160 @@
+"""`loopkit check` against plausible and hostile learner code that once broke its report (docs/grading.md,
+"`loopkit check`"): floods of output, leaked threads, process-wide state changed by a run, its own machinery
+broken, bad limits in the environment, crafted explanations, processes that leave the session's group.
+
+Small limits throughout: the session ends within a few seconds whatever the code does.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from reference.cli.check_reporter import EXPLANATION_KEPT, tidy, verdict
+from reference.cli.check_session import CheckLimits, LimitsRefused
+from reference.cli.exercise_tests import run_tests
+from reference.cli.main import main
+from reference.lessons import lesson_for
+from reference.runs.grading import run_candidate
+from reference.runs.inline import SESSION, Session
+
+ROOT = Path(__file__).resolve().parent.parent
+LIMITS = CheckLimits(seconds=8, memory_mb=512, run_seconds=1)
+SOLVED = (ROOT / "solutions" / "ex01_react_loop.py").read_text(encoding="utf-8").replace("def react_loop(",
+                                                                                         "def _solved(")
+
+
+def every_run(tmp_path: Path, name: str, before: str = "", after: str = "") -> Path:
+    """The ex01 solution, doing something at the start and the end of every call."""
+    path = tmp_path / f"{name}.py"
+    body = textwrap.indent(textwrap.dedent(before), "    ")
+    tail = textwrap.indent(textwrap.dedent(after), "    ")
+    path.write_text(f"{SOLVED}\n\nimport os, sys, threading, warnings\n\n\ndef react_loop(episode, max_steps=8):\n"
+                    f"{body}\n    result = _solved(episode, max_steps)\n{tail}\n    return result\n", encoding="utf-8")
+    return path
+
+
+def one_per_test(run) -> None:
+    tests = [o.test for o in run.outcomes]
+    assert len(tests) == len(set(tests)) == 15, tests
+
+
+def test_a_loop_that_prints_megabytes_per_run_passes_as_under_pytest(tmp_path):
+    """Its output is kept as the fork sandbox keeps it (64 KB a run), never piled up in pytest's capture."""
+    path = every_run(tmp_path, "prints", 'print("x" * 3_000_000)\nos.write(2, b"y" * 1_000_000)')
+    run = run_tests(lesson_for("ex01"), str(path), limits=CheckLimits(seconds=20, memory_mb=256, run_seconds=2))
+    one_per_test(run)
+    assert not run.failed and run.exit_code == 0 and not run.output, run
+
+
+def test_a_loop_that_closes_stdout_fails_once_per_test_and_the_totals_count_tests(tmp_path):
+    path = every_run(tmp_path, "closes", after="sys.stdout.close()\nsys.stderr.close()")
+    run = run_tests(lesson_for("ex01"), str(path), limits=LIMITS)
+    one_per_test(run)
+    assert not run.output and not run.stopped, run  # no raw pytest output, no stray "exit code" line
+
+
+def test_a_failed_teardown_after_a_passing_call_is_one_failure_that_says_so():
+    def report(when, ok, text=""):
+        return SimpleNamespace(when=when, failed=not ok, passed=ok, longrepr=text)
+
+    passed, why = verdict([report("setup", True), report("call", True), report("teardown", False, "boom")],
+                          lambda r: r.longrepr)
+    assert not passed and why.startswith("boom") and "teardown, after the test itself passed" in why
+    assert verdict([report("setup", False, "no fixture")], lambda r: r.longrepr)[1].endswith(
+        "(this failed in the test's setup, before the test itself ran)")
+    assert verdict([report("setup", True), report("call", True), report("teardown", True)], str) == (True, "")
+
+
+def test_a_thread_left_running_by_every_run_does_not_exhaust_the_session(tmp_path):
+    """A forgotten threading.Timer per run: plain pytest forks each run, so the threads die with it; the session
+    keeps them all, at 1 MB of stack and no malloc arena of their own each."""
+    path = every_run(tmp_path, "timers", "threading.Timer(30.0, lambda: None).start()")
+    run = run_tests(lesson_for("ex01"), str(path), limits=CheckLimits(seconds=10, memory_mb=512, run_seconds=1))
+    one_per_test(run)
+    assert not run.failed, run.failed
+
+
+def test_process_wide_state_a_run_changes_is_put_back_before_the_next_test(tmp_path):
+    """What the fork sandbox throws away with the run's process: the recursion limit, warnings filters, the
+    streams, fds 0 to 2, signal handlers, the working directory."""
+    path = every_run(tmp_path, "state", after="""\
+        sys.setrecursionlimit(100)
+        warnings.simplefilter("error")
+        os.chdir("/")
+        import signal
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        sys.stdin = sys.stdout = None
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.close(null)
+        os.close(0)
+    """)
+    run = run_tests(lesson_for("ex01"), str(path), limits=LIMITS)
+    one_per_test(run)
+    # that test calls the loop itself, in pytest's process, twice: plain pytest fails it too (RecursionError)
+    assert [o.function for o in run.failed] == ["test_two_runs_in_one_process_share_nothing"], run.failed
+
+
+def test_a_loop_that_breaks_the_checks_own_pipe_is_told_so_not_os_exit(tmp_path):
+    path = every_run(tmp_path, "closerange", "os.closerange(3, 1024)")
+    run = run_tests(lesson_for("ex01"), str(path), limits=LIMITS)
+    assert run.failed and "broke something the check needs" in run.failed[0].explanation, run.failed
+    assert "os._exit(70)" not in run.failed[0].explanation
+
+
+@pytest.mark.parametrize("name, value", [
+    ("LOOPKIT_CHECK_SECONDS", ""), ("LOOPKIT_CHECK_SECONDS", "abc"), ("LOOPKIT_CHECK_SECONDS", "1e9"),
+    ("LOOPKIT_CHECK_SECONDS", "inf"), ("LOOPKIT_CHECK_SECONDS", "nan"), ("LOOPKIT_CHECK_SECONDS", "0"),
+    ("LOOPKIT_CHECK_SECONDS", "-1"), ("LOOPKIT_CHECK_MEMORY_MB", "abc"), ("LOOPKIT_CHECK_MEMORY_MB", "1.5"),
+    ("LOOPKIT_CHECK_MEMORY_MB", "0"), ("LOOPKIT_CHECK_RUN_SECONDS", "abc"), ("LOOPKIT_CHECK_RUN_SECONDS", "-5"),
+])
+def test_a_bad_limit_in_the_environment_is_refused_in_one_line(name, value, monkeypatch, capsys):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(LimitsRefused, match=name):
+        CheckLimits.from_env()
+    assert main(["check", "ex01"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and name in err and repr(value) in err and "Traceback" not in err, err
+
+
+def test_explanations_are_capped_and_their_control_characters_escaped():
+    assert tidy("a\x1b[31mred\rPASS\u2028x\ny") == "a\\x1b[31mred\\rPASS\\u2028x\ny"
+    long = tidy("x" * (EXPLANATION_KEPT + 5000))
+    assert len(long) < EXPLANATION_KEPT + 40 and long.endswith("… 5,000 more characters")
+
+
+def test_a_test_judged_again_with_a_fork_per_run_keeps_the_sessions_limits(monkeypatch):
+    """The memory figure in the explanation is the session's (LOOPKIT_CHECK_MEMORY_MB), not the sandbox default."""
+    monkeypatch.setenv(SESSION, Session(300, 0.5, fork_per_run=True).encode())
+
+    def hog(episode, max_steps=8):
+        return [bytearray(100 * 1024 ** 2) for _ in range(100)]
+
+    attempt = run_candidate(hog, "happy-path")
+    assert "300 MB" in attempt.story(), attempt.story()
+
+
+def test_processes_that_leave_the_process_group_are_stopped_by_the_subreaper():
+    """Run in a process of its own: the subreaper is for the `loopkit check` command, never for this one."""
+    code = textwrap.dedent("""\
+        import os, time
+        from reference.cli.orphans import become_subreaper, children, stop_orphans, wait_for
+        if not become_subreaper():
+            print("skip"); raise SystemExit
+        pid = os.fork()
+        if pid == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.execvp("sleep", ["sleep", "1717"])
+            os._exit(0)
+        wait_for({pid})
+        print(stop_orphans(set()), children())
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, cwd=ROOT)
+    assert done.stdout.strip() in ("skip", "1 set()"), done.stdout + done.stderr
