@@ -131,7 +131,7 @@ def test_explanations_are_capped_and_their_control_characters_escaped():
 
 def test_a_test_judged_again_with_a_fork_per_run_keeps_the_sessions_limits(monkeypatch):
     """The memory figure in the explanation is the session's (LOOPKIT_CHECK_MEMORY_MB), not the sandbox default."""
-    monkeypatch.setenv(SESSION, Session(300, 0.5, fork_per_run=True).encode())
+    monkeypatch.setenv(SESSION, Session(300, 5.0, fork_per_run=True).encode())
 
     def hog(episode, max_steps=8):
         return [bytearray(100 * 1024 ** 2) for _ in range(100)]
