@@ -25,9 +25,8 @@ from typing import Any, Callable
 
 from ..runs.inline import SESSION, Session
 from .check_reporter import Reporter, writer
-from ..runs.process import Child, Limits, contain, widen
+from ..runs.process import OUTPUT_KEPT, Child, Limits, contain, killed_by, read_kept, widen
 
-OUTPUT_KEPT = 64 * 1024  # of what pytest printed (shown only when it could not run the tests)
 ENV_SECONDS, ENV_MEMORY, ENV_RUN = "LOOPKIT_CHECK_SECONDS", "LOOPKIT_CHECK_MEMORY_MB", "LOOPKIT_CHECK_RUN_SECONDS"
 
 
@@ -239,13 +238,7 @@ def _read(fd: int, into: bytearray | None, wait: bool = True) -> bytes:
             selector.register(fd, selectors.EVENT_READ)
             if not selector.select(0):
                 return b""
-    try:
-        chunk = os.read(fd, 1 << 20)
-    except OSError:
-        return b""
-    if into is not None and len(into) < OUTPUT_KEPT:
-        into += chunk[:OUTPUT_KEPT - len(into)]
-    return chunk
+    return read_kept(fd, into)
 
 
 def few_arenas() -> None:
@@ -271,13 +264,9 @@ def ended(exitcode: int | None, limits: CheckLimits) -> str:
     if exitcode >= 0:
         return (f"the checking process ended while this test ran (exit code {exitcode}): your code called "
                 f"os._exit({exitcode}), or broke something the check needs (closed its files, replaced print or json)")
-    number = -exitcode
-    if number == getattr(signal, "SIGXCPU", None):
+    if -exitcode == getattr(signal, "SIGXCPU", None):
         return f"the checking process used more than {int(limits.seconds) + 2} s of CPU and was stopped"
-    name = signal.Signals(number).name if number in signal.valid_signals() else str(number)
-    if number == signal.SIGSEGV:
-        return f"the checking process crashed (signal {name}: a stack overflow from deep recursion?)"
-    if number == signal.SIGKILL:
-        return (f"the checking process was killed by signal {name} (out of memory? the check's limit is "
+    if -exitcode == signal.SIGKILL:
+        return (f"the checking process was killed by signal SIGKILL (out of memory? the check's limit is "
                 f"{limits.memory_mb:,} MB)")
-    return f"the checking process was killed by signal {name}"
+    return f"the checking process was killed by signal {killed_by(exitcode)}"

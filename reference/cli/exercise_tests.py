@@ -100,7 +100,8 @@ def test_run(log: SessionLog, limits: CheckLimits) -> TestRun:
 
 
 def _once(outcomes: list[Outcome]) -> list[Outcome]:
-    """One outcome per test, in the order first reported: a failure wins over a pass."""
+    """One outcome per test, in the order first reported: a failure wins over a pass. The reporter sends one per
+    test; a second can only be a line the learner's code wrote into the pipe."""
     first: dict[str, Outcome] = {}
     for outcome in outcomes:
         if outcome.test not in first or (first[outcome.test].passed and not outcome.passed):

@@ -4,8 +4,9 @@ The grader (reference/runs/grading.py) reports these instead of dying with the c
 """
 from __future__ import annotations
 
-import signal
 from typing import Any
+
+from .process import killed_by
 
 
 class CandidateFailure(Exception):
@@ -33,9 +34,7 @@ class ProcessDied(CandidateFailure):
     def __init__(self, exitcode: int | None):
         self.exitcode = exitcode
         if exitcode is not None and exitcode < 0:
-            name = signal.Signals(-exitcode).name if -exitcode in signal.valid_signals() else str(-exitcode)
-            crash = " (a crash: a stack overflow from deep recursion?)" if -exitcode == signal.SIGSEGV else ""
-            self.story = f"your loop's process was killed by signal {name}{crash}"
+            self.story = f"your loop's process was killed by signal {killed_by(exitcode)}"
         else:
             self.story = f"your loop's process ended abruptly with exit code {exitcode} (os._exit?)"
 

@@ -19,7 +19,8 @@ import sys
 import warnings
 from typing import Any
 
-OUTPUT_KEPT = 64 * 1024  # as reference/runs/sandbox.py keeps of a forked run's output
+from .process import OUTPUT_KEPT  # what the fork sandbox keeps of a run's output
+
 SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM") if hasattr(signal, name))
 STD_FDS = (0, 1, 2)
 

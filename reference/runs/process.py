@@ -23,6 +23,27 @@ except ImportError:  # pragma: no cover - Windows has no fork either
     fcntl = None  # type: ignore[assignment]
 
 
+OUTPUT_KEPT = 64 * 1024  # of what a run or a session prints, this much is kept and shown; the rest is counted
+
+
+def read_kept(fd: int, kept: bytearray | None) -> bytes:
+    """One read of a child's pipe (b"" at its end, or if it broke); `kept` gets what fits in its first OUTPUT_KEPT bytes."""
+    try:
+        chunk = os.read(fd, 1 << 20)
+    except OSError:
+        return b""
+    if kept is not None and len(kept) < OUTPUT_KEPT:
+        kept += chunk[:OUTPUT_KEPT - len(kept)]
+    return chunk
+
+
+def killed_by(exitcode: int) -> str:
+    """A negative exit code (the signal that ended a process) in words: "SIGKILL", or "SIGSEGV, a crash (...)"."""
+    number = -exitcode
+    name = signal.Signals(number).name if number in signal.valid_signals() else str(number)
+    return f"{name}, a crash (a stack overflow from deep recursion?)" if number == signal.SIGSEGV else name
+
+
 @dataclass
 class Limits:
     seconds: float = 5.0  # wall clock, from the fork to the loop's result

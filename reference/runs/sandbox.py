@@ -30,9 +30,8 @@ from ..harness.episode import Episode
 from ..harness.episode_server import EpisodeServer, claim_from, encode_claim
 from ..harness.remote import RemoteEpisode
 from .failures import BrokenChannel, CandidateExited, CandidateRaised, MemoryLimit, ProcessDied, TimeLimit
-from .process import Child, Limits, contain, widen
+from .process import OUTPUT_KEPT, Child, Limits, contain, read_kept, widen
 
-OUTPUT_KEPT = 64 * 1024  # of what the loop prints, this much is kept and shown; the rest is counted
 LOOP_NAMES = ("loop", "react_loop")  # the function a candidate file must define (or name it: file.py::fn)
 
 
@@ -168,13 +167,8 @@ def _final(message: dict[str, Any], report: ChildReport, server: EpisodeServer) 
 
 
 def _drain(fd: int, output: bytearray, report: ChildReport) -> bool:
-    try:
-        chunk = os.read(fd, 1 << 20)
-    except OSError:
-        return False
+    chunk = read_kept(fd, output)
     report.output_bytes += len(chunk)
-    if len(output) < OUTPUT_KEPT:
-        output += chunk[:OUTPUT_KEPT - len(output)]
     return bool(chunk)
 
 

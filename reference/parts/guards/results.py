@@ -23,7 +23,6 @@ A key is metadata when (normalised: camelCase and dashes to snake_case, lower ca
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from json.encoder import encode_basestring
 from typing import Any, Iterable, Optional
@@ -42,10 +41,10 @@ _TIME_SHAPED = re.compile(r"^(\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(:\d{2}(\.\d+)
                           re.IGNORECASE)
 _EPOCH_MIN = 10**8  # seconds since 1970 past 1973; milliseconds are bigger still
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-# json.dumps(x, sort_keys=True, ensure_ascii=False), for a canonical tree just built (reference/core/jsontext.py),
-# and json.dumps(x, ensure_ascii=False), the encoder made once. Immutable: safe to share between threads.
+# json.dumps(x, sort_keys=True, ensure_ascii=False) and json.dumps(x, ensure_ascii=False), for a canonical tree
+# just built, the encoder made once (reference/core/jsontext.py). Immutable: safe to share between threads.
 _sorted_json = jsontext.dumps(ensure_ascii=False, sort_keys=True)
-_PLAIN_JSON = json.JSONEncoder(ensure_ascii=False)
+_plain_json = jsontext.dumps(ensure_ascii=False)
 
 Declared = frozenset  # the metadata keys a tool declares
 
@@ -148,7 +147,7 @@ def _leaf_text(value: Any) -> str:
         return encode_basestring(clean_text(value))  # what json.dumps does with a string, ensure_ascii off
     if kind is int:
         return int.__repr__(value)  # and with an int
-    return _PLAIN_JSON.encode(canonical_data(value))
+    return _plain_json(canonical_data(value))
 
 
 def is_empty(payload: Any) -> bool:
