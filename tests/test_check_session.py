@@ -154,7 +154,7 @@ def test_a_hostile_loop_gets_a_clear_report_and_the_finished_outcomes_are_kept(n
     started = time.monotonic()
     run = run_tests(lesson, str(hostile_file(tmp_path, name)), limits=LIMITS)
     took = time.monotonic() - started
-    # The promise is the limit plus about 1 s (measured in docs/grading.md); the bound here is looser, so that a
+    # The promise is the limit plus about 1 s (measured: docs/grading.md); the bound here is looser, so that a
     # loaded machine cannot fail it, and still far below what a hang would take.
     assert took < LIMITS.seconds + 5, f"{name}: the check took {took:.1f} s (its limit: {LIMITS.seconds:g} s)"
     failed = [o.function for o in run.failed]
