@@ -14,6 +14,7 @@ from itertools import count
 from ..core.messages import ToolCall
 from ..harness.episode import Episode
 from ..serve.app import ServeApp
+from ..serve.scenario_model import ScenarioModel
 
 TOOL_PATH = "/loopkit/tool"
 
@@ -25,6 +26,9 @@ class BenchApp(ServeApp):
         self.tool_lock = threading.Lock()  # frameworks may run tool calls in parallel threads
         self.ids = count(1)
         self.results: list[tuple[str, bool, str]] = []  # (tool, ok, result text) per tool call
+        for server in self.servers.values():  # the model tells the tools' own output from an intervention
+            if isinstance(getattr(server, "model", None), ScenarioModel):
+                server.model.outputs = self.episode.tools.outputs
 
     def respond(self, method: str, path: str, headers: dict[str, str],
                 content: bytes) -> tuple[int, dict[str, str], bytes]:

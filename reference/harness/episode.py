@@ -60,6 +60,8 @@ class Episode:
         inner = model if model is not None else ScriptedModel(scenario.model, clock, seed=seed, label=scenario.name)
         specs = [ToolSpec(t.name, t.description, t.parameters) for t in scenario.tools]
         toolbox = Toolbox({t.name: FakeTool(t, clock) for t in scenario.tools}, specs, clock, ledger)
+        if isinstance(inner, ScriptedModel):
+            inner.outputs = toolbox.outputs  # a cooperative model reads what the tools really returned
         return cls(scenario, clock, ledger, MeteredModel(inner, ledger), toolbox)
 
     @property

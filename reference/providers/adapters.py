@@ -153,4 +153,5 @@ def sdk_episode(scenario: Scenario, wire: str, *, seed: int | None = None,
     server = ScriptedServer(scripted)
     episode = Episode.from_scenario(scenario, seed=seed, model=sdk_model(wire, server), trace=trace)
     scripted.clock = episode.clock  # one clock: the model's latency shows in the run's time
+    scripted.outputs = episode.tools.outputs  # and one set of books of what the tools returned
     return episode, server

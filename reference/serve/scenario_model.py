@@ -34,6 +34,7 @@ from ..core.model import Turn
 from ..sim.clock import SimClock
 from ..sim.scenario.schema import Scenario
 from ..sim.scenario.schema_script import ModelDef, StepDef
+from ..sim.books import ToolOutputs
 from ..sim.scripted import ScriptedModel
 
 
@@ -45,12 +46,14 @@ class ScenarioModel:
         self.spec = scenario.model.model_copy(update={"wire": wire})  # call ids in the wire's own style
         self.seed = seed
         self.clock = SimClock.at(scenario.clock)  # the `created` time of every answer: the scenario's start
+        self.outputs: ToolOutputs | None = None  # books of what the tools returned, where this process runs them
         self.attempt = threading.local()  # `.retries`: which retry of its request this one is (set per request);
         # `.usage`: the usage of the answer this thread gave last (the books count it, streamed or not)
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
                  tool_choice: str = "auto") -> Turn:
-        model = ScriptedModel(self.spec, SimClock.at(self.scenario.clock), seed=self.seed, label=self.scenario.name)
+        model = ScriptedModel(self.spec, SimClock.at(self.scenario.clock), seed=self.seed, label=self.scenario.name,
+                              outputs=self.outputs)
         for end, message in enumerate(messages):
             if isinstance(message, AssistantMessage):  # the turn that answered messages[:end], played again
                 for _ in range(len(model.plan) + 1):  # the faults met on its way were retried

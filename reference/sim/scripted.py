@@ -22,11 +22,13 @@ import json
 import random
 import re
 import string
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from ..core.errors import ProviderError, ProviderTimeout, ScriptExhausted
 from . import tokens
+from .books import ToolOutputs, call_key
 from .clock import SimClock
 from ..core.messages import AssistantMessage, Message, ToolCall, ToolMessage, ToolSpec
 from ..core.model import Turn, Usage
@@ -60,6 +62,7 @@ class ScriptedModel:
     seed: int | None = None
     label: str = "scenario"
     requests: list[Request] = field(default_factory=list)
+    outputs: ToolOutputs | None = None  # the run's books of tool outputs (the episode's toolbox fills them)
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.spec.seed if self.seed is None else self.seed)
@@ -72,6 +75,9 @@ class ScriptedModel:
         self.fired: list[int] = []  # which reactions fired, by index in the scenario
         self.failed: list[StepDef] = []  # the scripted provider failures played so far
         self.last_calls: tuple[ToolCall, ...] = ()
+        self._answered = Counter()  # results received per tool and arguments (sim/books.py), over the conversation
+        self._call_keys: dict[str, str] = {}  # call id -> tool and arguments, for the calls we made
+        self._read = 0  # messages of the conversation counted so far
         self._wire: WireBuilder | None = None  # this conversation's requests, built and checked incrementally
         # drawn once, and only when asked for, so that runs without the policy keep their random sequence
         self.stuck = bool(self.spec.policy.stuck) and self.rng.random() < self.spec.policy.stuck
@@ -145,8 +151,9 @@ class ScriptedModel:
     def _react(self, messages: Sequence[Message]) -> None:
         """Look at the results that answered our previous turn; a matching reaction replaces the plan."""
         results = _latest_results(messages)
+        received = self._count_results(messages)
         for index, reaction in list(self.reactions):
-            if any(_matches(reaction, r) for r in results):
+            if any(_matches(reaction, r, self._own(r, received)) for r in results):
                 self.fired.append(index)
                 self.reactions.remove((index, reaction))
                 self.plan = [s for s in reaction.then for _ in range(s.repeat)]
@@ -155,6 +162,28 @@ class ScriptedModel:
                 self.cycle_position = 0
                 self.last_calls = ()
                 return
+
+    def _count_results(self, messages: Sequence[Message]) -> dict[str, int]:
+        """Which result, counted per tool and arguments, each tool message is (only new messages are read)."""
+        if self._read > len(messages):  # another conversation: count it from the start
+            self._answered, self._call_keys, self._read = Counter(), {}, 0
+        nth: dict[str, int] = {}
+        for m in messages[self._read:]:
+            if isinstance(m, AssistantMessage):
+                self._call_keys.update((c.id, call_key(c.name, c.arguments)) for c in m.tool_calls)
+            elif isinstance(m, ToolMessage) and m.call_id in self._call_keys:
+                key = self._call_keys[m.call_id]
+                self._answered[key] += 1
+                nth[m.call_id] = self._answered[key]
+        self._read = len(messages)
+        return nth
+
+    def _own(self, result: ToolMessage, nth: dict[str, int]) -> bool | None:
+        """Is this result the tool's own output (sim/books.py)? None: the model has no books to tell."""
+        if self.outputs is None:
+            return None
+        key = self._call_keys.get(result.call_id)
+        return key is not None and self.outputs.is_own_output(key, result.content, nth.get(result.call_id, 1))
 
     def _answer_without_tools(self, messages: Sequence[Message]) -> str:
         """Asked to answer without tools, the model writes from what the tool results say."""
@@ -200,8 +229,10 @@ def _latest_results(messages: Sequence[Message]) -> list[ToolMessage]:
     return results[::-1]
 
 
-def _matches(reaction: ReactionDef, result: ToolMessage) -> bool:
+def _matches(reaction: ReactionDef, result: ToolMessage, own: bool | None) -> bool:
     when = reaction.when
+    if when.not_from_tool is not None and (own is None or own == when.not_from_tool):
+        return False  # no books (a model without its scenario's tools) tell nothing
     if when.is_error is not None and result.is_error != when.is_error:
         return False
     text = result.content.casefold() if when.ignore_case else result.content

@@ -18,6 +18,7 @@ from typing import Any, Callable, Protocol, Sequence
 from .clock import SimClock
 from ..core.messages import ToolCall, ToolMessage, ToolSpec
 from ..core.toolresult import error_body, to_json, tool_error
+from .books import ToolOutputs
 from .scenario.schema_tools import MAX_RESULT_CHARS, RuleDef, ToolDef
 
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -184,6 +185,7 @@ class Toolbox:
     clock: SimClock
     ledger: "ToolRecorder"
     descriptions: dict[str, str] = field(default_factory=dict)
+    outputs: ToolOutputs = field(default_factory=ToolOutputs)  # what each call really returned (sim/books.py)
 
     @property
     def names(self) -> list[str]:
@@ -198,6 +200,8 @@ class Toolbox:
             self.ledger.record_tool(call_id, name, args, None, exc, started, self.clock.elapsed)
             raise
         self.ledger.record_tool(call_id, name, args, outcome, None, started, self.clock.elapsed)
+        if isinstance(outcome, ToolOutcome):
+            self.outputs.record(name, args, outcome.to_content())
         return outcome
 
     def execute(self, call: ToolCall) -> ToolMessage:

@@ -68,8 +68,12 @@ class StepDef(Strict):
 class WhenDef(Strict):
     """Matches a tool result that answered the model's previous turn. Every condition given must hold;
     `contains` is a text or a list of texts (any of them), `matches` a regular expression searched in
-    the result's text; `ignore_case` applies to both."""
+    the result's text; `ignore_case` applies to both. `not_from_tool: true` holds when what the model
+    received for a call is not what the tool returned for it (withheld, replaced or added to), decided from
+    the run's books, whatever the words (reference/sim/books.py): the way to script a model that listens
+    to an intervention."""
 
+    not_from_tool: Optional[bool] = None
     error_type: Optional[Union[str, list[str]]] = None
     contains: Optional[Union[str, list[str]]] = None
     matches: Optional[str] = None
@@ -78,8 +82,9 @@ class WhenDef(Strict):
 
     @model_validator(mode="after")
     def _some(self) -> "WhenDef":
-        if self.error_type is None and self.contains is None and self.matches is None and self.is_error is None:
-            raise ValueError("give at least one of 'error_type', 'contains', 'matches', 'is_error'")
+        if (self.error_type is None and self.contains is None and self.matches is None and self.is_error is None
+                and self.not_from_tool is None):
+            raise ValueError("give at least one of 'not_from_tool', 'error_type', 'contains', 'matches', 'is_error'")
         if self.matches is not None:
             check_regex(self.matches, "matches")
         return self
