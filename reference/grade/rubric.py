@@ -131,15 +131,18 @@ ERROR_SCENARIOS = ("exception-secret", "flaky-timeout", "bad-date-format")
 
 
 def errors_stay_inside(by: dict[str, list[Outcome]]) -> Shown:
-    """The error scenarios meet their expectations; no run lets an exception out or a trace or secret in."""
-    named = _runs(by, *ERROR_SCENARIOS)
-
-    def ok(o: Outcome) -> bool:
-        leaked = any(STACK_TRACE.search(t) or SECRET.search(t) for t in o.read)
-        return not o.escaped and not leaked and (o.passed if o.scenario in ERROR_SCENARIOS else True)
-    return _share(named + [o for o in _all(by) if o.escaped and o.scenario not in ERROR_SCENARIOS], ok,
-                  "no stack trace or secret reaches the model; the timeout is retried in code and the bad "
-                  "argument is not")
+    """Half for keeping every failure inside (no exception out, no trace or secret in), on every run; half for
+    handling them as the error scenarios ask (the timeout retried in code, the bad argument not)."""
+    runs, named = _all(by), _runs(by, *ERROR_SCENARIOS)
+    if not named:
+        return None
+    inside = [o for o in runs if not o.escaped and not any(STACK_TRACE.search(t) or SECRET.search(t) for t in o.read)]
+    handled = [o for o in named if o.passed and not o.escaped]
+    share = (len(inside) / len(runs) + len(handled) / len(named)) / 2
+    first = next((o for o in runs if o not in inside), None) or next((o for o in named if o not in handled), None)
+    evidence = (f"{len(inside)} of {len(runs)} runs keep failures inside; {len(handled)} of {len(named)} error "
+                "scenarios handled as they ask" + (f" (`{first.scenario}`: {first.story})" if first else ""))
+    return share, evidence
 
 
 def degraded_result(by: dict[str, list[Outcome]]) -> Shown:
