@@ -131,12 +131,13 @@ ERROR_SCENARIOS = ("exception-secret", "flaky-timeout", "bad-date-format")
 
 
 def errors_stay_inside(by: dict[str, list[Outcome]]) -> Shown:
-    """Half for keeping every failure inside (no exception out, no trace or secret in), on every run; half for
+    """Half for keeping every failure inside (the run ends, no exception out, no trace or secret in); half for
     handling them as the error scenarios ask (the timeout retried in code, the bad argument not)."""
     runs, named = _all(by), _runs(by, *ERROR_SCENARIOS)
     if not named:
         return None
-    inside = [o for o in runs if not o.escaped and not any(STACK_TRACE.search(t) or SECRET.search(t) for t in o.read)]
+    inside = [o for o in runs if o.error is None and not o.escaped  # a run that ended: a crash shows nothing
+              and not any(STACK_TRACE.search(t) or SECRET.search(t) for t in o.read)]
     handled = [o for o in named if o.passed and not o.escaped]
     share = (len(inside) / len(runs) + len(handled) / len(named)) / 2
     first = next((o for o in runs if o not in inside), None) or next((o for o in named if o not in handled), None)
