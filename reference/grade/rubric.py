@@ -100,15 +100,23 @@ def three_kinds_of_exit(by: dict[str, list[Outcome]]) -> Shown:
     return share, f"the failure scenarios end with: {', '.join(reasons)}"
 
 
+RESOURCE_STOPS = ("token_budget", "cost_budget", "time_budget")
+
+
 def budgets_beside_steps(by: dict[str, list[Outcome]]) -> Shown:
-    return _share(_runs(by, "token-blowup", "cost-blowup"), lambda o: o.passed,
-                  "the growing-context scenarios stop inside their token and cost bounds")
+    """A budget, not the step cap, stops the growing-context scenarios, inside their token and cost bounds."""
+    return _share(_runs(by, "token-blowup", "cost-blowup"),
+                  lambda o: o.stop_reason in RESOURCE_STOPS and o.checks.get("tokens", True)
+                  and o.checks.get("cost_usd", True),
+                  "the growing-context scenarios stop on a budget, inside their token and cost bounds")
 
 
 def _caught_in_time(o: Outcome) -> bool:
-    if o.scenario == "repeat-exact":  # stubborn: stopped within two requests of its first repeat
-        return o.passed and (o.first_repeat is None or o.model_calls <= o.first_repeat + 2)
-    return o.passed
+    """A stubborn repeat stopped by a guard within two requests of its first repeat; a cooperative or a
+    disguised one answered after the intervention."""
+    if o.scenario == "repeat-exact":
+        return stop_kind(o) in GUARD_KINDS and (o.first_repeat is None or o.model_calls <= o.first_repeat + 2)
+    return o.completed
 
 
 def fingerprint_then_intervene(by: dict[str, list[Outcome]]) -> Shown:
