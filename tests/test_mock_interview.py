@@ -26,10 +26,10 @@ def test_the_follow_ups_come_one_at_a_time_and_end():
 
 def test_ticks_add_only_what_the_runs_could_not_show(naive):
     interview = MockInterview(load_bank())
-    assert interview.score(naive, set())[0] == naive.total == 60
+    assert interview.score(naive, set())[0] == naive.total and abs(naive.total - load_bank().scale.pass_line) <= 5
     # a contradicted item stays at 0 when ticked; the two asked bonus items add 5 each
-    total, lines = interview.score(naive, {"errors_stay_inside", "stop_reason_health", "native_function_calling"})
-    assert total == 70 and any("contradicted by a run" in line for line in lines)
+    total, lines = interview.score(naive, {"budgets_beside_steps", "stop_reason_health", "native_function_calling"})
+    assert total == naive.total + 10 and any("contradicted by a run" in line for line in lines)
 
 
 def test_the_widgets_reveal_and_rescore(naive):
@@ -42,7 +42,7 @@ def test_the_widgets_reveal_and_rescore(naive):
     ui.answer_button.click()
     assert "A strong answer" in ui.question.value
     ui.ticks["stop_reason_health"].value = True
-    assert "<b>65</b>" in ui.total.value
+    assert f"<b>{naive.total + 5}</b>" in ui.total.value
     for _ in range(5):
         ui.next_button.click()
     assert ui.next_button.disabled

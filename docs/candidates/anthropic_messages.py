@@ -2,6 +2,8 @@
 
 The grader hands in `client` (an `anthropic.Anthropic` served by the scripted model), `run_tool(name,
 args) -> str` and `tools` in Messages form. Grade it: `loopkit grade docs/candidates/anthropic_messages.py`.
+
+Expert score: 60. Why: the bare loop: the pass line.
 """
 import json
 

@@ -4,6 +4,8 @@ The episode gives the first messages, the model (`episode.model.complete(message
 the tools (`episode.tools.execute(call)` -> ToolMessage, never raises; `episode.tools.invoke(name, args)`
 raises as real tools do). Return `episode.finish(stop_reason, messages, answer=..., degraded=...)`.
 Grade it: `loopkit grade docs/candidates/kit_api.py`.
+
+Expert score: 60. Why: the bare loop: the pass line.
 """
 from reference import StopReason
 

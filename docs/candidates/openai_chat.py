@@ -3,6 +3,8 @@
 The grader hands in `client`, an `openai.OpenAI` whose requests go to the scripted model (any model
 name will do), `run_tool(name, args) -> str` (raises when the tool fails) and `tools` in Chat
 Completions form. Grade it: `loopkit grade docs/candidates/openai_chat.py`.
+
+Expert score: 60. Why: the bare loop: the pass line.
 """
 import json
 

@@ -3,6 +3,8 @@
 The grader hands in `client` (an `openai.OpenAI` served by the scripted model), `run_tool(name, args)
 -> str` and `tools` in Responses form. The server keeps no state: send the whole input every time
 (no previous_response_id). Grade it: `loopkit grade docs/candidates/openai_responses.py`.
+
+Expert score: 60. Why: the bare loop: the pass line.
 """
 import json
 

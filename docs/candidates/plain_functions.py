@@ -9,6 +9,8 @@
 
 Return the answer (a string). Or a dict {"answer": ..., "stop_reason": ..., "degraded": ...} to say why
 the loop stopped (stop reasons: `loopkit grade --help`). Grade it: `loopkit grade docs/candidates/plain_functions.py`.
+
+Expert score: 60. Why: the bare loop: the pass line.
 """
 import json
 

@@ -10,10 +10,10 @@ from typing import Any
 from ..interview.bank import load_bank
 from ..runs.grading import MEMORY_LIMIT_MB, TIME_LIMIT
 from .kinds import NotACandidate, detect
-from .rubric import BONUS_POINTS, RED_FLAG_COST, Flag, Verdict, red_flags, total, verdicts
+from .rubric import Flag, Verdict, red_flags, total, verdicts
 from .suite import Outcome, run_suite, scenario_names
 
-MARK = {"evidenced": "yes", "contradicted": "NO", "ask": "ask"}
+MARK = {"evidenced": "yes", "partly": "partly", "contradicted": "NO", "ask": "ask"}
 
 
 @dataclass
@@ -34,18 +34,22 @@ class Grade:
     def reasoning(self) -> str:
         if self.problem:
             return f"Not graded: {self.problem}"
+        scale = load_bank().scale
         earned = [v for v in self.rubric if v.points]
-        flags = f"; {len(self.red_flags)} red flag(s), -{RED_FLAG_COST} each" if self.red_flags else ""
-        band = ("At or above the pass line (60: the bare loop done right)" if self.total >= 60 else
-                "Below the pass line (60: the bare loop, its history and its two exits right)")
-        if self.total >= 90:
-            band = "Production level (90: everything a run can show)"
+        flags = f"; {len(self.red_flags)} red flag(s), -{scale.red_flag_cost} each" if self.red_flags else ""
+        band = (f"At or above the pass line ({scale.pass_line}: the bare loop done right)"
+                if self.total >= scale.pass_line else
+                f"Below the pass line ({scale.pass_line}: the bare loop, its history and its step cap right)")
+        if self.total >= scale.top:
+            band = f"Production level ({scale.top}: everything a run can show)"
         stories = {o.story.partition(": ")[2] for o in self.runs}
         if self.runs and not self.passed and len(stories) == 1:
             band = f"Every run ended the same way: {stories.pop()}. " + band
-        asked = sum(v.bonus for v in self.rubric)
-        return (f"{self.total} of 90 from behaviour: " + (", ".join(f"{v.id} +{v.points}" for v in earned) or "nothing")
-                + f"{flags}. {band}. The {asked} bonus item(s) can only be asked: up to +{BONUS_POINTS} each.")
+        bonus = [v for v in self.rubric if v.bonus]
+        worth = max((i.points for i in load_bank().rubric if i.bonus), default=0)
+        return (f"{self.total} of {scale.top} from behaviour: "
+                + (", ".join(f"{v.id} +{v.points}" for v in earned) or "nothing")
+                + f"{flags}. {band}. The {len(bonus)} bonus item(s) can only be asked: up to +{worth} each.")
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "kind": self.kind, "scenarios": self.scenario_set, "total": self.total,
@@ -68,7 +72,7 @@ def grade_file(path: str | Path, scenarios: str = "interview", *, time_limit: fl
     grade.runs = run_suite(candidate, scenario_names(scenarios), time_limit=time_limit, memory_mb=memory_mb)
     grade.rubric = verdicts(bank, grade.runs, lang)
     grade.red_flags = red_flags(bank, grade.runs, lang)
-    grade.total = total(grade.rubric, grade.red_flags)
+    grade.total = total(bank, grade.rubric, grade.red_flags)
     return grade
 
 

@@ -19,6 +19,7 @@ from ..runs.registry import run_loop
 from ..runs.runner import completed, evaluate
 from ..sim.scenario.loading import catalogue, find
 from .child import adapter
+from .content import facts_of
 from .kinds import Candidate
 
 COOPERATIVE = ("happy-path", "paging-legit", "polling-legit", "new-arguments-legit")
@@ -52,6 +53,9 @@ class Outcome:
     degraded: Any = None
     first_repeat: int | None = None  # the model request that first repeated an earlier call
     skipped: bool = False
+    facts: list[str] = field(default_factory=list)  # what the tools really returned (the books), quotable
+    request: str = ""  # what the user asked
+    answered_then_continued: bool = False  # the model answered (no tool calls) and the loop asked it again
 
     def to_dict(self) -> dict[str, Any]:
         fields = ("scenario", "wire", "passed", "story", "failed_checks", "stop_reason", "completed", "model_calls",
@@ -103,7 +107,10 @@ def outcome_of(attempt: CandidateRun, wire: str) -> Outcome:
     assert episode is not None
     events = [r for r in episode.trace.records if r.get("kind") == "event" and r.get("event") == "http_error"]
     out = Outcome(scenario.name, wire, False, attempt.story(), model_calls=attempt.model_calls, read=attempt.read,
-                  http_errors=[str(e.get("message", ""))[:300] for e in events], first_repeat=_first_repeat(episode))
+                  http_errors=[str(e.get("message", ""))[:300] for e in events], first_repeat=_first_repeat(episode),
+                  facts=_facts(episode), request=scenario.user,
+                  answered_then_continued=any(not s.tool_calls and s.finish_reason == "stop"
+                                              for s in episode.ledger.steps[:-1]))
     error = attempt.error
     if isinstance(error, ProtocolError):
         out.http_errors.append(error.message)
@@ -139,6 +146,12 @@ def _first_repeat(episode: Any) -> int | None:
                 return step.step
             seen.add(key)
     return None
+
+
+def _facts(episode: Any) -> list[str]:
+    """Every quotable fact of the run's successful tool results, from the grader's own ledger."""
+    records = [r for step in episode.ledger.steps for r in step.tools] + list(episode.ledger.orphan_tools)
+    return list(dict.fromkeys(f for r in records if r.ok and r.outcome for f in facts_of(r.outcome.get("data"))))
 
 
 def _plain(degraded: Any) -> Any:

@@ -72,6 +72,8 @@ class Layer(_Model):
 class RubricItem(_Model):
     id: str
     bonus: bool = False
+    points: int  # the item's weight: the grader gives it in full, the card prints it
+    pass_line: bool = False  # part of the bare loop done right (the 60)
     title: Text
     earns: Text
     evidence: Literal["behaviour", "ask"]
@@ -90,6 +92,14 @@ class RubricItem(_Model):
         if self.evidence == "behaviour" and self.behaviour is None:
             raise ValueError("evidence is 'behaviour' but the 'behaviour' check is missing")
         return self
+
+
+class Scale(_Model):
+    """The one definition of the pass line and the top, and what a red flag costs."""
+
+    pass_line: int
+    top: int
+    red_flag_cost: int
 
 
 class Answer(_Model):
@@ -120,6 +130,7 @@ class Bank(_Model):
     layers: list[Layer]
     red_flags: list[RedFlag]
     rubric: list[RubricItem]
+    scale: Scale
     answers: Answers
     lessons: dict[int, Lesson]
 
@@ -142,6 +153,16 @@ class Bank(_Model):
         if len(set(ids)) != len(ids):
             raise ValueError(f"rubric ids must be unique: {ids}")
         return value
+
+    @model_validator(mode="after")
+    def _scale_adds_up(self) -> "Bank":
+        top = sum(item.points for item in self.rubric if not item.bonus)
+        line = sum(item.points for item in self.rubric if item.pass_line)
+        if top != self.scale.top:
+            raise ValueError(f"scale.top is {self.scale.top} but the items that are not a bonus add up to {top}")
+        if line != self.scale.pass_line:
+            raise ValueError(f"scale.pass_line is {self.scale.pass_line} but the pass_line items add up to {line}")
+        return self
 
     @field_validator("lessons")
     @classmethod

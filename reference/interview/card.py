@@ -47,7 +47,18 @@ LABELS = {
     "sixty": {"en": "60-point answer", "zh": "60 分答案"},
     "ninety": {"en": "90-point answer", "zh": "90 分答案"},
     "contrast": {"en": "60 vs 90", "zh": "60 分与 90 分"},
+    "scale": {"en": "Pass line {pass_line}, top {top}; each item scores its share of the runs that show it; "
+                    "a red flag costs {cost}; a bonus item is asked, up to +{bonus}.",
+              "zh": "及格线 {pass_line} 分，满分 {top} 分；每项按能体现它的场景中做对的比例给分；每个危险信号扣 {cost} 分；"
+                    "加分项靠追问，每项最多 +{bonus}。"},
 }
+
+
+def scale_note(bank: Bank, lang: str) -> str:
+    """The scale in one line, from the bank: the same figures the grader uses."""
+    bonus = max((item.points for item in bank.rubric if item.bonus), default=0)
+    return label("scale", lang, pass_line=bank.scale.pass_line, top=bank.scale.top,
+                 cost=bank.scale.red_flag_cost, bonus=bonus)
 
 CSS = """
 @page { size: A4; margin: 12mm }
@@ -150,8 +161,9 @@ def render_markdown(bank: Bank, lang: str = "en", lesson: Optional[int] = None) 
         check = f"{label('ask_only', lang)}{_colon(lang)} {item.ask[lang]}"
         if item.evidence == "behaviour":
             check = f"{label('behaviour', lang)}{_colon(lang)} {item.behaviour[lang]}<br>{check}"
-        out.append(f"| {n} | {_md_cell(name)} | {_md_cell(item.earns[lang])} | {_md_cell(check)} |  |")
-    out += [f"| | **{label('total', lang)}** | | | / {len(bank.rubric)} |", ""]
+        out.append(f"| {n} | {_md_cell(name)} | {_md_cell(item.earns[lang])} | {_md_cell(check)} | "
+                   f"{'+' if item.bonus else ''}/ {item.points} |")
+    out += [f"| | **{label('total', lang)}** | | | / {bank.scale.top} |", "", f"*{scale_note(bank, lang)}*", ""]
     out += [f"## {label('contrast', lang)}", ""]
     for key in ("sixty", "ninety"):
         answer = getattr(bank.answers, key)
@@ -217,9 +229,11 @@ def render_html(bank: Bank, lang: str = "en", lesson: Optional[int] = None) -> s
             check.append(f'<span class="ev">{_h(label("behaviour", lang))}{_colon(lang)}</span> {_h(item.behaviour[lang])}<br>')
         check.append(f'<span class="ev">{_h(label("ask_only", lang))}{_colon(lang)}</span> {_h(item.ask[lang])}')
         body.append(f"<tr><td>{n}</td><td><b>{_h(item.title[lang])}</b>{bonus}</td>"
-                    f"<td>{_h(item.earns[lang])}</td><td>{''.join(check)}</td><td class=\"score\"></td></tr>")
+                    f"<td>{_h(item.earns[lang])}</td><td>{''.join(check)}</td>"
+                    f"<td class=\"score\">{'+' if item.bonus else ''}/ {item.points}</td></tr>")
     body.append(f'<tr><td></td><td><b>{_h(label("total", lang))}</b></td><td></td><td></td>'
-                f'<td class="score">/ {len(bank.rubric)}</td></tr></tbody></table>')
+                f'<td class="score">/ {bank.scale.top}</td></tr></tbody></table>'
+                f'<p class="hint">{_h(scale_note(bank, lang))}</p>')
     body += [f'<div class="keep"><h2>{_h(label("contrast", lang))}</h2><div class="contrast">']
     for key in ("sixty", "ninety"):
         answer = getattr(bank.answers, key)

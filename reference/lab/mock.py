@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..grade.report import Grade
-from ..grade.rubric import BONUS_POINTS, POINTS
 from ..interview.bank import Bank, Layer
 
 
@@ -46,15 +45,16 @@ class MockInterview:
         return text
 
     def score(self, grade: Grade | None, ticked: set[str]) -> tuple[int, list[str]]:
-        """The total and its lines: each item the grader evidenced keeps its points; an item it could not
-        show (`ask`) counts if the candidate ticked it (a self-assessment, said so); contradicted ones do not."""
+        """The total and its lines: each item keeps the points the grader gave it for what the runs showed (in
+        full or in part); an item it could not show (`ask`) counts if the candidate ticked it (a self-assessment,
+        said so); contradicted ones do not."""
         verdicts = {v.id: v for v in grade.rubric} if grade is not None else {}
         total, lines = 0, []
         for item in self.bank.rubric:
             v = verdicts.get(item.id)
-            worth = BONUS_POINTS if item.bonus else POINTS.get(item.id, 0)
-            if v is not None and v.status == "evidenced":
-                points, why = v.points, "shown by the runs"
+            worth = item.points
+            if v is not None and v.status in ("evidenced", "partly"):
+                points, why = v.points, "shown by the runs" if v.status == "evidenced" else "partly shown by the runs"
             elif (v is None or v.status == "ask") and item.id in ticked:
                 points, why = worth, "self-assessed: be ready for the follow-up"
             else:
@@ -64,8 +64,8 @@ class MockInterview:
             lines.append(f"{item.title[self.lang]}: {points}/{worth} ({why})")
         flags = len(grade.red_flags) if grade is not None else 0
         if flags:
-            total -= 10 * flags
-            lines.append(f"red flags seen by the grader: -{10 * flags}")
+            total -= self.bank.scale.red_flag_cost * flags
+            lines.append(f"red flags seen by the grader: -{self.bank.scale.red_flag_cost * flags}")
         return max(total, 0), lines
 
 

@@ -1,4 +1,7 @@
-"""Half the way: budgets and a degraded result, but no guards and the plain executor."""
+"""Half the way: budgets and a degraded result, but no guards and the plain executor.
+
+Expert score: 80. Why: the bare loop right (60) plus budgets checked before each request and a degraded result at every limit; no guard, so repeats run to the step cap.
+"""
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
 from reference.parts.budget import RunBudget

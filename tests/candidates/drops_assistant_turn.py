@@ -1,4 +1,7 @@
-"""Red flag: tool results appended without the assistant turn that asked for them (HTTP 400 next)."""
+"""Red flag: tool results appended without the assistant turn that asked for them (HTTP 400 next).
+
+Expert score: 0. Why: the history breaks the protocol: every request after a tool call is refused with HTTP 400.
+"""
 import json
 
 

@@ -1,4 +1,7 @@
-"""Red flag: a tool exception leaves the loop (one timeout ends the whole run)."""
+"""Red flag: a tool exception leaves the loop (one timeout ends the whole run).
+
+Expert score: 45. Why: the bare loop, but a tool exception leaves the loop: one timeout ends the run (a red flag) and the error scenarios fail.
+"""
 import json
 
 

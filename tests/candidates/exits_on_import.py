@@ -1,4 +1,7 @@
-"""Hostile: the file ends the process as soon as it is imported."""
+"""Hostile: the file ends the process as soon as it is imported.
+
+Expert score: 0. Why: hostile: nothing runs.
+"""
 import sys
 
 sys.exit(3)

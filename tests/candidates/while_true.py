@@ -1,4 +1,7 @@
-"""Red flag: `while True` with no exit of its own; the model's "done" is the only way out."""
+"""Red flag: `while True` with no exit of its own; the model's "done" is the only way out.
+
+Expert score: 25. Why: pairs its history right, but `while True` with no step cap: no skeleton credit and a red flag.
+"""
 import json
 
 
