@@ -41,6 +41,13 @@ class LiveSetupError(HarnessError, ValueError):
     """Live mode cannot start: no key, no price, an unknown provider."""
 
 
+class LiveConnectionError(HarnessError, ConnectionError):
+    """The live endpoint could not be reached (after the SDK's own retries): not the model's doing."""
+
+
+CONNECTION_ERRORS = ("APIConnectionError", "APITimeoutError")  # the SDKs' names (openai, anthropic: the same)
+
+
 def prices() -> dict[str, Any]:
     return json.loads(resources.files("reference.providers").joinpath("prices.json").read_text(encoding="utf-8"))
 
@@ -82,7 +89,14 @@ class CostCap:
             raise CostCapReached(f"the next request could cost up to ${estimate:.4f} (its input, estimated high, "
                                  f"and {self.max_tokens} output tokens) and ${left:.4f} of the ${self.max_cost_usd:g} "
                                  f"cap is left (${self.spent_usd:.4f} spent): not sent")
-        turn = self.inner.complete(messages, tools, tool_choice=tool_choice)
+        try:
+            turn = self.inner.complete(messages, tools, tool_choice=tool_choice)
+        except Exception as exc:  # the SDKs' classes are matched by name: this module imports no SDK at the top
+            if type(exc).__name__ not in CONNECTION_ERRORS:
+                raise
+            cause = exc.__cause__ or exc.__context__
+            raise LiveConnectionError(f"cannot reach the {self.wire} endpoint: {exc}"
+                                      + (f" ({type(cause).__name__}: {cause})" if cause else "")) from None
         self.spent_usd += self.pricing.cost(turn.usage)
         return turn
 
