@@ -32,14 +32,14 @@ def main() -> None:
     try:
         print(f"at start: VmRSS {figure(server.pid, 'VmRSS')}, threads {figure(server.pid, 'Threads')}")
         big = json.dumps({"model": "m", "messages": [{"role": "user", "content": "x" * 30_000_000}]}).encode()
-        for _ in range(5):
+        for _ in range(int(sys.argv[1]) if len(sys.argv) > 1 else 5):
             conn = http.client.HTTPConnection(host, int(port), timeout=120)
             conn.request("POST", "/v1/chat/completions", big, {"content-type": "application/json",
                                                                 "authorization": "Bearer k"})
             answer = conn.getresponse()
             answer.read()
             conn.close()
-        print(f"after five 30 MB bodies (last status {answer.status}): VmRSS {figure(server.pid, 'VmRSS')}")
+        print(f"after {int(sys.argv[1]) if len(sys.argv) > 1 else 5} 30 MB bodies (last status {answer.status}): VmRSS {figure(server.pid, 'VmRSS')}")
         slow = []
         for _ in range(200):
             sock = socket.create_connection((host, int(port)))
