@@ -197,3 +197,25 @@ def test_a_client_reset_is_a_log_line_not_a_traceback(server, capfd):
     answer = chat(server).chat.completions.create(model="m", messages=user(), tools=CHAT_TOOLS)  # still serving
     assert answer.choices[0].message.tool_calls
     assert "Traceback" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("provider, variables", [
+    ("openai:gpt-5.4-nano", {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://127.0.0.1:{port}/v1"}),
+    ("anthropic:claude-haiku-4-5", {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:{port}"}),
+])
+def test_live_mode_with_an_unreachable_endpoint_says_so_in_one_line_and_exits_2(provider, variables):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    with socket.socket() as probe:  # a port nothing listens on: bound, then closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, **{k: v.format(port=port) for k, v in variables.items()}}
+    done = subprocess.run([sys.executable, "-m", "reference.cli", "run", "happy-path", "--live", provider,
+                           "--max-cost", "1"], cwd=Path(__file__).resolve().parent.parent, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("loopkit run --live: cannot reach the "), done.stderr[-2000:]

@@ -101,6 +101,26 @@ class CostCap:
         return turn
 
 
+def _anthropic(key: str, environ: dict[str, str], name: str, max_tokens: int) -> Model:
+    import anthropic  # lazy: `loopkit demo` must not pay for the SDKs
+
+    client = anthropic.Anthropic(api_key=key, base_url=environ.get("ANTHROPIC_BASE_URL"))
+    return AnthropicModel(client, model=name, max_tokens=max_tokens)
+
+
+def _openai(adapter: Any, limit: str) -> Any:
+    def build(key: str, environ: dict[str, str], name: str, max_tokens: int) -> Model:
+        import openai  # lazy: as above
+
+        return adapter(openai.OpenAI(api_key=key, base_url=environ.get("OPENAI_BASE_URL")), name, {limit: max_tokens})
+    return build
+
+
+# wire format -> the SDK client and adapter that reach the real service, with that API's output limit
+BUILDERS = {"openai-chat": _openai(OpenAIChatModel, "max_completion_tokens"),
+            "openai-responses": _openai(OpenAIResponsesModel, "max_output_tokens"), "anthropic": _anthropic}
+
+
 def live_model(spec: str, max_cost_usd: float, *, max_tokens: int = MAX_TOKENS,
                environ: dict[str, str] | None = None) -> tuple[CostCap, Pricing]:
     """`spec` is provider:model (openai, openai-responses or anthropic). Raises LiveSetupError if it cannot start."""
@@ -115,16 +135,5 @@ def live_model(spec: str, max_cost_usd: float, *, max_tokens: int = MAX_TOKENS,
                              f"{key_name}=anything and {key_name.replace('API_KEY', 'BASE_URL')}=<the URL it prints"
                              f"{'/v1' if provider != 'anthropic' else ''}>")
     pricing = pricing_for(spec)
-    if wire == "anthropic":
-        import anthropic  # lazy: `loopkit demo` must not pay for the SDKs
-
-        model: Model = AnthropicModel(anthropic.Anthropic(api_key=environ[key_name],
-                                                          base_url=environ.get("ANTHROPIC_BASE_URL")),
-                                      model=name, max_tokens=max_tokens)
-    else:
-        import openai  # lazy: as above
-
-        client = openai.OpenAI(api_key=environ[key_name], base_url=environ.get("OPENAI_BASE_URL"))
-        limit = {"max_output_tokens" if wire == "openai-responses" else "max_completion_tokens": max_tokens}
-        model = (OpenAIResponsesModel if wire == "openai-responses" else OpenAIChatModel)(client, name, limit)
+    model = BUILDERS[wire](environ[key_name], environ, name, max_tokens)
     return CostCap(model, pricing, wire, max_cost_usd, max_tokens), pricing

@@ -41,6 +41,9 @@ class WireFormat:
     call_id_prefix: str  # of a tool call's id, as the service writes it
     request_id_header: str  # the header each SDK reads into err.request_id
     conversation: str  # the request field that carries the conversation
+    call_id_chars: int = 24  # random characters after `call_id_prefix`
+    arguments_are_objects: bool = False  # tool input travels as a JSON object, not as JSON text
+    system_apart: bool = False  # the system prompt travels beside the conversation, not in it
 
     # -- requests --------------------------------------------------------------------------------
     def normalised(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -164,7 +167,7 @@ CHAT = ChatCompletions("openai-chat", "/v1/chat/completions", openai_chat, "chat
 RESPONSES = Responses("openai-responses", "/v1/responses", openai_responses, "resp_loopkit", "call_",
                       "x-request-id", "input")
 MESSAGES = Messages("anthropic", "/v1/messages", anthropic_messages, "msg_loopkit", "toolu_01", "request-id",
-                    "messages")
+                    "messages", call_id_chars=22, arguments_are_objects=True, system_apart=True)
 FORMATS = {f.name: f for f in (CHAT, RESPONSES, MESSAGES)}
 ROUTES = {f.path: f for f in FORMATS.values()}
 
