@@ -46,8 +46,6 @@ OPENAI_BASE_URL = "http://scripted.loopkit.invalid/v1"
 ANTHROPIC_BASE_URL = "http://scripted.loopkit.invalid"
 SCRIPTED_API_KEY = "loopkit-scripted"  # any non-empty key; the scripted server only checks one is sent
 
-PATHS = {path: fmt.name for path, fmt in ROUTES.items()}  # route -> wire format name
-
 @dataclass
 class Exchange:
     """One HTTP request the server received and what it answered."""
@@ -56,7 +54,7 @@ class Exchange:
     path: str
     wire: str | None  # None if the path matched no route
     headers: dict[str, str]  # lower-case names
-    body: Any  # the JSON the SDK sent (or the raw text if it was not JSON); None once answered if not kept
+    body: Any  # the JSON the SDK sent (or the raw text if it was not JSON)
     status: int
     response: dict[str, Any]
 
@@ -113,8 +111,8 @@ class ScriptedServer:
         status, payload = self._answer(method, path, fmt, headers, body, number)
         extra = payload.pop(RETRY_AFTER, None)  # a scripted provider failure's Retry-After, sent as the header
         shown = fmt or guess_format(headers)
-        if status >= 400 and "type" in payload:
-            payload["request_id"] = request_id  # Anthropic's error envelope carries it (provider-facts.md 4.3)
+        if status >= 400:
+            payload = shown.with_request_id(payload, request_id)
         exchange = Exchange(method, path, fmt.name if fmt else None, headers, body, status, payload)
         self.exchanges.append(exchange)
         response_headers = {shown.request_id_header: request_id}
@@ -158,7 +156,7 @@ class ScriptedServer:
         except CannotHonour as err:
             return 400, fmt.kit_error("invalid_request", str(err))
         except ProtocolError as err:  # the model's own check (a ScriptedModel checks every request too)
-            return 400, err.body
+            return 400, fmt.error_body("invalid_request", err.message, err.param, err.code)
         except ProviderError as err:  # a scripted fault: the real status and envelope (the SDK retries 408/429/5xx)
             payload = err.body(fmt.name)
             if err.retry_after is not None:

@@ -92,6 +92,10 @@ class WireFormat:
         """An error in the service's envelope, with a text that says it comes from the kit."""
         return self.error_body(kind, KIT + message)
 
+    def with_request_id(self, error: dict[str, Any], request_id: str) -> dict[str, Any]:
+        """The error envelope as sent (OpenAI's carries the request id in a header only)."""
+        return error
+
 
 @dataclass(frozen=True)
 class ChatCompletions(WireFormat):
@@ -160,6 +164,9 @@ class Messages(WireFormat):
     def error_body(self, kind: str, message: str, param: str | None = None, code: str | None = None) -> dict[str, Any]:
         return {"type": "error", "error": {"type": ANTHROPIC_TYPES.get(kind, "invalid_request_error"),
                                            "message": message}}
+
+    def with_request_id(self, error: dict[str, Any], request_id: str) -> dict[str, Any]:
+        return {**error, "request_id": request_id}  # Anthropic's envelope carries it (provider-facts.md 4.3)
 
 
 CHAT = ChatCompletions("openai-chat", "/v1/chat/completions", openai_chat, "chatcmpl-loopkit", "call_",
