@@ -219,3 +219,13 @@ def test_live_mode_with_an_unreachable_endpoint_says_so_in_one_line_and_exits_2(
     assert done.returncode == 2, done.stderr[-2000:]
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("loopkit run --live: cannot reach the "), done.stderr[-2000:]
+
+
+def test_refusals_before_the_body_is_read_come_in_the_envelope_of_the_paths_wire():
+    with ServeHTTP(ServeApp(SCENARIO), "127.0.0.1", 0, max_bytes=1000) as running:
+        with pytest.raises(anthropic.APIStatusError) as info:
+            claude(running).messages.create(model="m", max_tokens=64, messages=[{"role": "user", "content": "x" * 2000}])
+        with pytest.raises(openai.APIStatusError) as openai_info:
+            chat(running).chat.completions.create(model="m", messages=[{"role": "user", "content": "x" * 2000}])
+    assert info.value.status_code == 413 and info.value.body["error"]["type"] == "request_too_large"
+    assert openai_info.value.status_code == 413 and openai_info.value.body["type"] == "invalid_request_error"
