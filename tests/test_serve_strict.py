@@ -190,13 +190,16 @@ def test_past_the_worker_pool_a_connection_gets_503_at_once(server):
 
 
 def test_a_client_reset_is_a_log_line_not_a_traceback(server, capfd):
-    sock = socket.create_connection(server.server_address[:2])
-    sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{")
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")  # close = RST
-    sock.close()
+    for partial in (b"POST /v1/chat/compl", b"POST /v1/chat/completions HTTP/1.1\r\ncontent-length: 100\r\n\r\n{"):
+        sock = socket.create_connection(server.server_address[:2])
+        sock.sendall(partial)  # mid request line (the standard library's traceback case), then mid body
+        time.sleep(0.2)  # an order, not a duration: the server has the bytes before the reset
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")  # close = RST
+        sock.close()
     answer = chat(server).chat.completions.create(model="m", messages=user(), tools=CHAT_TOOLS)  # still serving
     assert answer.choices[0].message.tool_calls
     assert "Traceback" not in capfd.readouterr().err
+    assert any("ConnectionResetError" in line for line in server.lines), server.lines
 
 
 @pytest.mark.parametrize("provider, variables", [
