@@ -158,7 +158,7 @@ class ScriptedServer:
         except ProtocolError as err:  # the model's own check (a ScriptedModel checks every request too)
             return 400, fmt.error_body("invalid_request", err.message, err.param, err.code)
         except ProviderError as err:  # a scripted fault: the real status and envelope (the SDK retries 408/429/5xx)
-            payload = err.body(fmt.name)
+            payload = fmt.provider_error(err)
             if err.retry_after is not None:
                 payload[RETRY_AFTER] = err.retry_after
             return err.status_code or 408, payload

@@ -18,17 +18,19 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from ..core.errors import ProtocolError
+from ..core.errors import ProtocolError, ProviderError
 from ..core.messages import Message, SystemMessage, ToolSpec
 from ..core.model import Turn
 from . import anthropic_messages, openai_chat, openai_responses, streaming, tool_choice
 from .tool_choice import ToolChoice
 
 # what each service calls a kind of error (OpenAI's 401 and 404 are invalid_request_error too)
-OPENAI_TYPES = {"rate_limit": "requests", "server": "server_error"}
-ANTHROPIC_TYPES = {"server": "api_error", "request_too_large": "request_too_large", "not_found": "not_found_error",
-                   "authentication": "authentication_error", "rate_limit": "rate_limit_error",
-                   "timeout": "timeout_error"}
+OPENAI_TYPES = {"rate_limit": "requests", "server": "server_error", "server_error": "server_error",
+                "overloaded": "server_error", "timeout": "timeout"}
+OPENAI_CODES = {"rate_limit": "rate_limit_exceeded"}  # a scripted provider failure's code
+ANTHROPIC_TYPES = {"server": "api_error", "server_error": "api_error", "request_too_large": "request_too_large",
+                   "not_found": "not_found_error", "authentication": "authentication_error",
+                   "rate_limit": "rate_limit_error", "overloaded": "overloaded_error", "timeout": "timeout_error"}
 KIT = "loopkit scripted server: "  # a text that starts so is the kit's own, not a provider's
 
 
@@ -87,6 +89,10 @@ class WireFormat:
         """An error in the service's envelope; `kind` is one of rate_limit, server, invalid_request, ..."""
         return {"error": {"message": message, "type": OPENAI_TYPES.get(kind, "invalid_request_error"),
                           "param": param, "code": code}}
+
+    def provider_error(self, err: ProviderError) -> dict[str, Any]:
+        """A scripted provider failure (429, 500, 529, a timeout) as the service sends it."""
+        return self.error_body(err.kind, err.message, None, OPENAI_CODES.get(err.kind))
 
     def kit_error(self, kind: str, message: str) -> dict[str, Any]:
         """An error in the service's envelope, with a text that says it comes from the kit."""
