@@ -58,7 +58,7 @@ class WireFormat:
 
     def check_required(self, body: dict[str, Any]) -> None:
         """Top-level fields the service requires (an SDK always sends them; raw HTTP can forget them)."""
-        if "model" not in body:  # openai/openai-python and curl reports, 2023: param and code null
+        if "model" not in body:  # transitive-bullshit/agentic#530 (2023): param and code null
             raise ProtocolError(self.name, "you must provide a model parameter")
         if self.conversation not in body:
             raise ProtocolError(self.name, f"Missing required parameter: '{self.conversation}'.", self.conversation,
@@ -67,7 +67,6 @@ class WireFormat:
     def check_request(self, body: dict[str, Any]) -> None:
         self.check_required(body)
         self.module.check(body)
-        tool_choice.check(self.name, body)
 
     def read_request(self, body: dict[str, Any]) -> tuple[list[Message], list[ToolSpec]]:
         return self.module.from_request(body)
@@ -105,6 +104,13 @@ class WireFormat:
 
 @dataclass(frozen=True)
 class ChatCompletions(WireFormat):
+    def check_request(self, body: dict[str, Any]) -> None:
+        super().check_request(body)
+        if body.get("tool_choice") is not None and not body.get("tools"):
+            # gptel-quick#13, writer-framework#1013; param and code [assumed]
+            raise ProtocolError(self.name, "Invalid value for 'tool_choice': 'tool_choice' is only allowed when "
+                                           "'tools' are specified.", "tool_choice")
+
     def events(self, payload: dict[str, Any], body: dict[str, Any]) -> list[streaming.Event]:
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
         return streaming.sse_events(self.name, payload, include_usage=include_usage)

@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..core.errors import ProtocolError
 from ..core.messages import ToolSpec
 from ..core.model import Turn
 
@@ -68,14 +67,6 @@ def parse(wire: str, body: dict[str, Any]) -> ToolChoice | None:
             names = _names(allowed.get("tools"), nested)
             return ToolChoice(allowed["mode"], names) if names else None
     return None
-
-
-def check(wire: str, body: dict[str, Any]) -> None:
-    """The service's own refusal of a tool_choice, where its text is known."""
-    if wire == "openai-chat" and body.get("tool_choice") is not None and not body.get("tools"):
-        # gptel-quick#13, writer-framework#1013 (Chat Completions); param and code [assumed]
-        raise ProtocolError(wire, "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are "
-                                  "specified.", "tool_choice")
 
 
 def problem(choice: ToolChoice, tools: Sequence[ToolSpec]) -> str | None:
