@@ -75,6 +75,8 @@ class ServeHTTP(ThreadingHTTPServer):
         self.max_bytes = max_bytes
         self.limit = RateLimit(rate, max(2 * rate, 2))
         self.request_timeout = timeout
+        if workers < 1 or timeout <= 0:
+            raise ValueError(f"workers must be at least 1 and the timeout above 0 (got {workers} and {timeout:g})")
         self.workers = threading.BoundedSemaphore(workers)
         self._thread: threading.Thread | None = None
         super().__init__((host, port), Handler)
