@@ -155,7 +155,7 @@ def resume_check(items: Sequence[dict[str, Any]], end: int, tools: Sequence[dict
 
 
 ID_PREFIXES = {"function_call": "fc", "reasoning": "rs"}  # an input item's own id, where one is given
-FOLLOWERS = ("message", "function_call")  # what a reasoning item produced, which must come after it
+FOLLOWERS = ("message", "function_call", "reasoning")  # the items of its response that may follow a reasoning item
 
 
 def _check_item(i: int, item: dict[str, Any], following: dict[str, Any] | None) -> None:
