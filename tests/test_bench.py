@@ -48,6 +48,21 @@ def test_the_page_keeps_a_table_that_lesson_7_reads():
                                  "cost $": "0.0030"}]
 
 
+def test_bench_defaults_to_the_whole_catalogue_and_a_plot_in_the_current_directory():
+    from reference.cli.bench import plot_link
+    from reference.cli.main import build_parser
+
+    args = build_parser().parse_args(["bench"])
+    assert args.scenarios is None  # cmd_bench reads None as the whole catalogue
+    assert args.plot == "bench.png"  # relative: the current directory, never a tracked docs/ file
+    assert plot_link("bench.png", "docs/bench.md") == "../bench.png"
+    assert plot_link("docs/bench.png", "docs/bench.md") == "bench.png"
+    assert plot_link("", "docs/bench.md") is None
+    outcome = Outcome("pydantic-ai", "happy-path", 2, "answered", True, 800, 99, 0.003, 2)
+    page = markdown([outcome], {}, "2026-11-30", args, plot_link=None)
+    assert "![" not in page  # no plot written: no broken image link
+
+
 def test_the_server_refuses_model_requests_over_its_cap():
     app = BenchApp(find("happy-path"), max_requests=0)
     status, _, data = app.respond("POST", "/v1/chat/completions", {}, b"{}")

@@ -150,28 +150,37 @@ def test_streams_on_all_three_wires_with_the_sdks_stream_helpers(served):
     assert message.usage.cache_creation_input_tokens == 0
 
 
-def test_responses_follow_previous_response_id_and_forced_tool_choices_are_valid(served):
+def test_responses_follow_previous_response_id_and_tool_choices_are_honoured(served):
     server = served("happy-path")
     scenario = find("happy-path")
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="k")
+    client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
     tools = [{"type": "function", "name": t.name, "parameters": t.parameters} for t in scenario.tools]
     first = client.responses.create(model="m", instructions=scenario.system, input=scenario.user, tools=tools,
                                     tool_choice="required")
     calls = [o for o in first.output if o.type == "function_call"]
+    assert [c.name for c in calls] == ["get_weather", "search_flights"]
+    named = client.responses.create(model="m", instructions=scenario.system, input=scenario.user, tools=tools,
+                                    tool_choice={"type": "function", "name": "search_flights"})
+    assert [o.name for o in named.output if o.type == "function_call"] == ["search_flights"]  # the turn restricted
     outputs = [{"type": "function_call_output", "call_id": c.call_id, "output": '{"ok": true, "data": "done"}'}
                for c in calls]
-    second = client.responses.create(model="m", previous_response_id=first.id, input=outputs, tools=tools,
-                                     tool_choice={"type": "function", "name": "get_weather"})
+    with pytest.raises(openai.BadRequestError) as info:  # the script answers in text next: it cannot comply
+        client.responses.create(model="m", previous_response_id=first.id, input=outputs, tools=tools,
+                                tool_choice={"type": "function", "name": "get_weather"})
+    assert info.value.body["message"].startswith("loopkit scripted server: tool_choice requires a tool call")
+    second = client.responses.create(model="m", previous_response_id=first.id, input=outputs, tools=tools)
     assert second.output_text.startswith("Tomorrow"), second.output_text
     with pytest.raises(openai.BadRequestError) as info:
         client.responses.create(model="m", previous_response_id="resp_nobody", input="hi")
     assert info.value.body["message"] == "Previous response with id 'resp_nobody' not found."
     claude = anthropic.Anthropic(base_url=server.url, api_key="k")
-    for choice in ({"type": "any"}, {"type": "tool", "name": "get_weather"}):
+    for choice, called in (({"type": "any"}, ["get_weather", "search_flights"]),
+                           ({"type": "tool", "name": "get_weather"}, ["get_weather"])):
         message = claude.messages.create(model="m", max_tokens=64, tool_choice=choice, messages=[
             {"role": "user", "content": scenario.user}], tools=[
             {"name": t.name, "input_schema": t.parameters} for t in scenario.tools])
         assert message.stop_reason == "tool_use", choice
+        assert [b.name for b in message.content if b.type == "tool_use"] == called, choice
 
 
 def test_a_client_with_other_tools_still_gets_the_script_and_is_told_which_it_left_out(served):

@@ -288,7 +288,7 @@ the plan (fewer model calls, a plan that can be validated, but stale if a result
 #
 # | framework | conditional end | step cap, default | at the cap | typed state |
 # |---|---|---|---|---|
-# | LangGraph 1.2.24 | a conditional edge to `END` | `recursion_limit`, supersteps: 10,007 (`langgraph/_internal/_config.py`, `LANGGRAPH_DEFAULT_RECURSION_LIMIT`); `langchain_core` still defines 25, the default of older releases | raises `GraphRecursionError` | a `TypedDict` or pydantic state schema |
+# | LangGraph 1.2.24 | a conditional edge to `END` | `recursion_limit`, supersteps: 10,007 (`langgraph/_internal/_config.py`, `LANGGRAPH_DEFAULT_RECURSION_LIMIT`); `langchain.agents.create_agent` compiles its agent with 9,999; `langchain_core` still defines 25, the default of older releases | raises `GraphRecursionError` | a `TypedDict` or pydantic state schema |
 # | OpenAI Agents SDK 0.24.0 | a final output (no tool call), or `tool_use_behavior` | `max_turns` = 10 (`agents/run_config.py` `DEFAULT_MAX_TURNS`) | raises `MaxTurnsExceeded` | `output_type` (a pydantic model); run context |
 # | pydantic-ai 2.68.0 | a final result of the output type | `UsageLimits.request_limit` = 50 (`pydantic_ai/usage.py`) | raises `UsageLimitExceeded` | typed `deps` and `output_type` |
 # | smolagents 1.26.0 | the `final_answer` tool | `max_steps` = 20 (`smolagents/agents.py`, `MultiStepAgent.__init__`) | asks the model for a final answer (`provide_final_answer`), records `AgentMaxStepsError` | - |

@@ -33,7 +33,8 @@ FRAMEWORKS = {f.name: f for f in [
               "switched from Responses to Chat Completions (the bench's common wire)"),
     Framework("pydantic-ai", ("pydantic-ai-slim[openai]>=1.0",), ("pydantic-ai-slim",)),
     Framework("langgraph", ("langchain>=1.0", "langgraph>=1.0", "langchain-openai>=1.0"),
-              ("langchain", "langgraph", "langchain-openai"), "langchain.agents.create_agent"),
+              ("langchain", "langgraph", "langchain-openai"),
+              "langchain.agents.create_agent; recursion_limit 9,999 graph steps (set by create_agent)"),
     Framework("smolagents", ("smolagents[openai]>=1.20",), ("smolagents",),
               "ToolCallingAgent: answers through its final_answer tool, tool_choice required"),
 ]}

@@ -25,7 +25,8 @@ def table(outcomes: Sequence[Outcome]) -> str:
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in body)
 
 
-def markdown(outcomes: Sequence[Outcome], versions: dict[str, str], date: str, args: Any) -> str:
+def markdown(outcomes: Sequence[Outcome], versions: dict[str, str], date: str, args: Any,
+             plot_link: str | None = "bench.png") -> str:
     lines = ["# `loopkit bench`: other frameworks' default loops on the kit's scenarios", "",
              "Regenerate with `loopkit bench --write docs/bench.md` (makes each framework's venv on first use; "
              "network once). Each run: the framework's default agent loop, on Chat Completions, against a "
@@ -45,7 +46,7 @@ def markdown(outcomes: Sequence[Outcome], versions: dict[str, str], date: str, a
              if o.detail and (o.framework, o.stop) not in seen and not seen.add((o.framework, o.stop))]
     lines += ["", "What the frameworks said when they stopped without an answer (the first run of each kind):", "",
               *notes] if notes else []
-    lines += ["", "![model calls per framework and scenario](bench.png)", ""]
+    lines += ["", f"![model calls per framework and scenario]({plot_link})", ""] if plot_link else [""]
     return "\n".join(lines)
 
 

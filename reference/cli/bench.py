@@ -7,21 +7,21 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from ..bench.frameworks import FRAMEWORKS, ensure_venv, versions
 from ..bench.report import markdown, plot, table
 from ..bench.run import run_one
-from ..sim.scenario.loading import find
+from ..sim.scenario.loading import catalogue, find
 
-SCENARIOS = ["happy-path", "repeat-exact-cooperative", "repeat-exact", "airport-drift", "flaky-timeout",
-             "token-blowup", "incident-40-step", "metric-trend", "tool-down"]
+PLOT = "bench.png"  # in the current directory: a run never overwrites a file the repository tracks
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
     frameworks = [FRAMEWORKS[name] for name in args.frameworks]
-    scenarios = [find(name) for name in args.scenarios]
+    scenarios = [find(name) for name in args.scenarios] if args.scenarios else catalogue()
     shown = {}
     for framework in frameworks:
         ensure_venv(framework, log=lambda line: print(line, file=sys.stderr))
@@ -37,17 +37,26 @@ def cmd_bench(args: argparse.Namespace) -> int:
         plot(outcomes, args.plot)
     if args.write:
         with open(args.write, "w", encoding="utf-8") as out:
-            out.write(markdown(outcomes, shown, datetime.date.today().isoformat(), args))
+            out.write(markdown(outcomes, shown, datetime.date.today().isoformat(), args,
+                               plot_link=plot_link(args.plot, args.write)))
     return 0
+
+
+def plot_link(plot_path: str, page_path: str) -> str | None:
+    """The plot as the Markdown page links it: relative to the page's folder (None if there is no plot)."""
+    if not plot_path:
+        return None
+    return os.path.relpath(os.path.abspath(plot_path), os.path.dirname(os.path.abspath(page_path))).replace(os.sep, "/")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("bench", help="drive other frameworks' agent loops through `loopkit serve` (docs/bench.md)")
     s.add_argument("--frameworks", nargs="+", default=list(FRAMEWORKS), choices=list(FRAMEWORKS))
-    s.add_argument("--scenarios", nargs="+", default=SCENARIOS)
+    s.add_argument("--scenarios", nargs="+", default=None, help="catalogue names (default: the whole catalogue)")
     s.add_argument("--timeout", type=float, default=60.0, help="wall-time limit of one run, in seconds")
     s.add_argument("--max-requests", type=int, default=60, help="the server refuses model requests past this")
     s.add_argument("--jobs", type=int, default=4, help="runs at once (each its own server and process)")
-    s.add_argument("--plot", default="docs/bench.png", help="where to save the plot ('' for none)")
+    s.add_argument("--plot", default=PLOT, help=f"where to save the plot (default: {PLOT} in the current "
+                                                 "directory; '' for none)")
     s.add_argument("--write", default=None, help="write the results table as Markdown (docs/bench.md)")
     s.set_defaults(func=cmd_bench)

@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from ..providers.live import CostCapReached, LiveSetupError, live_model
+from ..providers.live import CostCapReached, LiveConnectionError, LiveSetupError, live_model
 from ..runs.runner import evaluate, row, run
 from ..sim.scenario.loading import find
 
@@ -31,6 +31,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     except CostCapReached as exc:
         print(f"loopkit run --live: stopped by the cost cap: {exc}", file=sys.stderr)
         return 4
+    except LiveConnectionError as exc:
+        print(f"loopkit run --live: {exc}", file=sys.stderr)
+        return 2
     record = row(scenario, result)
     record["answer"] = result.answer
     checks = evaluate(scenario, result)

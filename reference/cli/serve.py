@@ -11,7 +11,7 @@ import sys
 import threading
 
 from ..serve.app import ServeApp
-from ..serve.http import MAX_BYTES, RATE, ServeHTTP
+from ..serve.http import MAX_BYTES, RATE, TIMEOUT, WORKERS, ServeHTTP
 from ..sim.scenario.loading import find
 
 
@@ -20,7 +20,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     log = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     app = ServeApp(scenario, seed=args.seed, log=log, max_requests=args.max_requests)
     try:
-        server = ServeHTTP(app, args.host, args.port, public=args.public, rate=args.rate, max_bytes=args.max_bytes)
+        server = ServeHTTP(app, args.host, args.port, public=args.public, rate=args.rate, max_bytes=args.max_bytes,
+                           timeout=args.timeout, workers=args.workers)
     except (ValueError, OSError) as exc:
         print(f"loopkit serve: {exc}", file=sys.stderr)
         return 2
@@ -47,6 +48,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--seed", type=int, default=None, help="seed for the model's stochastic policy")
     s.add_argument("--rate", type=float, default=RATE, help="requests per second for the whole server")
     s.add_argument("--max-bytes", type=int, default=MAX_BYTES, help="the largest request body accepted")
+    s.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds one request may take in all (waiting for "
+                                                                "it, reading it, answering it)")
+    s.add_argument("--workers", type=int, default=WORKERS, help="connections served at once; one more gets 503")
     s.add_argument("--max-requests", type=int, default=None,
                    help="answer at most this many model requests; later ones get 429 (caps a runaway client)")
     s.add_argument("--public", action="store_true", help="allow a --host that is not a loopback address")

@@ -67,31 +67,23 @@ class ProviderError(Exception):
     Not a `HarnessError`: this is the provider's doing, which a loop must handle (retry within its
     budget, or stop with a degraded result), as it must handle an SDK's `APIStatusError` or
     `APITimeoutError` after the SDK's own retries. It carries what an SDK's exception carries:
-    `status_code` (None for a timeout), `retry_after` in seconds (None when the service sent none) and
-    the provider's error envelope (`body(wire)`)."""
+    `status_code` (None for a timeout) and `retry_after` in seconds (None when the service sent none).
+    Each wire format writes it in its service's envelope (`reference/wire/formats.py`, `provider_error`)."""
 
-    TEXTS = {  # (status, OpenAI error type, OpenAI code, Anthropic error type, message)
-        "rate_limit": (429, "requests", "rate_limit_exceeded", "rate_limit_error",
-                       "Rate limit reached for requests. Please try again later."),
-        "server_error": (500, "server_error", None, "api_error",
-                         "The server had an error while processing your request. Sorry about that!"),
-        "overloaded": (529, "server_error", None, "overloaded_error", "Overloaded"),
-        "timeout": (None, "timeout", None, "timeout_error", "Request timed out."),
+    TEXTS = {  # (status, message)
+        "rate_limit": (429, "Rate limit reached for requests. Please try again later."),
+        "server_error": (500, "The server had an error while processing your request. Sorry about that!"),
+        "overloaded": (529, "Overloaded"),
+        "timeout": (None, "Request timed out."),
     }
 
     def __init__(self, kind: str, retry_after: float | None = None):
-        status, _, _, _, message = self.TEXTS[kind]
+        status, message = self.TEXTS[kind]
         super().__init__(f"{status or 'timeout'}: {message}")
         self.kind = kind
         self.status_code = status
         self.retry_after = retry_after
         self.message = message
-
-    def body(self, wire: str) -> dict[str, Any]:
-        _, openai_type, code, anthropic_type, message = self.TEXTS[self.kind]
-        if wire == "anthropic":
-            return {"type": "error", "error": {"type": anthropic_type, "message": message}}
-        return {"error": {"message": message, "type": openai_type, "param": None, "code": code}}
 
 
 class ProviderTimeout(ProviderError, TimeoutError):

@@ -29,6 +29,7 @@ from typing import IO, Any, Callable, Mapping, Optional, Sequence, Union
 from ..core.messages import AssistantMessage, Message, ToolMessage, ToolSpec
 from ..core.redact import redact, redact_text
 from ..core.toolresult import read_body
+from ..wire.formats import wire_format
 
 VERSION = 1
 Fingerprint = Callable[[str, str, Optional[Mapping[str, Any]]], str]  # (tool, argument text, schema) -> text
@@ -142,7 +143,7 @@ class Trace:
             "tools": [redact({k: v for k, v in t.model_dump(include={
                 "name", "description", "parameters", "latency_seconds", "volatile", "annotations", "metadata",
                 "alternatives"}).items() if v is not None}) for t in scenario.tools],  # unset hints stay unset
-            "prompt_chars": {"system": _chars(scenario.system, raw=model.wire == "anthropic"),
+            "prompt_chars": {"system": _chars(scenario.system, raw=wire_format(model.wire).system_apart),
                              "user": _chars(scenario.user)},
             "capture_content": self.capture_content,
             "cancel": scenario.cancel.model_dump(exclude_none=True) if getattr(scenario, "cancel", None) else None,

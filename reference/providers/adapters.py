@@ -131,13 +131,15 @@ class AnthropicModel:
 
 def sdk_model(wire: str, model: Model | ScriptedServer) -> Model:
     """The adapter for `wire`, over a scripted client that serves `model`."""
-    if wire == "openai-chat":
-        return OpenAIChatModel(scripted_openai_client(model))
-    if wire == "openai-responses":
-        return OpenAIResponsesModel(scripted_openai_client(model))
-    if wire == "anthropic":
-        return AnthropicModel(scripted_anthropic_client(model))
-    raise ValueError(f"unknown wire format {wire!r}; expected openai-chat, openai-responses or anthropic")
+    if wire not in SDK_ADAPTERS:
+        raise ValueError(f"unknown wire format {wire!r}; expected {', '.join(SDK_ADAPTERS)}")
+    adapter, client = SDK_ADAPTERS[wire]
+    return adapter(client(model))
+
+
+SDK_ADAPTERS = {"openai-chat": (OpenAIChatModel, scripted_openai_client),  # wire format -> (adapter, client)
+                "openai-responses": (OpenAIResponsesModel, scripted_openai_client),
+                "anthropic": (AnthropicModel, scripted_anthropic_client)}
 
 
 def sdk_episode(scenario: Scenario, wire: str, *, seed: int | None = None,

@@ -41,6 +41,13 @@ class LiveSetupError(HarnessError, ValueError):
     """Live mode cannot start: no key, no price, an unknown provider."""
 
 
+class LiveConnectionError(HarnessError, ConnectionError):
+    """The live endpoint could not be reached (after the SDK's own retries): not the model's doing."""
+
+
+CONNECTION_ERRORS = ("APIConnectionError", "APITimeoutError")  # the SDKs' names (openai, anthropic: the same)
+
+
 def prices() -> dict[str, Any]:
     return json.loads(resources.files("reference.providers").joinpath("prices.json").read_text(encoding="utf-8"))
 
@@ -82,9 +89,36 @@ class CostCap:
             raise CostCapReached(f"the next request could cost up to ${estimate:.4f} (its input, estimated high, "
                                  f"and {self.max_tokens} output tokens) and ${left:.4f} of the ${self.max_cost_usd:g} "
                                  f"cap is left (${self.spent_usd:.4f} spent): not sent")
-        turn = self.inner.complete(messages, tools, tool_choice=tool_choice)
+        try:
+            turn = self.inner.complete(messages, tools, tool_choice=tool_choice)
+        except Exception as exc:  # the SDKs' classes are matched by name: this module imports no SDK at the top
+            if type(exc).__name__ not in CONNECTION_ERRORS:
+                raise
+            cause = exc.__cause__ or exc.__context__
+            raise LiveConnectionError(f"cannot reach the {self.wire} endpoint: {exc}"
+                                      + (f" ({type(cause).__name__}: {cause})" if cause else "")) from None
         self.spent_usd += self.pricing.cost(turn.usage)
         return turn
+
+
+def _anthropic(key: str, environ: dict[str, str], name: str, max_tokens: int) -> Model:
+    import anthropic  # lazy: `loopkit demo` must not pay for the SDKs
+
+    client = anthropic.Anthropic(api_key=key, base_url=environ.get("ANTHROPIC_BASE_URL"))
+    return AnthropicModel(client, model=name, max_tokens=max_tokens)
+
+
+def _openai(adapter: Any, limit: str) -> Any:
+    def build(key: str, environ: dict[str, str], name: str, max_tokens: int) -> Model:
+        import openai  # lazy: as above
+
+        return adapter(openai.OpenAI(api_key=key, base_url=environ.get("OPENAI_BASE_URL")), name, {limit: max_tokens})
+    return build
+
+
+# wire format -> the SDK client and adapter that reach the real service, with that API's output limit
+BUILDERS = {"openai-chat": _openai(OpenAIChatModel, "max_completion_tokens"),
+            "openai-responses": _openai(OpenAIResponsesModel, "max_output_tokens"), "anthropic": _anthropic}
 
 
 def live_model(spec: str, max_cost_usd: float, *, max_tokens: int = MAX_TOKENS,
@@ -101,16 +135,5 @@ def live_model(spec: str, max_cost_usd: float, *, max_tokens: int = MAX_TOKENS,
                              f"{key_name}=anything and {key_name.replace('API_KEY', 'BASE_URL')}=<the URL it prints"
                              f"{'/v1' if provider != 'anthropic' else ''}>")
     pricing = pricing_for(spec)
-    if wire == "anthropic":
-        import anthropic  # lazy: `loopkit demo` must not pay for the SDKs
-
-        model: Model = AnthropicModel(anthropic.Anthropic(api_key=environ[key_name],
-                                                          base_url=environ.get("ANTHROPIC_BASE_URL")),
-                                      model=name, max_tokens=max_tokens)
-    else:
-        import openai  # lazy: as above
-
-        client = openai.OpenAI(api_key=environ[key_name], base_url=environ.get("OPENAI_BASE_URL"))
-        limit = {"max_output_tokens" if wire == "openai-responses" else "max_completion_tokens": max_tokens}
-        model = (OpenAIResponsesModel if wire == "openai-responses" else OpenAIChatModel)(client, name, limit)
+    model = BUILDERS[wire](environ[key_name], environ, name, max_tokens)
     return CostCap(model, pricing, wire, max_cost_usd, max_tokens), pricing

@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Mapping, Protocol
 
-from ..providers.server import ROUTES, ScriptedServer
+from ..providers.server import ScriptedServer
 from ..sim import tokens
 from ..sim.scenario.schema import Scenario
-from ..wire.protocol import WIRE_FORMATS
+from ..wire.formats import FORMATS, ROUTES, guess_format
 from .books import Books, on_the_wire, retry_number
 from .scenario_model import ScenarioModel, scripted_tools
 
-KEEP_EXCHANGES = 200  # each ScriptedServer remembers its last few exchanges (for tests and debugging)
+KEEP_EXCHANGES = 0  # a long-running server keeps no request body: the books keep what they need (a digest)
 BOOKS_PATH = "/loopkit/books"
 
 
@@ -37,7 +37,7 @@ class ServeApp:
         self.scenario = scenario
         self.servers: dict[str, Responder] = dict(servers) if servers is not None else {
             wire: ScriptedServer(ScenarioModel(scenario, wire, seed=seed), keep=KEEP_EXCHANGES)
-            for wire in WIRE_FORMATS}
+            for wire in FORMATS}
         self.books = Books()
         self.log = log
         self.scripted_tools = scripted_tools(scenario.model)
@@ -48,14 +48,15 @@ class ServeApp:
         headers = {k.lower(): v for k, v in headers.items()}
         if method == "GET" and path == BOOKS_PATH:
             return 200, {"content-type": "application/json"}, json.dumps(self.books.figures()).encode("utf-8")
-        wire = ROUTES.get(path)
-        if wire is not None and self.books.over_cap(self.max_requests):
+        fmt = ROUTES.get(path)
+        wire = fmt.name if fmt else None
+        if fmt is not None and self.books.over_cap(self.max_requests):
             self.log(f"{method} {path} 429 refused: over --max-requests {self.max_requests}")
-            return 429, {"content-type": "application/json"}, json.dumps({"error": {
-                "message": f"loopkit serve: over the cap of {self.max_requests} model requests (--max-requests).",
-                "type": "rate_limit_error", "param": None, "code": "loopkit_max_requests"}}).encode("utf-8")
+            body = fmt.error_body("rate_limit", f"loopkit serve: over the cap of {self.max_requests} model requests "
+                                                "(--max-requests).", None, "loopkit_max_requests")
+            return 429, {"content-type": "application/json"}, json.dumps(body).encode("utf-8")
         body = _json(content)
-        server = self.servers[wire or "openai-chat"]
+        server = self.servers[(fmt or guess_format(headers)).name]
         model = getattr(server, "model", None)
         if isinstance(model, ScenarioModel):
             model.attempt.retries = retry_number(headers)  # a retry has its earlier attempts' faults behind it
@@ -80,7 +81,7 @@ class ServeApp:
             return []
         declared = set()
         for tool in body.get("tools") or []:
-            if isinstance(tool, dict):
+            if isinstance(tool, dict):  # Chat nests the name under "function"; the others do not
                 function = tool.get("function") if isinstance(tool.get("function"), dict) else tool
                 declared.add(function.get("name"))
         return [name for name in self.scripted_tools if name not in declared]

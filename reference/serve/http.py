@@ -6,11 +6,16 @@
     server.stop()           # stops accepting, closes the socket
 
 Bounds: a request body over `max_bytes` gets 413, a POST without Content-Length 411, more than `rate`
-requests a second (with a burst of `2 * rate`, at least 2) get 429 with the kit's text; a client that stops
-sending mid-request is dropped after `timeout` seconds. Loopback only unless `public=True`.
+requests a second (with a burst of `2 * rate`, at least 2) get 429 with the kit's text, each in the
+envelope of the wire format its path names. At most `workers` connections are served at once; one more
+gets 503 at once and is closed. Each request has `timeout` seconds in all, from the moment the server
+waits for it to the last byte of its answer: a client that sends (or reads) slowly, a byte at a time, is
+dropped at the deadline instead of holding a worker. A client that resets its connection is one log line.
+Loopback only unless `public=True`.
 """
 from __future__ import annotations
 
+import io
 import ipaddress
 import json
 import socket
@@ -19,11 +24,13 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from ..harness.channel import MAX_FRAME
+from ..wire.formats import ROUTES, guess_format
 from .app import ServeApp
 
 MAX_BYTES = MAX_FRAME  # the grader's channel bound (32 MB) for one message, reused for one request body
 RATE = 200.0  # requests per second for the whole server; eight clients of a scenario use a fraction
-TIMEOUT = 30.0  # seconds a client may take to send its request
+TIMEOUT = 30.0  # seconds one request may take in all, waiting for it, reading it and answering it
+WORKERS = 32  # connections served at once (a bench runs four clients; a keep-alive SDK holds one each)
 
 
 def is_loopback(host: str) -> bool:
@@ -58,7 +65,7 @@ class ServeHTTP(ThreadingHTTPServer):
     daemon_threads = True  # a client that keeps its connection open must not keep the server alive
 
     def __init__(self, app: ServeApp, host: str = "127.0.0.1", port: int = 0, *, public: bool = False,
-                 max_bytes: int = MAX_BYTES, rate: float = RATE, timeout: float = TIMEOUT):
+                 max_bytes: int = MAX_BYTES, rate: float = RATE, timeout: float = TIMEOUT, workers: int = WORKERS):
         if not public and not is_loopback(host):
             raise ValueError(f"{host} is not a loopback address; the scripted server listens on loopback only "
                              "unless told otherwise (--public)")
@@ -68,8 +75,36 @@ class ServeHTTP(ThreadingHTTPServer):
         self.max_bytes = max_bytes
         self.limit = RateLimit(rate, max(2 * rate, 2))
         self.request_timeout = timeout
+        if workers < 1 or timeout <= 0:
+            raise ValueError(f"workers must be at least 1 and the timeout above 0 (got {workers} and {timeout:g})")
+        self.workers = threading.BoundedSemaphore(workers)
         self._thread: threading.Thread | None = None
         super().__init__((host, port), Handler)
+
+    def process_request(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
+        """A worker thread for the connection if one is free; else 503 at once (nothing read), and closed."""
+        if not self.workers.acquire(blocking=False):
+            _refuse_busy(request)
+            self.app.log("connection refused: every worker is busy (503)")
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.workers.release()
+
+    def handle_error(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
+        """A client that goes away or runs out of time is a log line, not a traceback."""
+        import sys
+
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError, socket.timeout)):
+            self.app.log(f"client {client_address[0]}: {type(error).__name__}: the connection was dropped")
+            return
+        super().handle_error(request, client_address)
 
     @property
     def base_url(self) -> str:
@@ -102,6 +137,12 @@ class Handler(BaseHTTPRequestHandler):
     def setup(self) -> None:
         self.timeout = self.server.request_timeout
         super().setup()
+        self.deadline = Deadline(self.connection, self.server.request_timeout)
+        self.rfile = io.BufferedReader(DeadlineReader(self.connection, self.deadline))  # type: ignore[assignment]
+
+    def handle_one_request(self) -> None:
+        self.deadline.restart()  # the whole next request, idle wait included, has `timeout` seconds
+        super().handle_one_request()
 
     def do_POST(self) -> None:
         self._serve()
@@ -121,7 +162,7 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             return self._refuse(400, "invalid_request", "the Content-Length header is not a number")
         if size > self.server.max_bytes or size < 0:
-            return self._refuse(413, "invalid_request", f"a request body of {size:,} bytes (at most "
+            return self._refuse(413, "request_too_large", f"a request body of {size:,} bytes (at most "
                                                         f"{self.server.max_bytes:,})")
         try:
             content = self.rfile.read(size)
@@ -133,6 +174,7 @@ class Handler(BaseHTTPRequestHandler):
         self._send(status, headers, data)
 
     def _send(self, status: int, headers: dict[str, str], data: bytes) -> None:
+        self.deadline.arm()  # a client that does not read its answer is dropped at the deadline too
         self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)
@@ -145,11 +187,55 @@ class Handler(BaseHTTPRequestHandler):
     def _refuse(self, status: int, kind: str, text: str, extra: dict[str, str] | None = None) -> None:
         """Refused before the request is read: the connection is not reused (its body may still be unread)."""
         self.close_connection = True
-        envelope = {"error": {"message": f"loopkit serve: {text}.", "type": f"{kind}_error", "param": None,
-                              "code": None}}
+        fmt = ROUTES.get(self.path.split("?", 1)[0]) or guess_format({k.lower(): v for k, v in self.headers.items()})
+        envelope = fmt.error_body(kind, f"loopkit serve: {text}.")
         self._send(status, {"content-type": "application/json", "connection": "close", **(extra or {})},
                    json.dumps(envelope).encode("utf-8"))
         self.server.app.log(f"{self.command} {self.path} {status} refused: {text}")
 
     def log_message(self, format: str, *args: object) -> None:  # the app logs one line per request itself
         return None
+
+
+class Deadline:
+    """One request's time in all: every read and write on the socket gets what is left of it."""
+
+    def __init__(self, sock: socket.socket, seconds: float):
+        self.sock, self.seconds = sock, seconds
+        self.ends = time.monotonic() + seconds
+
+    def restart(self) -> None:
+        self.ends = time.monotonic() + self.seconds
+
+    def arm(self) -> None:
+        left = self.ends - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request's deadline passed")
+        self.sock.settimeout(left)
+
+
+class DeadlineReader(io.RawIOBase):
+    """The socket's bytes, each receive limited to what is left of the request's deadline (the standard
+    library's timeout starts again at every receive, so a byte at a time would keep a worker forever)."""
+
+    def __init__(self, sock: socket.socket, deadline: Deadline):
+        self.sock, self.deadline = sock, deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def, override]
+        self.deadline.arm()
+        return self.sock.recv_into(buffer)
+
+
+def _refuse_busy(sock: socket.socket) -> None:
+    body = json.dumps({"error": {"message": "loopkit serve: every worker is busy; try again.",
+                                 "type": "server_error", "param": None, "code": None}}).encode("utf-8")
+    head = (f"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {len(body)}"
+            "\r\nretry-after-ms: 1\r\nconnection: close\r\n\r\n").encode("ascii")
+    try:
+        sock.settimeout(1.0)
+        sock.sendall(head + body)
+    except OSError:
+        pass

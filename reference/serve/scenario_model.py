@@ -36,6 +36,7 @@ from ..sim.scenario.schema import Scenario
 from ..sim.scenario.schema_script import ModelDef, StepDef
 from ..sim.books import ToolOutputs
 from ..sim.scripted import ScriptedModel
+from ..wire.formats import wire_format
 
 
 class ScenarioModel:
@@ -81,7 +82,8 @@ class ScenarioModel:
     def _call_id(self, messages: Sequence[Message]) -> str:
         """A call id in the wire's style, the same for the same conversation (the script's own ids are not drawn)."""
         digest = hashlib.sha256(f"{self.scenario.name}:{self.seed}:{len(messages)}".encode()).hexdigest()
-        return ("toolu_01" + digest[:22]) if self.spec.wire == "anthropic" else ("call_" + digest[:24])
+        prefix = wire_format(self.spec.wire).call_id_prefix
+        return prefix + digest[:30 - len(prefix)]
 
 
 CALLS_AS_TEXT = "Calling tools:\n"  # smolagents/memory.py: ActionStep.to_messages renders its tool calls so

@@ -33,6 +33,7 @@ from .clock import SimClock
 from ..core.messages import AssistantMessage, Message, ToolCall, ToolMessage, ToolSpec
 from ..core.model import Turn, Usage
 from ..core.toolresult import read_body
+from ..wire.formats import wire_format
 from ..wire.incremental import Built, WireBuilder
 from .scenario.schema_script import ModelDef, ReactionDef, StepDef
 
@@ -202,16 +203,15 @@ class ScriptedModel:
     # -- ids and arguments in the provider's style ----------------------------------------------
     def _new_id(self) -> str:
         alphabet = string.ascii_letters + string.digits
-        if self.spec.wire == "anthropic":
-            return "toolu_01" + "".join(self._ids.choice(alphabet) for _ in range(22))
-        return "call_" + "".join(self._ids.choice(alphabet) for _ in range(24))
+        fmt = wire_format(self.spec.wire)
+        return fmt.call_id_prefix + "".join(self._ids.choice(alphabet) for _ in range(fmt.call_id_chars))
 
     def _fresh(self, call: ToolCall) -> ToolCall:
         return ToolCall(self._new_id(), call.name, call.arguments)
 
     def _arguments(self, text: str) -> str:
-        if self.spec.wire == "anthropic":
-            # Anthropic returns `input` as an object; the SDK's text form is json.dumps of it
+        if wire_format(self.spec.wire).arguments_are_objects:
+            # the service returns `input` as an object; the SDK's text form is json.dumps of it
             try:
                 return json.dumps(json.loads(text), ensure_ascii=False)
             except (ValueError, RecursionError):

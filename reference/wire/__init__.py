@@ -7,4 +7,8 @@ and their parts, for building and checking a growing conversation one new messag
 (incremental.py): `add_message(out, system, message)`, `wire_tools(tools)`, `request_body(out, system,
 tools)` (`to_request` is these three) and `resume_check(items, end, tools, state)` (`check` is it from
 no state).
+
+`formats.py` wraps each module in one object with everything else a server or client needs to know about
+that service (route, error envelope, id prefixes, tool choice, streaming): code outside this package asks
+`wire_format(name)` instead of branching on a format's name.
 """

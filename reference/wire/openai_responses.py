@@ -88,6 +88,8 @@ def from_request(body: dict[str, Any]) -> tuple[list[Message], list[ToolSpec]]:
                 messages.append(AssistantMessage(None, (call,)))
         elif kind == "function_call_output":
             messages.append(ToolMessage(item["call_id"], _text(item["output"])))
+        elif kind == "reasoning":
+            continue  # a reasoning model's own thoughts: nothing the kit's conversation carries
         else:
             raise ValueError(f"unsupported Responses input item type {kind!r}")
     tools = [ToolSpec(t["name"], t.get("description", ""), t.get("parameters", {"type": "object", "properties": {}}))
@@ -128,6 +130,7 @@ def resume_check(items: Sequence[dict[str, Any]], end: int, tools: Sequence[dict
     outputs: ChainMap[str, None] = ChainMap({}, s.outputs)
     new = items[s.resume_at:end]
     for i, item in enumerate(new, start=s.resume_at):
+        _check_item(i, item, items[i + 1] if i + 1 < end else None)
         if item.get("type", "message") == "message" and item.get("role") not in MESSAGE_ROLES:
             _fail(f"Invalid value: '{item.get('role')}'. Supported values are: 'assistant', 'system', 'developer', "
                   "and 'user'.", f"input[{i}].role", "invalid_value")
@@ -149,6 +152,26 @@ def resume_check(items: Sequence[dict[str, Any]], end: int, tools: Sequence[dict
     for mine, added in ((s.item_ids, seen_item_ids), (s.calls, calls), (s.outputs, outputs)):
         mine.update(added.maps[0])
     return CheckState(end, s.item_ids, s.calls, s.outputs)
+
+
+ID_PREFIXES = {"function_call": "fc", "reasoning": "rs"}  # an input item's own id, where one is given
+FOLLOWERS = ("message", "function_call", "reasoning")  # the items of its response that may follow a reasoning item
+
+
+def _check_item(i: int, item: dict[str, Any], following: dict[str, Any] | None) -> None:
+    """The service's schema checks on one input item (texts: docs/protocol.md, Responses)."""
+    kind = item.get("type", "message")
+    prefix = ID_PREFIXES.get(kind)
+    if prefix and "id" in item and not str(item["id"]).startswith(prefix):
+        _fail(f"Invalid 'input[{i}].id': '{item['id']}'. Expected an ID that begins with '{prefix}'.",
+              f"input[{i}].id", "invalid_id_prefix")
+    if kind == "function_call" and not isinstance(item.get("arguments"), str):
+        got = "an object" if isinstance(item.get("arguments"), dict) else type(item.get("arguments")).__name__
+        _fail(f"Invalid type for 'input[{i}].arguments': expected a string, but got {got} instead.",
+              f"input[{i}].arguments", "invalid_type")
+    if kind == "reasoning" and (following is None or following.get("type", "message") not in FOLLOWERS):
+        _fail(f"Item '{item.get('id')}' of type 'reasoning' was provided without its required following item.",
+              "input")
 
 
 def response_from_turn(turn: Turn, *, response_id: str = "resp_kit", model: str = "scripted",

@@ -1,4 +1,9 @@
-"""LangChain's agent (langchain.agents.create_agent, a LangGraph graph; recursion_limit 25), on Chat Completions.
+"""LangChain's agent (langchain.agents.create_agent, a LangGraph graph), on Chat Completions.
+
+Its step limit is the graph's `recursion_limit`, which `create_agent` sets to 9,999 super-steps (langchain 1.x
+`agents/factory.py`: "Set recursion limit to 9_999", langgraph issue 7313; earlier 1.x releases set 10,000;
+LangGraph's own default is 10,007 in 1.2, 25 before 1.0). A model call and a tool call are a super-step each,
+so in effect there is no limit before the bench's request cap: a loop ends at the cap, not at the framework.
 
 Run by `loopkit bench` with the framework's own venv: reads the run's spec (JSON) on stdin, prints one
 JSON line {"answer", "error"} last. Imports the framework and the standard library only.

@@ -10,6 +10,7 @@ from typing import Any, Literal, Optional, Union
 from pydantic import Field, field_validator, model_validator
 
 from ...core.result import StopReason
+from ...wire.formats import wire_format
 from ..clock import parse_start
 from .schema_script import ModelDef
 from .schema_tools import Integer, Number, Strict, ToolDef
@@ -152,9 +153,9 @@ class Scenario(Strict):
                 if alternative not in names or alternative == tool.name:
                     raise ValueError(f"tools.{tool.name}.alternatives: {alternative!r} is not another of the "
                                      f"scenario's tools ({', '.join(names)})")
-        if self.model.wire == "anthropic" and self.object_free_arguments():
-            raise ValueError(f"{self.object_free_arguments()[0]}: Anthropic always returns tool input as a JSON "
-                             "object, so malformed arguments can only be scripted for the OpenAI wire formats")
+        if wire_format(self.model.wire).arguments_are_objects and self.object_free_arguments():
+            raise ValueError(f"{self.object_free_arguments()[0]}: {self.model.wire} always returns tool input as a "
+                             "JSON object, so malformed arguments can only be scripted for the OpenAI wire formats")
         for i, entry in enumerate(self.checklist):
             if entry.tool is not None and entry.tool not in names:
                 raise ValueError(f"checklist[{i}].tool: {entry.tool!r} is not one of the scenario's tools "
