@@ -137,6 +137,9 @@ def degraded_result(by: dict[str, list[Outcome]]) -> tuple[str, str] | None:
     if not stopped:
         return None
     for o in stopped:
+        if o.invented:  # checked against the books: a fact no tool returned is not a fact
+            return "contradicted", (f"`{o.scenario}`: the degraded result states {', '.join(o.invented[:3])}, which "
+                                    "no tool returned")
         parts = o.degraded if isinstance(o.degraded, dict) else {}
         if all(key in parts for key in ("obtained", "unfinished", "next_steps")) and parts["next_steps"]:
             continue
