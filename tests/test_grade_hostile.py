@@ -116,7 +116,7 @@ def loop(episode, max_steps):
     return episode.finish(StopReason.REPEATED_CALL, episode.initial_messages())
 """, "rejected: your loop reported stop reason `repeated_call` after 0 tool call(s): a repeat takes two"),
 }
-CANDIDATES.update({name: HEAD + source for name, (source, _) in REFUSED.items()})
+SOURCES = {**CANDIDATES, **{name: HEAD + source for name, (source, _) in REFUSED.items()}}
 
 
 def scenario_hashes() -> dict[str, str]:
@@ -134,7 +134,7 @@ def alive(pid: int) -> bool:
 
 def grade(tmp_path: Path, name: str, *extra: str) -> tuple[subprocess.CompletedProcess, float]:
     path = tmp_path / f"{name}.py"
-    path.write_text(CANDIDATES[name], encoding="utf-8")
+    path.write_text(SOURCES[name], encoding="utf-8")
     env = dict(os.environ, PIDS=str(tmp_path / "pids"), REPORT=str(tmp_path / "report.json"))
     started = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "reference.cli", "grade", str(path), "--scenarios", SET,
@@ -193,7 +193,7 @@ def test_a_broken_or_false_word_on_the_channel_ends_the_run(tmp_path, name):
     proc, _ = grade(tmp_path, name)
     report = json.loads(proc.stdout)
     stories = {r["story"].partition(": ")[2] for r in report["runs"]}
-    assert stories == {stories.pop()} and REFUSED[name][1] in stories.pop(), report["runs"][0]["story"]
+    assert len(stories) == 1 and REFUSED[name][1] in next(iter(stories)), report["runs"][0]["story"]
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl are Linux's")

@@ -20,6 +20,7 @@ from ..grade import grade_file
 from ..grade.report import to_html, to_json, to_markdown
 from ..runs.orphans import become_non_dumpable, become_subreaper, children, stop_orphans, wait_for
 from ..runs.process import Child
+from ..runs.zygote import helpers
 
 RENDER = {"md": to_markdown, "html": to_html, "json": to_json}
 
@@ -52,7 +53,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 def _sweep(own: set[int]) -> None:
     wait_for(set(Child.unreaped) - own)
     Child.reap()
-    stop_orphans(own)
+    stop_orphans(own | helpers())  # the zygote that forks the runs is the grader's, not the candidate's
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -47,9 +47,11 @@ class LoopEntry:
         return {"factory": self.factory, "args": list(self.args)}
 
 
-def exec_fresh(channel_fd: int, out_w: int, cpu_seconds: int, preload: tuple[str, ...] = ()) -> None:
+def exec_fresh(channel_fd: int, out_w: int, cpu_seconds: int | None, preload: tuple[str, ...] = (),
+               zygote: bool = False) -> None:
     """In the just-forked child, before any other code: new session, standard streams to the grader's pipe,
-    the channel on FD, every other descriptor closed, then a new interpreter (this never returns)."""
+    the channel on FD, every other descriptor closed, then a new interpreter (this never returns). A
+    `zygote` (reference/runs/zygote.py) gets its control socket on FD and forks the runs' processes."""
     os.setsid()
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
@@ -58,8 +60,10 @@ def exec_fresh(channel_fd: int, out_w: int, cpu_seconds: int, preload: tuple[str
     os.dup2(channel_fd, FD)
     os.set_inheritable(FD, True)
     os.closerange(FD + 1, 65536)
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))  # a spinning child stops, grader or not
-    os.execv(sys.executable, [sys.executable, "-m", "reference.runs.fresh_main", str(FD), *preload])
+    if cpu_seconds is not None:  # a spinning child stops, grader or not
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
+    os.execv(sys.executable, [sys.executable, "-m", "reference.runs.fresh_main", *(["--zygote"] if zygote else []),
+                              str(FD), *preload])
 
 
 def start_message(loop: str | Path | LoopEntry, episode: Episode, max_steps: int, limits: Limits) -> dict[str, Any]:

@@ -32,7 +32,8 @@ from ..harness.episode import Episode
 from ..harness.episode_server import EpisodeServer, claim_from, encode_claim
 from ..harness.remote import RemoteEpisode
 from . import channel_types  # noqa: F401  (the classes the channel may carry)
-from .fresh import STARTUP_SECONDS, LoopEntry, exec_fresh, handshake, start_message
+from .fresh import STARTUP_SECONDS, LoopEntry, handshake, start_message
+from .zygote import spawn
 from .failures import BrokenChannel, CandidateExited, CandidateRaised, MemoryLimit, ProcessDied, TimeLimit
 from .process import OUTPUT_KEPT, Child, Limits, contain, read_kept, widen
 
@@ -73,7 +74,7 @@ def run_in_child(loop: Callable[..., Any] | str | Path | LoopEntry, episode: Epi
     try:
         if fresh:
             preload = loop.preload if isinstance(loop, LoopEntry) else ()
-            child = Child.fork(lambda: exec_fresh(child_end.fileno(), out_w, cpu, preload))
+            child = spawn(child_end.fileno(), out_w, cpu, preload)
         else:
             child = Child.fork(lambda: _child(loop, episode, child_end, (parent_end, out_r), out_w, max_steps, limits,
                                               probe))
