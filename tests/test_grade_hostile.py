@@ -219,3 +219,37 @@ def loop(episode, max_steps):
     assert rubric["degraded_result"]["status"] == "contradicted", rubric["degraded_result"]
     assert "2026-12-24" in rubric["degraded_result"]["evidence"] and "no tool returned" in \
         rubric["degraded_result"]["evidence"]
+
+
+def test_as_root_the_candidate_cannot_change_a_file_outside_the_temp_dirs_nor_reach_the_network(tmp_path):
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        pytest.skip("the mount and network namespaces need root here (reference/runs/isolation.py); as an ordinary "
+                    "user the candidate can write what that user can: see docs/grading.md, Known limits")
+    target = ROOT / "tests" / f"_written_by_a_candidate_{os.getpid()}.txt"
+    path = tmp_path / "writes.py"
+    path.write_text(HEAD + f"""
+import socket
+
+def loop(episode, max_steps):
+    for where in ({str(target)!r}, {str(tmp_path / "inside.txt")!r}):
+        try:
+            with open(where, "w") as f:
+                f.write("x")
+            print("WROTE", where)
+        except OSError as exc:
+            print("REFUSED", where, exc.errno)
+    try:
+        socket.create_connection(("127.0.0.1", 9), timeout=0.5)
+    except OSError as exc:
+        print("NET", exc.errno)
+    return naive(episode, max_steps)
+""", encoding="utf-8")
+    try:
+        proc = subprocess.run([sys.executable, "-m", "reference.cli", "grade", str(path), "--scenarios", SET,
+                               "--time-limit", str(LIMIT), "--format", "json"], cwd=tmp_path, capture_output=True,
+                              timeout=120)
+        printed = "".join(r["output"] for r in json.loads(proc.stdout)["runs"])
+        assert not target.exists() and f"REFUSED {target} 30" in printed, printed[:500]  # EROFS
+        assert f"WROTE {tmp_path / 'inside.txt'}" in printed and "NET 101" in printed, printed[:500]  # ENETUNREACH
+    finally:
+        target.unlink(missing_ok=True)

@@ -19,6 +19,7 @@ from ..harness.channel import Channel
 from ..harness.remote import RemoteEpisode, public_scenario
 from ..sim.clock import SimClock
 from .fresh import LoopEntry
+from .isolation import isolate
 from .orphans import become_non_dumpable
 from .process import Limits, give_up_capabilities, limit
 from .sandbox import load_loop, read_source, report_run
@@ -29,6 +30,7 @@ def main(argv: list[str]) -> None:
     fd, preload = int(argv[1 + zygote]), argv[2 + zygote:]
     for module in preload:
         importlib.import_module(module)
+    isolate()  # where the machine allows it: the files read-only but the temp dirs, no network
     if zygote:
         serve_forks(socket.socket(fileno=fd))
     else:
