@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -74,10 +75,15 @@ def run_all(out_path: str) -> None:
     def run(loop, scenario):
         return facts(run_candidate(loop, scenario, time_limit=LIMIT, memory_mb=MEMORY_MB))
 
+    def timed(loop, scenario):
+        started = time.monotonic()
+        return {**run(loop, scenario), "seconds": time.monotonic() - started}
+
+    run(f"{HERE / 'hostile_loops.py'}::clean", "happy-path")  # the zygote started once, before the clock
     records = {}
     for name, (scenario, _, _) in CASES.items():
         records[name] = {"before": run(hostile_loops.clean, scenario),
-                         "hostile": run(f"{HERE / 'hostile_loops.py'}::{name}", scenario),
+                         "hostile": timed(f"{HERE / 'hostile_loops.py'}::{name}", scenario),
                          "after": run(hostile_loops.clean, scenario)}
     Path(out_path).write_text(json.dumps(records), encoding="utf-8")
     # a normal exit: a thread or process the grader failed to end would hold it, and the test would say so
@@ -110,6 +116,7 @@ def test_a_hostile_loop_gets_a_clear_report(records, name):
     assert hostile["story"].startswith(f"scenario `{scenario}`: ") and says in hostile["story"], hostile
     assert hostile["error"] == error, hostile
     assert len(hostile["story"]) < 5000, f"{name}: a story of {len(hostile['story']):,} characters"
+    assert hostile["seconds"] < LIMIT + 1, f"{name}: its report took {hostile['seconds']:.2f} s (limit {LIMIT:g} s)"
     if error is None:
         assert hostile["stop_reason"] is not None
     else:
