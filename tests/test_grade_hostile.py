@@ -155,6 +155,7 @@ def test_a_hostile_candidate_gets_an_honest_report(tmp_path, name, before):
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
     report = json.loads(proc.stdout)  # the whole of stdout is the grader's JSON: nothing printed into it
     assert report["path"].endswith(f"{name}.py") and report["kind"] == "kit", report
+    assert report["sandbox"].startswith("each run in a fresh process") and "non-dumpable" in report["sandbox"]
     runs = report["runs"]
     assert len(runs) == 8 and seconds < len(runs) * (LIMIT + 1), (len(runs), seconds)
     assert report["total"] == 60, report["reasoning"]  # the naive loop, whatever else it tried

@@ -59,6 +59,9 @@ def _sweep(own: set[int]) -> None:
 def write_atomically(path: Path, text: str) -> None:
     """The whole report or none of it: written beside the target, then renamed over it."""
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
+    umask = os.umask(0o022)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)  # as `open(path, "w")` would make it, not mkstemp's 0600
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)

@@ -9,6 +9,8 @@ from typing import Any, Callable
 
 from ..interview.bank import load_bank
 from ..runs.grading import MEMORY_LIMIT_MB, TIME_LIMIT
+from ..runs.orphans import is_non_dumpable
+from ..runs.zygote import isolation
 from .kinds import NotACandidate, detect
 from .rubric import BONUS_POINTS, RED_FLAG_COST, Flag, Verdict, red_flags, total, verdicts
 from .suite import Outcome, run_suite, scenario_names
@@ -26,6 +28,7 @@ class Grade:
     red_flags: list[Flag] = field(default_factory=list)
     total: int = 0
     problem: str | None = None
+    sandbox: str = ""  # how the candidate's processes were isolated, as the grader set them up
 
     @property
     def passed(self) -> int:
@@ -49,7 +52,8 @@ class Grade:
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "kind": self.kind, "scenarios": self.scenario_set, "total": self.total,
-                "problem": self.problem, "reasoning": self.reasoning(), "passed": self.passed,
+                "problem": self.problem, "sandbox": self.sandbox, "reasoning": self.reasoning(),
+                "passed": self.passed,
                 "runs": [o.to_dict() for o in self.runs], "rubric": [asdict(v) for v in self.rubric],
                 "red_flags": [asdict(f) for f in self.red_flags]}
 
@@ -71,12 +75,16 @@ def grade_file(path: str | Path, scenarios: str = "interview", *, time_limit: fl
     grade.rubric = verdicts(bank, grade.runs, lang)
     grade.red_flags = red_flags(bank, grade.runs, lang)
     grade.total = total(grade.rubric, grade.red_flags)
+    closed = "; the grader non-dumpable" if is_non_dumpable() else ""
+    grade.sandbox = ("each run in a fresh process forked by a zygote (no scenario in its memory)" + closed
+                     + (f"; {isolation()}" if isolation() else ""))
     return grade
 
 
 def to_markdown(grade: Grade) -> str:
     lines = [f"# Grade: {grade.path}", "", f"Kind: {grade.kind or 'not a candidate'}. Scenarios: "
              f"{grade.scenario_set}. **Total: {grade.total}**", "", grade.reasoning(), ""]
+    lines += [f"Sandbox: {grade.sandbox}.", ""] if grade.sandbox else []
     if grade.problem:
         return "\n".join(lines)
     lines += [f"## Scenarios ({grade.passed} of {len(grade.runs)} passed)", ""]
@@ -108,7 +116,8 @@ def to_html(grade: Grade) -> str:
                       "</pre>" for o in grade.runs if o.output_bytes) or "<p>nothing</p>"
     return (f"<!doctype html><meta charset='utf-8'><title>Grade: {e(grade.path)}</title>"
             f"<h1>Grade: {e(grade.path)}</h1><p>Kind: {e(grade.kind or 'not a candidate')}. "
-            f"<b>Total: {grade.total}</b></p><p>{e(grade.reasoning())}</p><h2>Scenarios</h2><ul>{runs}</ul>"
+            f"<b>Total: {grade.total}</b></p><p>{e(grade.reasoning())}</p><p>Sandbox: {e(grade.sandbox)}</p>"
+            f"<h2>Scenarios</h2><ul>{runs}</ul>"
             f"<h2>Rubric</h2><table border='1'><tr><th>item</th><th></th><th>points</th><th>evidence</th></tr>{rows}"
             f"</table><h2>Red flags</h2><ul>{flags or '<li>none seen in the runs</li>'}</ul>"
             f"<h2>What the candidate printed</h2>{printed}\n")

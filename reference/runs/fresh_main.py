@@ -30,20 +30,20 @@ def main(argv: list[str]) -> None:
     fd, preload = int(argv[1 + zygote]), argv[2 + zygote:]
     for module in preload:
         importlib.import_module(module)
-    isolate()  # where the machine allows it: the files read-only but the temp dirs, no network
+    isolation = isolate()  # where the machine allows it: the files read-only but the temp dirs, no network
     if zygote:
-        serve_forks(socket.socket(fileno=fd))
+        serve_forks(socket.socket(fileno=fd), isolation)
     else:
-        run(fd)
+        run(fd, isolation)
 
 
-def serve_forks(control: socket.socket) -> None:
+def serve_forks(control: socket.socket, isolation: str) -> None:
     """The zygote: a child per `fork` (with the run's channel and output pipe), each child's end reported,
     until the grader closes the control socket."""
     become_non_dumpable()
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         give_up_capabilities()
-    control.send(b'{"op": "ready"}')
+    control.send(json.dumps({"op": "ready", "isolation": isolation}).encode())
     while True:
         while True:  # reap every child that ended, and say how
             try:
@@ -68,7 +68,7 @@ def serve_forks(control: socket.socket) -> None:
             os.close(devnull)
             os.close(fds[1])
             try:
-                run(fds[0])
+                run(fds[0], isolation)
             except BaseException:  # the run's own machinery failed: said in its output, not lost
                 traceback.print_exc()
                 sys.stderr.flush()
@@ -79,10 +79,10 @@ def serve_forks(control: socket.socket) -> None:
         control.send(json.dumps({"pid": pid}).encode())
 
 
-def run(fd: int) -> None:
+def run(fd: int, isolation: str) -> None:
     """One run, on the channel at `fd`: the kit, `ready`, the start message, the loop, its last word."""
     channel = Channel(socket.socket(fileno=fd))
-    channel.send({"op": "ready"})
+    channel.send({"op": "ready", "isolation": isolation})
     start = channel.receive()
     limits = Limits(float(start["seconds"]), int(start["memory_mb"]))
     sys.stdout = open(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)

@@ -36,6 +36,11 @@ def become_subreaper() -> bool:
     return _prctl(PR_SET_CHILD_SUBREAPER, 1) == 0
 
 
+def is_non_dumpable() -> bool:
+    """Is this process closed to others of its user (become_non_dumpable)?"""
+    return _prctl(PR_GET_DUMPABLE, 0) == 0
+
+
 def become_non_dumpable() -> bool:
     """No process but root may read or write this one's memory or open its descriptors through /proc (and no
     core dump); a child forked later inherits it, an exec'd one does not. False where that is not possible."""

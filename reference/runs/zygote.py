@@ -34,7 +34,9 @@ class Zygote:
             theirs.close()
             os.close(devnull)
         self.codes: dict[int, int] = {}  # exit codes the zygote reported, by pid
-        self.alive = self._read(STARTUP_SECONDS) == {"op": "ready"}
+        ready = self._read(STARTUP_SECONDS) or {}
+        self.alive = ready.get("op") == "ready"
+        self.isolation = str(ready.get("isolation", ""))[:300]  # reference/runs/isolation.py, in one line
 
     def fork(self, channel_fd: int, out_w: int) -> "ZygoteChild | None":
         """A child serving this channel and writing to this pipe; None if the zygote is gone or stuck."""
@@ -109,6 +111,11 @@ def spawn(channel_fd: int, out_w: int, cpu_seconds: int, preload: tuple[str, ...
         zygote = ZYGOTES[preload] = Zygote(preload)
     child = zygote.fork(channel_fd, out_w)
     return child if child is not None else Child.fork(lambda: exec_fresh(channel_fd, out_w, cpu_seconds, preload))
+
+
+def isolation() -> str:
+    """How the runs' processes are isolated (the zygotes' own words), for the report."""
+    return "; ".join(dict.fromkeys(z.isolation for z in ZYGOTES.values() if z.alive and z.isolation))
 
 
 def helpers() -> set[int]:
