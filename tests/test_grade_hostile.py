@@ -26,6 +26,12 @@ HEAD = """
 import os, sys, time
 from reference import StopReason
 
+def ancestors():
+    \"\"\"The parent (the zygote that forked this run) and its parent (the grader), from /proc.\"\"\"
+    parent = os.getppid()
+    with open(f"/proc/{parent}/stat") as f:
+        return [parent, int(f.read().rsplit(")", 1)[1].split()[1])]
+
 def naive(episode, max_steps):
     messages = episode.initial_messages()
     for _ in range(max_steps):
@@ -50,23 +56,25 @@ def loop(episode, max_steps):
     # the grader's own stdout, reached through /proc
     "writes_to_the_graders_stdout": HEAD + f"""
 def loop(episode, max_steps):
-    for fd in (1, 2):
-        try:
-            with open(f"/proc/{{os.getppid()}}/fd/{{fd}}", "w") as out:
-                out.write({json.dumps(json.dumps(FORGED))} + "\\n")
-            print("WROTE", fd)
-        except OSError as exc:
-            print("REFUSED", fd, type(exc).__name__)
+    for pid in ancestors():
+        for fd in (1, 2):
+            try:
+                with open(f"/proc/{{pid}}/fd/{{fd}}", "w") as out:
+                    out.write({json.dumps(json.dumps(FORGED))} + "\\n")
+                print("WROTE", pid, fd)
+            except OSError as exc:
+                print("REFUSED", pid, fd, type(exc).__name__)
     return naive(episode, max_steps)
 """,
     # the grader's memory, read and written through /proc
     "rewrites_the_graders_memory": HEAD + """
 def loop(episode, max_steps):
-    try:
-        with open(f"/proc/{os.getppid()}/mem", "r+b") as mem:
-            print("OPENED")
-    except OSError as exc:
-        print("REFUSED", type(exc).__name__)
+    for pid in ancestors():
+        try:
+            with open(f"/proc/{pid}/mem", "r+b") as mem:
+                print("OPENED", pid)
+        except OSError as exc:
+            print("REFUSED", pid, type(exc).__name__)
     return naive(episode, max_steps)
 """,
     # a daemon out of the process group that would rewrite the report after the grade
@@ -161,6 +169,8 @@ def test_a_hostile_candidate_gets_an_honest_report(tmp_path, name, before):
     assert report["total"] == 60, report["reasoning"]  # the naive loop, whatever else it tried
     printed = "".join(r["output"] for r in runs)
     assert "WROTE" not in printed and "OPENED" not in printed, printed[:500]
+    if name in ("writes_to_the_graders_stdout", "rewrites_the_graders_memory"):
+        assert printed.count("REFUSED") >= 2 * len(runs), printed[:500]  # the zygote and the grader, every run
     assert b"\x1b" not in proc.stdout and b"\x1b" not in proc.stderr
     assert scenario_hashes() == before
 
