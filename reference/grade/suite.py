@@ -106,6 +106,8 @@ def outcome_of(attempt: CandidateRun, wire: str) -> Outcome:
     error = attempt.error
     if isinstance(error, ProtocolError):
         out.http_errors.append(error.message)
+    if not out.http_errors:  # refused by the grader's own model, though the candidate's process reported nothing
+        out.http_errors = [text[:300] for text in attempt.refusals]
     if error is not None:
         out.error = type(error).__name__
         # the grader's own exception objects (a tool's, the model's) come back as they were: one let through

@@ -46,7 +46,8 @@ class CappedModel:
         self.calls = 0
         self.tripped: RunawayLoop | None = None  # set once, even if the loop catches what it raised
         self.read: dict[str, None] = {}  # every tool result the model was sent, once (the grader reads them)
-        self.refused = 0  # requests the API refused (HTTP 400): made, and counted, though no step recorded them
+        self.refusals: list[str] = []  # what the API said to each request it refused (HTTP 400): made, counted,
+        #                                no step records them, and the loop's process cannot hide them
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
                  tool_choice: str = "auto") -> Turn:
@@ -57,8 +58,8 @@ class CappedModel:
         self.read.update((m.content, None) for m in messages if isinstance(m, ToolMessage))
         try:
             return self.inner.complete(messages, tools, tool_choice=tool_choice)
-        except ProtocolError:
-            self.refused += 1
+        except ProtocolError as exc:
+            self.refusals.append(exc.message)
             raise
 
     def __getattr__(self, name: str) -> Any:
@@ -91,7 +92,12 @@ class CandidateRun:
         """Every request the model received, the refused ones included (the books' steps are the answered ones)."""
         if self.episode is None:
             return 0
-        return len(self.episode.ledger.steps) + getattr(self.episode.model.inner, "refused", 0)
+        return len(self.episode.ledger.steps) + len(self.refusals)
+
+    @property
+    def refusals(self) -> list[str]:
+        """The requests the grader's own model refused (HTTP 400), in the API's words."""
+        return list(getattr(self.episode.model.inner, "refusals", [])) if self.episode else []
 
     def story(self) -> str:
         name = f"scenario `{self.scenario.name}`"
