@@ -183,3 +183,16 @@ def sends_garbage(episode, max_steps=8):
         except OSError:
             continue
     time.sleep(3600)
+
+
+def reads_the_script(episode, max_steps=8):
+    """Looks for the scenario's script and `expect` in its episode and anywhere in its memory, and prints them."""
+    import gc
+    from reference.sim.scenario.schema import ExpectDef, Scenario
+    from reference.sim.scenario.schema_script import StepDef
+    whole = [o for o in gc.get_objects() if isinstance(o, (ExpectDef, StepDef))
+             or isinstance(o, Scenario) and o.expect is not None]
+    seen = episode.scenario
+    print(f"FOUND {len(whole)} script={len(seen.model.script) + len(seen.model.cycle)} expect={seen.expect} "
+          f"rules={sum(len(t.rules) for t in seen.tools)}")
+    return clean(episode, max_steps)

@@ -144,7 +144,7 @@ def test_processes_that_leave_the_process_group_are_stopped_by_the_subreaper():
     """Run in a process of its own: the subreaper is for the `loopkit check` command, never for this one."""
     code = textwrap.dedent("""\
         import os, time
-        from reference.cli.orphans import become_subreaper, children, stop_orphans, wait_for
+        from reference.runs.orphans import become_subreaper, children, stop_orphans, wait_for
         if not become_subreaper():
             print("skip"); raise SystemExit
         pid = os.fork()

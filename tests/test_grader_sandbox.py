@@ -2,7 +2,8 @@
 
 The hostile loops (tests/hostile_loops.py) run in one subprocess (this file, run as a script), under
 a 2 s limit and 256 MB: a grader that hung or died would fail these tests rather than take pytest
-with it. The subprocess writes one record per loop: the story, the verdict, and the story of a clean
+with it. Each is run as a candidate file is (`hostile_loops.py::name`: in a fresh interpreter), and the clean
+runs around it as a test's own function is (in a fork). The subprocess writes one record per loop: the story, the verdict, and the story of a clean
 run of the same scenario after it, in the same process (nothing the hostile loop did may leak into it).
 Each record is also checked against the clean run before it.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -51,6 +53,7 @@ CASES = {
                                            "its channel to the grader and went on", "BrokenChannel"),
     "sends_garbage": ("repeat-exact", "your loop's process sent the grader something it cannot read: a message that "
                                       "is not valid JSON (or nested too deeply)", "BrokenChannel"),
+    "reads_the_script": ("repeat-exact", "stop reason max_steps, 8 model calls (step limit 8), 8 tool calls", None),
     "has_an_unprintable_exception": ("repeat-exact", "your loop raised Unprintable: <Unprintable: its message could "
                                                      "not be read>", "CandidateRaised"),
 }
@@ -60,7 +63,7 @@ def facts(attempt) -> dict:
     result = attempt.result
     return {"story": attempt.story(), "error": type(attempt.error).__name__ if attempt.error else None,
             "model_calls": attempt.model_calls, "stop_reason": result.stop_reason.value if result else None,
-            "output_bytes": attempt.output_bytes, "output_kept": len(attempt.output)}
+            "output_bytes": attempt.output_bytes, "output_kept": len(attempt.output), "printed": attempt.output[:300]}
 
 
 def run_all(out_path: str) -> None:
@@ -72,10 +75,15 @@ def run_all(out_path: str) -> None:
     def run(loop, scenario):
         return facts(run_candidate(loop, scenario, time_limit=LIMIT, memory_mb=MEMORY_MB))
 
+    def timed(loop, scenario):
+        started = time.monotonic()
+        return {**run(loop, scenario), "seconds": time.monotonic() - started}
+
+    run(f"{HERE / 'hostile_loops.py'}::clean", "happy-path")  # the zygote started once, before the clock
     records = {}
     for name, (scenario, _, _) in CASES.items():
         records[name] = {"before": run(hostile_loops.clean, scenario),
-                         "hostile": run(getattr(hostile_loops, name), scenario),
+                         "hostile": timed(f"{HERE / 'hostile_loops.py'}::{name}", scenario),
                          "after": run(hostile_loops.clean, scenario)}
     Path(out_path).write_text(json.dumps(records), encoding="utf-8")
     # a normal exit: a thread or process the grader failed to end would hold it, and the test would say so
@@ -108,6 +116,7 @@ def test_a_hostile_loop_gets_a_clear_report(records, name):
     assert hostile["story"].startswith(f"scenario `{scenario}`: ") and says in hostile["story"], hostile
     assert hostile["error"] == error, hostile
     assert len(hostile["story"]) < 5000, f"{name}: a story of {len(hostile['story']):,} characters"
+    assert hostile["seconds"] < LIMIT + 1, f"{name}: its report took {hostile['seconds']:.2f} s (limit {LIMIT:g} s)"
     if error is None:
         assert hostile["stop_reason"] is not None
     else:
@@ -125,6 +134,11 @@ def test_what_a_loop_prints_is_kept_in_part_and_counted(records):
     flood = records["records"]["floods_stdout"]["hostile"]
     assert flood["output_bytes"] == 200 * 1024 * 1024 and flood["output_kept"] == 64 * 1024, flood
     assert records["stdout_bytes"] < 1024 * 1024, "the flood reached the grader's own output"
+
+
+def test_a_candidate_file_sees_nothing_of_the_script_or_the_expectations(records):
+    printed = records["records"]["reads_the_script"]["hostile"]["printed"]
+    assert printed.strip() == "FOUND 0 script=0 expect=None rules=0", printed
 
 
 def test_a_huge_message_is_cut_and_its_length_said(records):
@@ -223,7 +237,7 @@ def test_the_loop_sees_the_books_keep_up():
             seen.append((len(episode.ledger.steps), len(episode.ledger.steps[-1].tools), episode.clock.elapsed))
         episode.clock.sleep(5)
         seen.append(episode.clock.elapsed)
-        return episode.finish(StopReason.MAX_STEPS, messages)
+        return episode.finish(StopReason.REPEATED_CALL, messages)  # the books show the repeat
 
     attempt = run_candidate(reads, "repeat-exact", probe=lambda episode: seen)
     books = attempt.episode

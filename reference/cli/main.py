@@ -118,7 +118,8 @@ QUICK_EXIT = ("check", "hint", "list")
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    args.reap_orphans = argv is None  # `loopkit check` as a command: its own short-lived process (cli/orphans.py)
+    # `loopkit check` or `grade` as a command: its own short-lived process (runs/orphans.py)
+    args.reap_orphans = argv is None
     code = run(args)
     if argv is None and args.command in QUICK_EXIT:
         try:

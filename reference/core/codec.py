@@ -4,23 +4,28 @@ A candidate's loop runs in another process (reference/runs/sandbox.py) and talks
 JSON (reference/harness/remote.py): the same messages must arrive, field for field, whatever the
 transport. `encode` turns a value into JSON-able data; `decode` turns it back.
 
-Decoding never runs the sender's code: only the kit's own dataclasses and enums (modules under
-`reference.`) are rebuilt, field by field, without calling their `__init__`; any other dataclass comes
-back as a `SimpleNamespace`, anything else the JSON cannot carry as its `repr`.
+Decoding never runs the sender's code and never imports: only the classes on an explicit allow-list
+(`allow(...)`, called by the code that sends them: reference/runs/sandbox.py) are rebuilt, field by field,
+without calling their `__init__`; any other dataclass comes back as a `SimpleNamespace`, another
+exception as a `RemoteError`, anything else the JSON cannot carry as its `repr`.
 """
 from __future__ import annotations
 
 import builtins
 import dataclasses
 import enum
-import functools
-import importlib
 from types import SimpleNamespace
 from typing import Any
 
 TAGS = ("__dc__", "__enum__", "__tuple__", "__map__", "__exc__", "__repr__")
 MAX_DEPTH = 200  # deeper than any kit object; a self-referencing structure is cut here
 MAX_TEXT = 4000  # an exception's message (or a repr) longer than this is cut, with its length said
+ALLOWED: dict[str, type] = {}  # "module:qualname" -> the class decode may rebuild
+
+
+def allow(*classes: type) -> None:
+    """Let decode rebuild these classes (dataclasses, enums, exceptions) from what the other side names."""
+    ALLOWED.update((_name(cls), cls) for cls in classes)
 
 
 def encode(value: Any, depth: int = 0) -> Any:
@@ -110,7 +115,7 @@ def decode_exception(data: dict[str, Any]) -> BaseException:
     name = str(data.get("__exc__", ""))
     cls = kit_class(name)
     module, _, qualname = name.partition(":")
-    if cls is None and module == "builtins":
+    if cls is None and module == "builtins" and qualname.isidentifier():
         cls = getattr(builtins, qualname, None)
     args = [decode(a) for a in data.get("args", [])]
     if not (isinstance(cls, type) and issubclass(cls, Exception)):
@@ -125,19 +130,9 @@ def decode_exception(data: dict[str, Any]) -> BaseException:
     return exc
 
 
-@functools.lru_cache(maxsize=None)
-def kit_class(name: str) -> Any:
-    """The class `module:qualname` if it belongs to the kit (its module is under `reference.`), else None."""
-    module, _, qualname = name.partition(":")
-    if not module.startswith("reference.") or not qualname:
-        return None
-    try:
-        obj: Any = importlib.import_module(module)
-        for part in qualname.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError):
-        return None
-    return obj if isinstance(obj, type) else None
+def kit_class(name: Any) -> Any:
+    """The class `module:qualname` if it is on the allow-list, else None: looked up, never imported."""
+    return ALLOWED.get(name) if isinstance(name, str) else None
 
 
 def cut(text: str, limit: int = MAX_TEXT) -> str:

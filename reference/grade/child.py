@@ -13,11 +13,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+from pathlib import Path
 from typing import Any, Callable
 
 from ..core.result import RunResult, StopReason
 from ..providers.server import ANTHROPIC_BASE_URL, OPENAI_BASE_URL, SCRIPTED_API_KEY, ScriptedServer
-from ..runs.sandbox import load_loop
+from ..runs.sandbox import load_loop, read_source
 from ..wire.protocol import wire_module
 from .kinds import Candidate
 
@@ -115,11 +116,18 @@ class Session:
                                    detail=claim.get("detail"))
 
 
+def candidate_loop(path: str, kind: str, function: str, params: list[str], is_async: bool) -> Callable[..., RunResult]:
+    """`adapter` from plain data: how a fresh interpreter builds it (reference/runs/fresh.py `LoopEntry`)."""
+    return adapter(Candidate(Path(path), kind, function, tuple(params), is_async))
+
+
 def adapter(candidate: Candidate) -> Callable[..., RunResult]:
-    """The kit-API loop that runs a plain or SDK candidate (imported in the child, where it runs)."""
+    """The kit-API loop that runs a plain or SDK candidate (imported in the child, where it runs, from the file
+    as it is read here, before any of the candidate's code runs)."""
+    source = read_source(candidate.path)
 
     def run(episode: Any, max_steps: int = 8) -> RunResult:
-        function = load_loop(f"{candidate.path}::{candidate.function}")
+        function = load_loop(f"{candidate.path}::{candidate.function}", source)
         wire = candidate.wire or "openai-chat"
         session = Session(episode, wire)
         first = session.client(wire, candidate.is_async) if candidate.wire else session.llm

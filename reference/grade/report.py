@@ -5,10 +5,12 @@ import html
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..interview.bank import load_bank
 from ..runs.grading import MEMORY_LIMIT_MB, TIME_LIMIT
+from ..runs.orphans import is_non_dumpable
+from ..runs.zygote import isolation
 from .kinds import NotACandidate, detect
 from .rubric import Flag, Verdict, red_flags, total, verdicts
 from .suite import Outcome, run_suite, scenario_names
@@ -26,6 +28,7 @@ class Grade:
     red_flags: list[Flag] = field(default_factory=list)
     total: int = 0
     problem: str | None = None
+    sandbox: str = ""  # how the candidate's processes were isolated, as the grader set them up
 
     @property
     def passed(self) -> int:
@@ -53,14 +56,16 @@ class Grade:
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "kind": self.kind, "scenarios": self.scenario_set, "total": self.total,
-                "problem": self.problem, "reasoning": self.reasoning(), "passed": self.passed,
+                "problem": self.problem, "sandbox": self.sandbox, "reasoning": self.reasoning(),
+                "passed": self.passed,
                 "runs": [o.to_dict() for o in self.runs], "rubric": [asdict(v) for v in self.rubric],
                 "red_flags": [asdict(f) for f in self.red_flags]}
 
 
 def grade_file(path: str | Path, scenarios: str = "interview", *, time_limit: float = TIME_LIMIT,
-               memory_mb: int = MEMORY_LIMIT_MB, lang: str = "en") -> Grade:
-    """Grade one candidate file; never raises for what the file is or does (the report says)."""
+               memory_mb: int = MEMORY_LIMIT_MB, lang: str = "en", after_run: Callable[[], None] | None = None) -> Grade:
+    """Grade one candidate file; never raises for what the file is or does (the report says). `after_run` is
+    called after each run (the CLI stops what the candidate's processes left running)."""
     grade = Grade(str(path), None, scenarios)
     try:
         candidate = detect(path)
@@ -69,16 +74,21 @@ def grade_file(path: str | Path, scenarios: str = "interview", *, time_limit: fl
         return grade
     bank = load_bank()
     grade.kind = candidate.kind
-    grade.runs = run_suite(candidate, scenario_names(scenarios), time_limit=time_limit, memory_mb=memory_mb)
+    grade.runs = run_suite(candidate, scenario_names(scenarios), time_limit=time_limit, memory_mb=memory_mb,
+                          after_run=after_run)
     grade.rubric = verdicts(bank, grade.runs, lang)
     grade.red_flags = red_flags(bank, grade.runs, lang)
     grade.total = total(bank, grade.rubric, grade.red_flags)
+    closed = "; the grader non-dumpable" if is_non_dumpable() else ""
+    grade.sandbox = ("each run in a fresh process forked by a zygote (no scenario in its memory)" + closed
+                     + (f"; {isolation()}" if isolation() else ""))
     return grade
 
 
 def to_markdown(grade: Grade) -> str:
     lines = [f"# Grade: {grade.path}", "", f"Kind: {grade.kind or 'not a candidate'}. Scenarios: "
              f"{grade.scenario_set}. **Total: {grade.total}**", "", grade.reasoning(), ""]
+    lines += [f"Sandbox: {grade.sandbox}.", ""] if grade.sandbox else []
     if grade.problem:
         return "\n".join(lines)
     lines += [f"## Scenarios ({grade.passed} of {len(grade.runs)} passed)", ""]
@@ -90,6 +100,12 @@ def to_markdown(grade: Grade) -> str:
                      f"{_one_line(said)} |")
     lines += ["", "## Red flags", ""]
     lines += [f"- {f.text} Seen: {_one_line(f.evidence)}" for f in grade.red_flags] or ["- none seen in the runs"]
+    lines += ["", "## What the candidate printed", ""]
+    printed = [o for o in grade.runs if o.output_bytes]
+    for o in printed:  # an indented block: no line of it can close the block or read as the report's own
+        lines += [f"`{o.scenario}` ({o.wire}), {_printed(o)}:", ""]
+        lines += ["    " + line for line in escaped(o.output).split("\n")] + [""]
+    lines += [] if printed else ["- nothing"]
     return "\n".join(lines) + "\n"
 
 
@@ -100,17 +116,32 @@ def to_html(grade: Grade) -> str:
     runs = "".join(f"<li>{'PASS' if o.passed else 'FAIL'} <code>{e(o.scenario)}</code> ({e(o.wire)}): "
                    f"{e(_one_line(o.story))}</li>" for o in grade.runs)
     flags = "".join(f"<li>{e(f.text)} Seen: {e(_one_line(f.evidence))}</li>" for f in grade.red_flags)
+    printed = "".join(f"<h3><code>{e(o.scenario)}</code> ({e(o.wire)}), {_printed(o)}</h3><pre>{e(escaped(o.output))}"
+                      "</pre>" for o in grade.runs if o.output_bytes) or "<p>nothing</p>"
     return (f"<!doctype html><meta charset='utf-8'><title>Grade: {e(grade.path)}</title>"
             f"<h1>Grade: {e(grade.path)}</h1><p>Kind: {e(grade.kind or 'not a candidate')}. "
-            f"<b>Total: {grade.total}</b></p><p>{e(grade.reasoning())}</p><h2>Scenarios</h2><ul>{runs}</ul>"
+            f"<b>Total: {grade.total}</b></p><p>{e(grade.reasoning())}</p><p>Sandbox: {e(grade.sandbox)}</p>"
+            f"<h2>Scenarios</h2><ul>{runs}</ul>"
             f"<h2>Rubric</h2><table border='1'><tr><th>item</th><th></th><th>points</th><th>evidence</th></tr>{rows}"
-            f"</table><h2>Red flags</h2><ul>{flags or '<li>none seen in the runs</li>'}</ul>\n")
+            f"</table><h2>Red flags</h2><ul>{flags or '<li>none seen in the runs</li>'}</ul>"
+            f"<h2>What the candidate printed</h2>{printed}\n")
 
 
 def to_json(grade: Grade) -> str:
     return json.dumps(grade.to_dict(), indent=2, ensure_ascii=False) + "\n"
 
 
+def escaped(text: str) -> str:
+    """The candidate's text with every control character but the newline written out (`\\x1b`, `\\r`): it cannot
+    move a terminal's cursor, rewrite a line of the report, or ring a bell."""
+    return "".join(c if c == "\n" or c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _printed(outcome: Outcome) -> str:
+    kept = len(outcome.output.encode("utf-8"))
+    return f"{outcome.output_bytes:,} bytes" + (f" (the first {kept:,} shown)" if kept < outcome.output_bytes else "")
+
+
 def _one_line(text: str, limit: int = 300) -> str:
-    text = " ".join(str(text).split()).replace("|", "\\|")
+    text = " ".join(escaped(str(text)).split()).replace("|", "\\|")
     return text if len(text) <= limit else text[:limit - 1] + "…"

@@ -158,11 +158,13 @@ def degraded_result(by: dict[str, list[Outcome]]) -> Shown:
     stopped = [o for o in _all(by) if o.stop_reason and not o.completed]
     if not stopped:
         return None
-    shares = [degraded_share(o) for o in stopped]
+    shares = [0.0 if o.invented else degraded_share(o) for o in stopped]  # an invented fact is no fact
     worst = min(range(len(stopped)), key=lambda i: shares[i])
+    bad = stopped[worst]
     evidence = (f"{len(stopped)} stopped runs tell the user what was found, with facts from the tools' own results"
-                if shares[worst] == 1 else f"`{stopped[worst].scenario}` stopped ({stopped[worst].stop_reason}): "
-                f"the user gets {(stopped[worst].answer or '')[:80]!r}")
+                if shares[worst] == 1 else f"`{bad.scenario}`: the degraded result states "
+                f"{', '.join(bad.invented[:3])}, which no tool returned" if bad.invented else
+                f"`{bad.scenario}` stopped ({bad.stop_reason}): the user gets {(bad.answer or '')[:80]!r}")
     return sum(shares) / len(shares), evidence
 
 

@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from ..core.errors import ProtocolError, RunawayLoop
 from ..core.result import StopReason
 from ..runs.failures import CandidateFailure, CandidateRaised, TimeLimit
-from ..providers.adapters import sdk_episode
+from ..runs.fresh import LoopEntry
 from ..runs.grading import CandidateRun, run_candidate
-from ..runs.registry import run_loop
 from ..runs.runner import completed, evaluate
 from ..sim.scenario.loading import catalogue, find
-from .child import adapter
 from .content import facts_of
 from .kinds import Candidate
 
@@ -56,10 +54,13 @@ class Outcome:
     facts: list[str] = field(default_factory=list)  # what the tools really returned (the books), quotable
     request: str = ""  # what the user asked
     answered_then_continued: bool = False  # the model answered (no tool calls) and the loop asked it again
+    invented: list[str] = field(default_factory=list)  # values in the degraded result's facts that no tool returned
+    output: str = ""  # what the candidate's process printed (its first 64 KB), never shown as the grader's own
+    output_bytes: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         fields = ("scenario", "wire", "passed", "story", "failed_checks", "stop_reason", "completed", "model_calls",
-                  "error", "http_errors", "skipped")
+                  "error", "http_errors", "skipped", "output", "output_bytes")
         return {name: getattr(self, name) for name in fields}
 
 
@@ -71,35 +72,32 @@ def scenario_names(name: str) -> tuple[str, ...]:
     return SETS[name]
 
 
-def run_suite(candidate: Candidate, names: tuple[str, ...], *, time_limit: float, memory_mb: int) -> list[Outcome]:
-    if candidate.wire is not None:
-        preload(candidate.wire)
-    loop: Any = str(candidate.path) + f"::{candidate.function}" if candidate.kind == "kit" else adapter(candidate)
+def run_suite(candidate: Candidate, names: tuple[str, ...], *, time_limit: float, memory_mb: int,
+              after_run: Callable[[], None] | None = None) -> list[Outcome]:
+    loop = str(candidate.path) + f"::{candidate.function}" if candidate.kind == "kit" else entry(candidate)
     plan = [(name, candidate.wire) for name in names]
     if candidate.wire is None and "happy-path" in names:
         plan += [("happy-path", wire) for wire in OTHER_WIRES]
+    frozen = {name: find(name) for name, _ in plan}  # read and checked before any of the candidate's code runs
     outcomes: list[Outcome] = []
     for name, wire in plan:
         if sum(o.error == "TimeLimit" for o in outcomes) >= GIVE_UP_AFTER:
             outcomes.append(Outcome(name, wire or "openai-chat", False, f"scenario `{name}`: not run (the loop hit "
                                     f"the time limit {GIVE_UP_AFTER} times)", skipped=True))
             continue
-        attempt = run_candidate(loop, find(name), wire=wire, time_limit=time_limit, memory_mb=memory_mb)
+        attempt = run_candidate(loop, frozen[name], wire=wire, time_limit=time_limit, memory_mb=memory_mb, echo=False,
+                                trusted=False)
+        if after_run is not None:
+            after_run()
         outcomes.append(outcome_of(attempt, wire or attempt.scenario.model.wire))
     return outcomes
 
 
-def preload(wire: str) -> None:
-    """Warm the SDK up here, once, before any fork, with the kit's own loop through its adapter: each child
-    inherits the imported modules and the SDK's lazily built parts instead of building them again (most
-    of a second each time, counted against the loop's time limit)."""
-    if wire not in _WARM:
-        episode, _ = sdk_episode(find("happy-path"), wire)
-        run_loop("react", episode)
-        _WARM.add(wire)
-
-
-_WARM: set[str] = set()
+def entry(candidate: Candidate) -> LoopEntry:
+    """A plain or SDK candidate, as its fresh interpreter builds it (the SDK imported before the clock starts)."""
+    sdk = {"anthropic": ("anthropic",), None: ()}.get(candidate.wire, ("openai",))
+    return LoopEntry("reference.grade.child:candidate_loop", (str(candidate.path), candidate.kind, candidate.function,
+                     list(candidate.params), candidate.is_async), ("reference.grade.child", "httpx2", *sdk))
 
 
 def outcome_of(attempt: CandidateRun, wire: str) -> Outcome:
@@ -110,10 +108,13 @@ def outcome_of(attempt: CandidateRun, wire: str) -> Outcome:
                   http_errors=[str(e.get("message", ""))[:300] for e in events], first_repeat=_first_repeat(episode),
                   facts=_facts(episode), request=scenario.user,
                   answered_then_continued=any(not s.tool_calls and s.finish_reason == "stop"
-                                              for s in episode.ledger.steps[:-1]))
+                                              for s in episode.ledger.steps[:-1]),
+                  output=attempt.output, output_bytes=attempt.output_bytes)
     error = attempt.error
     if isinstance(error, ProtocolError):
         out.http_errors.append(error.message)
+    if not out.http_errors:  # refused by the grader's own model, though the candidate's process reported nothing
+        out.http_errors = [text[:300] for text in attempt.refusals]
     if error is not None:
         out.error = type(error).__name__
         # the grader's own exception objects (a tool's, the model's) come back as they were: one let through
@@ -127,7 +128,7 @@ def outcome_of(attempt: CandidateRun, wire: str) -> Outcome:
     out.failed_checks = [c.detail for c in checks if not c.ok]
     out.passed = not out.failed_checks and not out.http_errors
     out.stop_reason, out.completed = result.stop_reason.value, completed(scenario, result)
-    out.answer, out.degraded = result.answer, _plain(result.degraded)
+    out.answer, out.degraded, out.invented = result.answer, _plain(result.degraded), attempt.invented
     if out.failed_checks:
         out.story += "; expected otherwise: " + "; ".join(out.failed_checks)
     return out

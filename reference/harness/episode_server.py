@@ -42,14 +42,18 @@ CLAIM_FIELDS = ("stop_reason", "messages", "answer", "degraded", "detail", "loop
 class EpisodeServer:
     """The grader's side: answers one remote loop's requests from the real episode."""
 
-    def __init__(self, episode: Episode):
+    def __init__(self, episode: Episode, loop_records_tools: bool = False):
         self.episode = episode
+        # `record_tool` (a tool the loop ran in its own process, recorded as the loop says) is taken only from a
+        # loop the caller trusts (a test's own function); a candidate's tool records are made here, or not at all
+        self.loop_records_tools = loop_records_tools
+        self.ops = OPS
         self.claims: list[dict[str, Any]] = []  # what each finish() said, in order
         self.raised: dict[int, BaseException] = {}  # errors handed to the loop, by number
         self._sent = (0, 0, 0)  # steps, tools of the last step, orphan tools already synced
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
-        handler = OPS.get(str(request.get("op")))
+        handler = self.ops.get(str(request.get("op")))
         try:
             if handler is None:
                 raise ValueError(f"unknown request {str(request.get('op'))[:40]!r}")
@@ -92,7 +96,10 @@ class EpisodeServer:
         return self.episode.tools.execute(call)
 
     def record_tool(self, request: dict[str, Any]) -> None:
-        """A tool the loop ran in its own process: recorded as it reports it, timed on this clock."""
+        """A tool the loop ran in its own process: recorded as it reports it, timed on this clock (from a trusted
+        loop only: otherwise the books do not take the loop's word for what a tool did)."""
+        if not self.loop_records_tools:
+            return
         outcome = decode(request.get("outcome"))
         outcome = outcome if isinstance(outcome, ToolOutcome) else None
         args = decode(request.get("args"))

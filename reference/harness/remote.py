@@ -1,6 +1,10 @@
 """The loop's side of a remote episode: `RemoteEpisode` looks like an `Episode` and forwards every
 request to the grader's `EpisodeServer` (reference/harness/episode_server.py, which documents the
 protocol). The server's books are the only books: whatever the loop does to its copy changes nothing there.
+
+The loop's `episode.scenario` is the scenario's public face (`public_view`): what a loop needs (the task,
+its checklist and limits, the tools as a server describes them, the wire and prices), never the model's
+script, the tools' scripted results or the `expect` block.
 """
 from __future__ import annotations
 
@@ -12,7 +16,9 @@ from ..core.messages import AssistantMessage, Message, SystemMessage, ToolMessag
 from ..core.model import Pricing, Turn
 from ..core.result import RunResult, StepRecord, StopReason, ToolRecord
 from ..sim.clock import SimClock
-from ..sim.scenario.schema import LimitsDef, Scenario
+from ..sim.scenario.schema import ChecklistItem, LimitsDef, Scenario
+from ..sim.scenario.schema_script import ModelDef, PricingDef
+from ..sim.scenario.schema_tools import AnnotationsDef, ToolDef
 from ..sim.tools import ToolOutcome, Toolbox
 from .channel import Channel
 from .episode import Episode
@@ -20,6 +26,27 @@ from .ledger import Ledger
 
 MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
 CLAIM_FIELDS = ("stop_reason", "messages", "answer", "degraded", "detail", "loop")
+PUBLIC = {"name", "system", "user", "clock", "intent", "checklist", "limits"}
+PUBLIC_TOOL = {"name", "description", "parameters", "volatile", "annotations", "metadata", "alternatives"}
+PUBLIC_MODEL = {"name", "wire", "pricing", "seed"}
+
+
+def public_view(scenario: Scenario) -> dict[str, Any]:
+    """What a loop may know of a scenario, as plain data (nothing of the script, the tools' rules or `expect`)."""
+    data = scenario.model_dump(include=PUBLIC)
+    data["tools"] = [tool.model_dump(include=PUBLIC_TOOL) for tool in scenario.tools]
+    data["model"] = scenario.model.model_dump(include=PUBLIC_MODEL)
+    return data
+
+
+def public_scenario(data: dict[str, Any]) -> Scenario:
+    """A `public_view` as a Scenario object for the loop to read (built without the checks a whole file needs)."""
+    tools = [ToolDef.model_construct(**{**tool, "rules": [], "annotations": AnnotationsDef(**tool["annotations"])
+                                        if tool.get("annotations") else None}) for tool in data["tools"]]
+    model = ModelDef.model_construct(**{**data["model"], "pricing": PricingDef(**data["model"]["pricing"])})
+    return Scenario.model_construct(**{**data, "title": data["name"], "tools": tools, "model": model, "expect": None,
+                                       "checklist": [ChecklistItem(**item) for item in data["checklist"]],
+                                       "limits": LimitsDef(**data["limits"]), "cancel": None})
 
 
 class Connection:
@@ -144,7 +171,7 @@ class RemoteEpisode:
     @classmethod
     def mirroring(cls, channel: Channel, episode: Episode) -> "RemoteEpisode":
         """In a forked child: the server's episode as it was at the fork, served through `channel`."""
-        return cls(channel, episode.scenario, episode.tools.specs, episode.clock.start, episode.ledger.pricing,
+        return cls(channel, public_scenario(public_view(episode.scenario)), episode.tools.specs, episode.clock.start, episode.ledger.pricing,
                    episode.loop_name)
 
     # the user's stop button and the waits it may cut short: the server's clock and scenario decide

@@ -23,14 +23,15 @@ from ..core.messages import Message, ToolMessage, ToolSpec
 from ..core.model import Turn
 from ..core.result import RunResult, StopReason
 from ..harness.episode import Episode
-from ..harness.ledger import Ledger
 from ..harness.episode_server import EpisodeServer
 from ..sim.scenario.loading import find
 from ..sim.scenario.schema import Scenario
+from .claims import contradiction, invented
 from .failures import CandidateFailure, ClaimRejected
 from .inline import run_inline, session
-from .process import Limits
-from .sandbox import OUTPUT_KEPT, ChildReport, can_fork, load_loop, run_in_child, safe_repr
+from .process import OUTPUT_KEPT, Limits
+from .fresh import LoopEntry
+from .sandbox import ChildReport, can_fork, resolve, run_in_child, safe_repr
 
 TIME_LIMIT = 5.0  # seconds of wall clock per run: the kit's loops take a fraction of one
 MEMORY_LIMIT_MB = 1024
@@ -45,6 +46,8 @@ class CappedModel:
         self.calls = 0
         self.tripped: RunawayLoop | None = None  # set once, even if the loop catches what it raised
         self.read: dict[str, None] = {}  # every tool result the model was sent, once (the grader reads them)
+        self.refusals: list[str] = []  # what the API said to each request it refused (HTTP 400): made, counted,
+        #                                no step records them, and the loop's process cannot hide them
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
                  tool_choice: str = "auto") -> Turn:
@@ -53,7 +56,11 @@ class CappedModel:
             self.tripped = RunawayLoop(f"more than {self.cap} model calls")
             raise self.tripped
         self.read.update((m.content, None) for m in messages if isinstance(m, ToolMessage))
-        return self.inner.complete(messages, tools, tool_choice=tool_choice)
+        try:
+            return self.inner.complete(messages, tools, tool_choice=tool_choice)
+        except ProtocolError as exc:
+            self.refusals.append(exc.message)
+            raise
 
     def __getattr__(self, name: str) -> Any:
         if name == "inner":  # not set yet (copy, pickle): no wrapped model to ask
@@ -72,6 +79,7 @@ class CandidateRun:
     output: str = ""  # what the loop printed (the first 64 KB)
     output_bytes: int = 0
     probe: Any = None  # what `probe(episode)` returned in the loop's process, after the loop
+    invented: list[str] = field(default_factory=list)  # values in the degraded result's facts no tool returned
 
     @property
     def read(self) -> list[str]:
@@ -81,7 +89,15 @@ class CandidateRun:
 
     @property
     def model_calls(self) -> int:
-        return len(self.episode.ledger.steps) if self.episode else 0
+        """Every request the model received, the refused ones included (the books' steps are the answered ones)."""
+        if self.episode is None:
+            return 0
+        return len(self.episode.ledger.steps) + len(self.refusals)
+
+    @property
+    def refusals(self) -> list[str]:
+        """The requests the grader's own model refused (HTTP 400), in the API's words."""
+        return list(getattr(self.episode.model.inner, "refusals", [])) if self.episode else []
 
     def story(self) -> str:
         name = f"scenario `{self.scenario.name}`"
@@ -89,7 +105,7 @@ class CandidateRun:
             return (f"{name}: your loop made {self.model_calls} model calls and was still going; "
                     f"the step limit was {self.max_steps}")
         if isinstance(self.error, ProtocolError):
-            return (f"{name}: request {self.model_calls + 1} was refused by the API (HTTP 400, "
+            return (f"{name}: request {self.model_calls} was refused by the API (HTTP 400, "
                     f"{self.error.wire}): {self.error.message}")
         if isinstance(self.error, CandidateFailure):
             return f"{name}: {self.error.story}"
@@ -100,10 +116,11 @@ class CandidateRun:
                 f"(step limit {self.max_steps}), {self.result.tool_calls} tool calls")
 
 
-def run_candidate(loop: Callable[..., RunResult] | str | Path, scenario: Scenario | str, max_steps: int | None = None,
+def run_candidate(loop: Callable[..., RunResult] | str | Path | LoopEntry, scenario: Scenario | str, max_steps: int | None = None,
                   *, wire: str | None = None, seed: int | None = None, runaway_margin: int = 20,
                   time_limit: float = TIME_LIMIT, memory_mb: int = MEMORY_LIMIT_MB, sandbox: bool | str = True,
-                  probe: Callable[[Any], Any] | None = None) -> CandidateRun:
+                  probe: Callable[[Any], Any] | None = None, echo: bool = True,
+                  trusted: bool | None = None) -> CandidateRun:
     """Run `loop(episode, max_steps=...)` on a scenario; never raises for what the loop does.
 
     `loop` is a function, or the path of a candidate file (its `loop`, else its `react_loop`; or
@@ -112,7 +129,10 @@ def run_candidate(loop: Callable[..., RunResult] | str | Path, scenario: Scenari
     `sandbox=True` forks a child per run (inside a `loopkit check` session, which is a sandbox already: in
     process under the time limit); `sandbox="in-process"` runs here under the time limit, so that what the
     loop keeps in its module stays from one run to the next, as in a real process (no memory limit but the
-    session's); `sandbox=False` runs a trusted loop here, without the time and memory limits."""
+    session's); `sandbox=False` runs a trusted loop here, without the time and memory limits. What the loop
+    prints is kept in `attempt.output`; `echo` also writes it to this process's stdout (a learner's debugging
+    prints), which the grader never does: its own output is its report. `trusted` (by default: a function given
+    here, not a file) lets a loop in the child report the tools it ran itself into the books."""
     if isinstance(scenario, str):
         scenario = find(scenario)
     steps = max_steps if max_steps is not None else scenario.limits.max_steps
@@ -131,19 +151,22 @@ def run_candidate(loop: Callable[..., RunResult] | str | Path, scenario: Scenari
             inside.count_run()
         seconds = time_limit if inside is None or inside.run_seconds is None else min(time_limit, inside.run_seconds)
         return _contained(attempt, loop, capped, probe, seconds, inside.memory_mb if inside else memory_mb,
-                          inside.std_fds if inside else None)
+                          inside.std_fds if inside else None, echo)
     if not sandbox or not can_fork():
         if sandbox:
             attempt.notes.append("this system cannot fork: the loop ran in the grader's process, without limits")
         return _in_process(attempt, loop, capped, probe)
-    server = EpisodeServer(episode)
+    server = EpisodeServer(episode, loop_records_tools=callable(loop) if trusted is None else trusted)
     report = run_in_child(loop, episode, server, steps, Limits(time_limit, memory_mb), lambda: capped.tripped, probe)
     attempt.output, attempt.output_bytes, attempt.probe = report.output, report.output_bytes, report.probe
-    _echo(report.output, report.output_bytes)
+    if echo:
+        _echo(report.output, report.output_bytes)
     return _judge(attempt, report, capped)
 
 
 def _loop_name(loop: Any) -> str:
+    if isinstance(loop, LoopEntry):
+        return str(loop.args[0] if loop.args else loop.factory).rpartition("/")[2].removesuffix(".py")
     if isinstance(loop, (str, Path)):
         path, _, name = str(loop).partition("::")
         return name or Path(path).stem
@@ -163,27 +186,15 @@ def _judge(attempt: CandidateRun, report: ChildReport, capped: CappedModel) -> C
         attempt.error = TypeError(f"the loop returned {report.returned}, not a RunResult from episode.finish(...)")
         return attempt
     claim = report.claim
-    rejected = contradiction(claim["stop_reason"], attempt.episode.ledger)
+    rejected = contradiction(claim["stop_reason"], attempt.episode)
     if rejected:
         attempt.error = ClaimRejected(rejected)
         return attempt
     attempt.episode.loop_name = claim["loop"] or attempt.episode.loop_name
     attempt.result = attempt.episode.finish(claim["stop_reason"], claim["messages"], claim["answer"],
                                             claim["degraded"], claim["detail"])
+    attempt.invented = invented(attempt.result.degraded, attempt.episode)
     return attempt
-
-
-def contradiction(stop_reason: StopReason, ledger: Ledger) -> str | None:
-    """Why the model's request log rules out this stop reason, or None."""
-    if stop_reason is not StopReason.COMPLETED:
-        return None
-    if not ledger.steps:
-        return "reported stop reason `completed` without calling the model"
-    last = ledger.steps[-1]
-    if last.tool_calls:
-        return (f"reported stop reason `completed`, but the model's last turn (request {last.step}) asked for "
-                f"{len(last.tool_calls)} tool call(s) instead of answering")
-    return None
 
 
 def _echo(output: str, output_bytes: int) -> None:
@@ -195,16 +206,17 @@ def _echo(output: str, output_bytes: int) -> None:
 
 
 def _contained(attempt: CandidateRun, loop: Any, capped: CappedModel, probe: Callable[[Any], Any] | None,
-               seconds: float, memory_mb: int, std_fds: list[int] | None = None) -> CandidateRun:
+               seconds: float, memory_mb: int, std_fds: list[int] | None = None, echo: bool = True) -> CandidateRun:
     """The loop here under the alarm; a file's top-level code runs under it too, as in the fork sandbox."""
     assert attempt.episode is not None
 
     def start(episode: Episode, max_steps: int) -> Any:
-        return (loop if callable(loop) else load_loop(loop))(episode, max_steps=max_steps)
+        return resolve(loop)(episode, max_steps=max_steps)
 
     report = run_inline(start, attempt.episode, attempt.max_steps, seconds, memory_mb, probe, std_fds)
     attempt.probe, attempt.output, attempt.output_bytes = report.probe, report.output, report.output_bytes
-    _echo(report.output, report.output_bytes)
+    if echo:
+        _echo(report.output, report.output_bytes)
     return _checked(attempt, report.result, capped.tripped or report.error)
 
 
@@ -214,7 +226,7 @@ def _in_process(attempt: CandidateRun, loop: Any, capped: CappedModel, probe: Ca
     episode = attempt.episode
     assert episode is not None
     try:
-        result = (loop if callable(loop) else load_loop(loop))(episode, max_steps=attempt.max_steps)
+        result = resolve(loop)(episode, max_steps=attempt.max_steps)
         attempt.probe = probe(episode) if probe is not None else None
     except Exception as exc:  # the grader reports, it does not crash
         result, attempt.error = None, exc
@@ -232,9 +244,10 @@ def _checked(attempt: CandidateRun, result: Any, error: BaseException | None) ->
         attempt.error = TypeError(f"the loop returned {type(result).__name__} ({safe_repr(result)[:80]}), not a "
                                   "RunResult from episode.finish(...)")
         return attempt
-    rejected = contradiction(result.stop_reason, episode.ledger)
+    rejected = contradiction(result.stop_reason, episode)
     if rejected:
         attempt.error = ClaimRejected(rejected)
         return attempt
     attempt.result = result
+    attempt.invented = invented(result.degraded, episode)
     return attempt

@@ -125,8 +125,44 @@ class Child:
             cls.unreaped.discard(pid)
 
 
-def contain(out_w: int, limits: Limits) -> None:
-    """Own process group (to be killed whole), output to the grader, memory capped, CPU as a backstop."""
+# Capabilities a root grader's child gives up: with any of them it could read or write the grader's memory
+# whatever the grader does (ptrace and /proc, raw memory, a kernel module, the admin's catch-all).
+CAP_SYS_MODULE, CAP_SYS_RAWIO, CAP_SYS_PTRACE, CAP_SYS_ADMIN = 16, 17, 19, 21
+DROPPED = (CAP_SYS_MODULE, CAP_SYS_RAWIO, CAP_SYS_PTRACE, CAP_SYS_ADMIN)
+PR_CAPBSET_DROP, LINUX_CAPABILITY_VERSION_3 = 24, 0x20080522
+
+
+def give_up_capabilities() -> bool:
+    """Drop DROPPED from this process (and from every program it may exec: the bounding set), so that as root it
+    is kept out of a non-dumpable grader like any other process of the same user. False where that failed."""
+    try:
+        import ctypes  # Linux only, and only in a sandboxed child
+
+        libc = ctypes.CDLL(None, use_errno=True)
+
+        class Header(ctypes.Structure):
+            _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+        class Data(ctypes.Structure):
+            _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                        ("inheritable", ctypes.c_uint32)]
+
+        for cap in DROPPED:
+            libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+        header, data = Header(LINUX_CAPABILITY_VERSION_3, 0), (Data * 2)()
+        if libc.capget(ctypes.byref(header), data) != 0:
+            return False
+        mask = ~sum(1 << cap for cap in DROPPED) & 0xFFFFFFFF
+        data[0].effective &= mask
+        data[0].permitted &= mask
+        data[0].inheritable &= mask
+        return libc.capset(ctypes.byref(header), data) == 0
+    except (ImportError, OSError, AttributeError):
+        return False
+
+
+def contain(out_w: int, limits: Limits, unprivileged: bool = False) -> None:
+    """Own process group (to be killed whole), output to the grader, then `limit`."""
     os.setsid()
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
@@ -136,14 +172,23 @@ def contain(out_w: int, limits: Limits) -> None:
     os.close(devnull)
     sys.stdout = open(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
     sys.stderr = open(2, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
+    limit(limits, unprivileged)
+
+
+def limit(limits: Limits, unprivileged: bool = False) -> None:
+    """Memory capped (above what the process holds now), CPU as a backstop; with `unprivileged`, without the
+    capabilities that reach into another process (reference/runs/sandbox.py: a candidate's process)."""
     ceiling = _address_space() + limits.memory_mb * 1024 * 1024
-    seconds = int(limits.seconds) + 2  # if the grader itself is gone, a spinning child still stops
-    for limit, value in ((getattr(resource, "RLIMIT_AS", None), ceiling), (resource.RLIMIT_CPU, seconds)):
+    usage = resource.getrusage(resource.RUSAGE_SELF)  # an exec'd interpreter has used some CPU to start
+    seconds = int(usage.ru_utime + usage.ru_stime + limits.seconds) + 2  # the grader gone, a spinning child stops
+    for kind, value in ((getattr(resource, "RLIMIT_AS", None), ceiling), (resource.RLIMIT_CPU, seconds)):
         try:
-            if limit is not None:
-                resource.setrlimit(limit, (value, value))
+            if kind is not None:
+                resource.setrlimit(kind, (value, value))
         except (ValueError, OSError):  # macOS refuses RLIMIT_AS: there the time limit is the only leash
             pass
+    if unprivileged and hasattr(os, "geteuid") and os.geteuid() == 0:
+        give_up_capabilities()
 
 
 def _address_space() -> int:

@@ -1,9 +1,11 @@
 """A candidate's loop in a child process, on a leash: a wall-clock limit, a memory limit, a kill switch.
 
 The grader's process keeps the episode (model, tools, clock, ledger) and serves it over a channel
-(reference/harness/remote.py); the child is forked, so a loop defined anywhere (a closure, a test's
-local function) runs as it is, and a loop given as a file is imported in the child, where its
-top-level code is as contained as the rest. Whatever the child does, `run_in_child` returns within
+(reference/harness/remote.py). A loop given as a file (or a `LoopEntry`) runs in a freshly exec'd
+interpreter (reference/runs/fresh.py), which holds nothing of the grader's memory: no scenario's script,
+no `expect`. A loop given as a function (a test's own, a closure) cannot cross an exec: the child is forked
+and runs it as it is; that is for code the caller trusts not to read the copy of its memory it runs in.
+Either way the loop sees only the scenario's public face. Whatever the child does, `run_in_child` returns within
 the time limit (plus the moment it takes to kill a process): the child, its threads and any process
 it started are killed, never waited for.
 
@@ -29,6 +31,9 @@ from ..harness.channel import Channel, ChannelClosed, FrameTooLarge, Garbled
 from ..harness.episode import Episode
 from ..harness.episode_server import EpisodeServer, claim_from, encode_claim
 from ..harness.remote import RemoteEpisode
+from . import channel_types  # noqa: F401  (the classes the channel may carry)
+from .fresh import STARTUP_SECONDS, LoopEntry, handshake, start_message
+from .zygote import spawn
 from .failures import BrokenChannel, CandidateExited, CandidateRaised, MemoryLimit, ProcessDied, TimeLimit
 from .process import OUTPUT_KEPT, Child, Limits, contain, read_kept, widen
 
@@ -51,24 +56,35 @@ def can_fork() -> bool:
     return hasattr(os, "fork")
 
 
-def run_in_child(loop: Callable[..., Any] | str | Path, episode: Episode, server: EpisodeServer, max_steps: int,
+def run_in_child(loop: Callable[..., Any] | str | Path | LoopEntry, episode: Episode, server: EpisodeServer, max_steps: int,
                  limits: Limits, stop: Callable[[], BaseException | None],
                  probe: Callable[[Any], Any] | None = None) -> ChildReport:
     """Fork, run `loop(remote_episode, max_steps=...)` in the child, serve it until it reports or must
     end. `stop()` is asked after every request (the runaway cap): an error it returns ends the run."""
     Child.reap()
     parent_end, child_end = Channel.pair()
+    parent_end.finite_only = True
     out_r, out_w = os.pipe()
     widen(out_w)
     report = ChildReport()
     output = bytearray()
     child = None
+    fresh = not callable(loop)  # a file, or a LoopEntry: run in a fresh interpreter, never in a copy of this one
+    cpu = int(STARTUP_SECONDS + limits.seconds) + 2
     try:
-        child = Child.fork(lambda: _child(loop, episode, child_end, (parent_end, out_r), out_w, max_steps, limits,
-                                          probe))
+        if fresh:
+            preload = loop.preload if isinstance(loop, LoopEntry) else ()
+            child = spawn(child_end.fileno(), out_w, cpu, preload)
+        else:
+            child = Child.fork(lambda: _child(loop, episode, child_end, (parent_end, out_r), out_w, max_steps, limits,
+                                              probe))
         child_end.close()
         os.close(out_w)
-        _serve(child, parent_end, out_r, server, limits, stop, report, output)
+        if fresh:
+            report.error = handshake(child, parent_end, out_r, output, start_message(loop, episode, max_steps, limits))
+            report.output_bytes = len(output)
+        if report.error is None:
+            _serve(child, parent_end, out_r, server, limits, stop, report, output)
     finally:
         if child is not None:
             child.kill()
@@ -122,6 +138,9 @@ def _serve(child: Child, channel: Channel, out_r: int, server: EpisodeServer, li
             except Exception as exc:  # a last word that does not decode (nested too deep, wrong types)
                 report.error = BrokenChannel(f"its last message ({type(exc).__name__})")
                 return
+            if message.get("op") not in server.ops:
+                report.error = BrokenChannel(f"a request the channel does not have ({_op(message)})")
+                return
             reply = server.handle(message)
             report.error = stop()
             if report.error is not None:
@@ -166,6 +185,11 @@ def _final(message: dict[str, Any], report: ChildReport, server: EpisodeServer) 
     return False
 
 
+def _op(message: dict[str, Any]) -> str:
+    op = message.get("op")
+    return repr(op[:40]) if isinstance(op, str) else f"an op of type {type(op).__name__}"
+
+
 def _drain(fd: int, output: bytearray, report: ChildReport) -> bool:
     chunk = read_kept(fd, output)
     report.output_bytes += len(chunk)
@@ -178,13 +202,23 @@ def _child(loop: Any, episode: Episode, channel: Channel, parents: tuple[Channel
            limits: Limits, probe: Callable[[Any], Any] | None) -> None:
     parents[0].close()  # the grader's ends, inherited: not the child's to use
     os.close(parents[1])
+
+    def run() -> Any:
+        contain(out_w, limits, unprivileged=True)
+        remote = RemoteEpisode.mirroring(channel, episode)
+        return remote, (load_loop(loop) if isinstance(loop, (str, Path)) else loop)
+
+    report_run(run, channel, max_steps, probe)
+
+
+def report_run(prepare: Callable[[], tuple[Any, Callable[..., Any]]], channel: Channel, max_steps: int,
+               probe: Callable[[Any], Any] | None = None) -> None:
+    """In the candidate's process: `prepare()` (the episode and the loop), the loop, and its last word to the
+    grader, whatever happens; then the process ends."""
     message: dict[str, Any]
     try:
-        contain(out_w, limits)
-        remote = RemoteEpisode.mirroring(channel, episode)
-        if isinstance(loop, (str, Path)):
-            loop = load_loop(loop)
-            remote.loop_name = getattr(loop, "__name__", "candidate")
+        remote, loop = prepare()
+        remote.loop_name = getattr(loop, "__name__", None) or remote.loop_name
         result = loop(remote, max_steps=max_steps)
         if isinstance(result, RunResult):
             message = {"op": "result", "claim": encode_claim(result)}
@@ -220,8 +254,24 @@ def safe_repr(value: Any) -> str:
         return "?"
 
 
-def load_loop(spec: str | Path) -> Callable[..., Any]:
-    """The loop in a candidate file: `path.py` (its `loop`, else its `react_loop`) or `path.py::name`."""
+def read_source(spec: str | Path) -> bytes | None:
+    """A candidate file's bytes (None if unreadable: loading it says why), read once, before any of its code runs."""
+    try:
+        return Path(str(spec).partition("::")[0]).read_bytes()
+    except OSError:
+        return None
+
+
+def resolve(loop: Callable[..., Any] | str | Path | LoopEntry) -> Callable[..., Any]:
+    """The loop itself, here: a function as it is, a LoopEntry built, a file loaded."""
+    if callable(loop):
+        return loop
+    return loop.load() if isinstance(loop, LoopEntry) else load_loop(loop)
+
+
+def load_loop(spec: str | Path, source: bytes | None = None) -> Callable[..., Any]:
+    """The loop in a candidate file: `path.py` (its `loop`, else its `react_loop`) or `path.py::name`; from
+    `source` if given (the file as read earlier), else read now."""
     path_text, _, name = str(spec).partition("::")
     path = Path(path_text).resolve()
     module_name = f"_loopkit_candidate_{hashlib.sha1(str(path).encode()).hexdigest()[:10]}"
@@ -230,7 +280,10 @@ def load_loop(spec: str | Path) -> Callable[..., Any]:
         raise FileNotFoundError(f"cannot import {path}")
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[module_name] = module
-    module_spec.loader.exec_module(module)
+    if source is None:
+        module_spec.loader.exec_module(module)
+    else:
+        exec(compile(source, str(path), "exec"), module.__dict__)
     for candidate in ([name] if name else LOOP_NAMES):
         found = getattr(module, candidate, None)
         if callable(found):

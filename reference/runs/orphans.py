@@ -1,10 +1,12 @@
-"""Processes the learner's code left running after `loopkit check`: found, stopped, counted (Linux).
+"""Processes the code under test left running: found, stopped, counted; and the grader's memory closed (Linux).
 
-The session child runs in its own process group and is killed whole, but a process that left the group
+A sandboxed child runs in its own process group and is killed whole, but a process that left the group
 (`Popen(..., start_new_session=True)`, os.setsid, os.setpgid, a daemon that double-forks) outlives it and is
-re-parented to PID 1. The `loopkit check` command (a short-lived CLI process, nothing else's) marks itself a
-child subreaper first, so such processes are re-parented to it instead; after the session it kills and reaps
-every child it did not start itself, again until none is left.
+re-parented to PID 1. The `loopkit check` and `loopkit grade` commands (short-lived CLI processes, nothing
+else's) mark themselves child subreapers first, so such processes are re-parented to them instead; after
+each session (grade: after each run) they kill and reap every child they did not start themselves, again
+until none is left. `loopkit grade` also makes itself non-dumpable: a process of the same user can then
+neither read nor write its memory (/proc/PID/mem) nor open its descriptors (/proc/PID/fd/1: the report).
 
 Only the CLI does this: run_candidate in a notebook kernel or a pytest run (the fork sandbox) does not chase
 processes that escaped its process group, and neither does plain pytest.
@@ -16,18 +18,33 @@ import signal
 import time
 from pathlib import Path
 
-PR_SET_CHILD_SUBREAPER = 36
+PR_SET_DUMPABLE, PR_GET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 3, 36
+
+
+def _prctl(option: int, value: int) -> int | None:
+    """prctl(2), or None where there is none (not Linux)."""
+    try:
+        import ctypes  # only the CLI's own process needs it, on Linux
+
+        return int(ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0))
+    except (ImportError, OSError, AttributeError):
+        return None
 
 
 def become_subreaper() -> bool:
     """Orphans of this process's descendants come to it, not to PID 1; False where that is not possible."""
-    try:
-        import ctypes  # only `loopkit check` on Linux needs it
+    return _prctl(PR_SET_CHILD_SUBREAPER, 1) == 0
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    except (ImportError, OSError, AttributeError):
-        return False
+
+def is_non_dumpable() -> bool:
+    """Is this process closed to others of its user (become_non_dumpable)?"""
+    return _prctl(PR_GET_DUMPABLE, 0) == 0
+
+
+def become_non_dumpable() -> bool:
+    """No process but root may read or write this one's memory or open its descriptors through /proc (and no
+    core dump); a child forked later inherits it, an exec'd one does not. False where that is not possible."""
+    return _prctl(PR_SET_DUMPABLE, 0) == 0 and _prctl(PR_GET_DUMPABLE, 0) == 0
 
 
 def children() -> set[int]:

@@ -1,0 +1,104 @@
+"""The fresh interpreter a candidate's loop runs in (`python -m reference.runs.fresh_main [--zygote] FD
+[MODULE ...]`): reference/runs/fresh.py starts it and says why. It imports the kit (and MODULEs: an SDK),
+says `ready` on the channel (descriptor FD), receives the start message, and runs the loop under its
+limits. With --zygote, FD is a control socket instead, and each run is a child forked from this process
+(reference/runs/zygote.py), which then does the same on the channel it was handed."""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import select
+import socket
+import sys
+import traceback
+from typing import Any, Callable
+
+from ..core.codec import decode
+from ..harness.channel import Channel
+from ..harness.remote import RemoteEpisode, public_scenario
+from ..sim.clock import SimClock
+from .fresh import LoopEntry
+from .isolation import isolate
+from .orphans import become_non_dumpable
+from .process import Limits, give_up_capabilities, limit
+from .sandbox import load_loop, read_source, report_run
+
+
+def main(argv: list[str]) -> None:
+    zygote = argv[1:2] == ["--zygote"]
+    fd, preload = int(argv[1 + zygote]), argv[2 + zygote:]
+    for module in preload:
+        importlib.import_module(module)
+    isolation = isolate()  # where the machine allows it: the files read-only but the temp dirs, no network
+    if zygote:
+        serve_forks(socket.socket(fileno=fd), isolation)
+    else:
+        run(fd, isolation)
+
+
+def serve_forks(control: socket.socket, isolation: str) -> None:
+    """The zygote: a child per `fork` (with the run's channel and output pipe), each child's end reported,
+    until the grader closes the control socket."""
+    become_non_dumpable()
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        give_up_capabilities()
+    control.send(json.dumps({"op": "ready", "isolation": isolation}).encode())
+    while True:
+        while True:  # reap every child that ended, and say how
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if not pid:
+                break
+            control.send(json.dumps({"exited": pid, "code": os.waitstatus_to_exitcode(status)}).encode())
+        if not select.select([control], [], [], 0.02)[0]:
+            continue
+        message, fds, _, _ = socket.recv_fds(control, 64, 2)
+        if not message or len(fds) != 2:
+            os._exit(0)  # the grader is gone
+        pid = os.fork()
+        if pid == 0:
+            control.close()
+            os.setsid()
+            devnull = os.open(os.devnull, os.O_RDONLY)
+            for target, source in ((0, devnull), (1, fds[1]), (2, fds[1])):
+                os.dup2(source, target)
+            os.close(devnull)
+            os.close(fds[1])
+            try:
+                run(fds[0], isolation)
+            except BaseException:  # the run's own machinery failed: said in its output, not lost
+                traceback.print_exc()
+                sys.stderr.flush()
+            finally:
+                os._exit(70)
+        for received in fds:
+            os.close(received)
+        control.send(json.dumps({"pid": pid}).encode())
+
+
+def run(fd: int, isolation: str) -> None:
+    """One run, on the channel at `fd`: the kit, `ready`, the start message, the loop, its last word."""
+    channel = Channel(socket.socket(fileno=fd))
+    channel.send({"op": "ready", "isolation": isolation})
+    start = channel.receive()
+    limits = Limits(float(start["seconds"]), int(start["memory_mb"]))
+    sys.stdout = open(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
+    sys.stderr = open(2, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
+    spec = start["loop"]
+    source = read_source(spec) if isinstance(spec, str) else None
+
+    def prepare() -> tuple[Any, Callable[..., Any]]:
+        remote = RemoteEpisode(channel, public_scenario(start["scenario"]), decode(start["specs"]),
+                               SimClock.at(start["clock"]).start, decode(start["pricing"]), start["loop_name"])
+        loop = load_loop(spec, source) if isinstance(spec, str) else LoopEntry(spec["factory"], tuple(spec["args"])).load()
+        return remote, loop
+
+    limit(limits, unprivileged=True)
+    report_run(prepare, channel, int(start["max_steps"]))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
