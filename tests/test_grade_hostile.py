@@ -156,6 +156,9 @@ def before():
     return scenario_hashes()
 
 
+BARE_LOOP_TOTAL = 56  # the bare kit loop on the quick set, the empty answer at a limit included (docs/grading.md)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl are Linux's")
 @pytest.mark.parametrize("name", list(CANDIDATES))
 def test_a_hostile_candidate_gets_an_honest_report(tmp_path, name, before):
@@ -166,7 +169,7 @@ def test_a_hostile_candidate_gets_an_honest_report(tmp_path, name, before):
     assert report["sandbox"].startswith("each run in a fresh process") and "non-dumpable" in report["sandbox"]
     runs = report["runs"]
     assert len(runs) == 8 and seconds < len(runs) * (LIMIT + 1), (len(runs), seconds)
-    assert report["total"] == 60, report["reasoning"]  # the naive loop, whatever else it tried
+    assert report["total"] == BARE_LOOP_TOTAL, report["reasoning"]  # the naive loop, whatever else it tried
     printed = "".join(r["output"] for r in runs)
     assert "WROTE" not in printed and "OPENED" not in printed, printed[:500]
     if name in ("writes_to_the_graders_stdout", "rewrites_the_graders_memory"):
@@ -182,7 +185,7 @@ def test_nothing_the_candidate_started_outlives_the_grade_and_the_report_is_the_
     pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
     assert len(pids) == 8 and not any(alive(pid) for pid in pids), pids
     time.sleep(6.5)  # past the moment each daemon would have written
-    assert json.loads((tmp_path / "report.json").read_text())["total"] == 60
+    assert json.loads((tmp_path / "report.json").read_text())["total"] == BARE_LOOP_TOTAL
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".report")] == []  # no temporary left
 
 
