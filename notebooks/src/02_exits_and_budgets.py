@@ -525,7 +525,8 @@ for name in ("incident-40-step", "token-blowup", "slow-tools", "happy-path"):
 # The first lever: the operator runs the intent under the troubleshoot tier fitted in section 7:
 
 # %%
-incident_fixed = with_budget("incident-40-step", lambda ep: RunBudget.from_policy(TIERS["troubleshoot"]))
+incident_fixed = with_budget("incident-40-step",
+                             lambda ep: RunBudget.from_policy(TIERS["troubleshoot"], "troubleshoot tier, by the operator"))
 print(f"before: {inc.model_calls} model calls, {inc.usage.total_tokens:,} tokens, ${inc.cost_usd:.4f}, "
       f"stop reason {inc.stop_reason.value}")
 print(f"after:  {incident_fixed.model_calls} model calls, {incident_fixed.usage.total_tokens:,} tokens, "
