@@ -261,7 +261,7 @@ def test_an_unknown_field_at_the_end_of_a_big_file_names_its_line(tmp_path):
                          + items + '      - result: {data: {text: "Refunds within 30 days."}}') + "bogus: 1\n"
     last = text.count("\n")
     assert refused(tmp_path, text).endswith(f"bogus: unknown field; allowed here: name, title, description, tags, "
-                                            f"system, user, clock, intent, shape, checklist, limits, cancel, tools, model, "
+                                            f"system, user, clock, intent, shape, checklist, limits, cancel, user_turns, tools, model, "
                                             f"expect (line {last})")
 
 
