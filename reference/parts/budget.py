@@ -34,11 +34,13 @@ Per-intent policy. A lookup and a troubleshooting session do not need the same l
 P95 of the steps and spend of successful runs plus a margin. `RunBudget.for_episode(episode)`
 combines the scenario's `limits` (the deployment's or the user's) with the tier of its `intent`.
 
-The user's limits are the contract: a fitted tier fills only the limits the user left unset, and never
-tightens one the user set. A tier is what the family usually needs; a user who allows 30 steps for a
-long task has said this task is not the usual one, and cutting it at the tier's 11 would be a false
-stop on legitimate work. Where the user set nothing (a deployment with a step cap and no budget), the
-tier's budget is exactly what was missing. A limit set by neither side is not enforced.
+The user's limits are the contract: a fitted tier fills only the limits the user left unset (the step
+limit if the user wrote none; the budget, tokens, seconds and dollars as one amount, if the user wrote
+none of it), and nothing for a run the user allowed more steps than the tier was fitted on. A tier is
+what the family's usual run needs; a user who allows 30 steps for a long task has said this run is not
+the usual one, and cutting it at the troubleshoot tier's 11 steps, or at its 11,000 tokens (which a
+25-step task overruns), would be a false stop on legitimate work. Where the user set a step cap within
+the tier's and no budget, the tier's budget is what was missing. A limit set by neither is not enforced.
 """
 from __future__ import annotations
 
