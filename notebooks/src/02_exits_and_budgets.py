@@ -489,9 +489,9 @@ decision; the fleet shows what it is, and that no run ends over a limit.
 # units) if the user wrote none of it; and nothing at all when the user allowed more steps than the
 # tier was fitted on, because a tier describes the family's usual run and the user has just said that
 # this one is not usual. The false stop it prevents: a legitimate 25-step task, allowed 30 steps by
-# its user, cut at the troubleshoot tier's 11 (or at its token budget, which such a task overruns by
-# step 12). A limit set by neither side is not enforced; the detail names which side set the limit
-# that tripped.
+# its user, cut at the troubleshoot tier's 11 steps, or at its 11,000-token budget, which a 25-step task
+# of small lookups crosses at step 16 (`long_task` in tests/test_budget.py: 28,426 tokens in all). A
+# limit set by neither side is not enforced; the detail names which side set the limit that tripped.
 
 # %%
 for name in ("incident-40-step", "token-blowup", "slow-tools", "happy-path"):
