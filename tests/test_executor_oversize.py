@@ -6,6 +6,7 @@ import json
 from reference import parse_scenario
 from reference.core.toolresult import clip, read_body
 from reference.harness.episode import Episode
+from reference.harness.trace import Trace
 from reference.parts.degrade.degrader import clipped
 from reference.core.messages import ToolMessage
 from reference.runs.runner import completed, run
@@ -34,8 +35,11 @@ def tool_results(result):
 
 def test_a_result_over_its_fair_share_is_clipped_and_the_run_finishes():
     scenario = export_task(BUDGET)
-    result = run(scenario, "guarded")
+    trace = Trace()
+    result = run(scenario, "guarded", trace=trace)
     assert completed(scenario, result) and result.model_calls == 2, (result.stop_reason, result.detail)
+    (event,) = [r for r in trace.records if r["kind"] == "event" and r["event"] == "clipped"]
+    assert event["tool"] == "export_tickets" and event["chars"] > 200_000 > event["kept"], event
     (export,) = tool_results(result)
     body = read_body(export.content)
     assert body["ok"] is True and "characters cut from the middle" in body["clipped"]

@@ -6,7 +6,8 @@ of the budget and S requests left (the step limit's), a result of more than R / 
 take more than its share of every one of them: the budget would stop the run on the next request or the
 one after, though the model may need only that request to answer. Clipped instead, with its head and
 tail (`clip`, the degrader's clipping too) and a note saying what was cut and how to ask for the rest,
-it costs its share and the run goes on.
+it costs its share and the run goes on. Errors are left whole: the executor's are short by construction,
+and their fields (`error_type`, `retryable`) must stay readable.
 
 The legitimate case it must not fire on: a result of any size when the run has room for it (a run with
 no token or cost budget, or a result within its share) reaches the model whole.
@@ -43,6 +44,8 @@ def fair_share(episode: Episode, budget: Any) -> Optional[int]:
 
 def clip_oversized(episode: Episode, call: ToolCall, result: ToolMessage, budget: Any) -> ToolMessage:
     """The result as it is if it fits its fair share, else its head and tail with a note (traced)."""
+    if result.is_error:  # a translated error is short, and its fields (error_type, retryable) must stay readable
+        return result
     share = fair_share(episode, budget)
     if share is None or count(result.content) <= share:
         return result
@@ -52,4 +55,4 @@ def clip_oversized(episode: Episode, call: ToolCall, result: ToolMessage, budget
     ask = (f"To see what was cut, call {call.name} again asking for less at a time (a narrower query, a smaller "
            "page or range), if its parameters allow it.")
     episode.trace.event("clipped", call_id=call.id, tool=call.name, chars=len(result.content), kept=limit)
-    return ToolMessage(call.id, clip(result.content, limit, ok=not result.is_error, ask=ask), is_error=result.is_error)
+    return ToolMessage(call.id, clip(result.content, limit, ask=ask))
