@@ -12,15 +12,11 @@ What you are given
     episode.tools.specs              the tools to offer the model
     episode.tools.execute(call)      runs one tool call in your code; returns its result message,
                                      never raises (a failing tool comes back as an error result)
-    episode.user_reply() -> UserMessage or None
-                                     after an answer without tool calls: the user's reply, when the
-                                     conversation goes on (append it and carry on), else None
     episode.finish(stop_reason, messages, answer=None, detail="")
                                      the RunResult to return; StopReason says why the run ended
 
 What the tests expect (tests/test_ex01_react_loop.py)
-    - a run that ends in a final answer stops with StopReason.COMPLETED and that answer; an answer the
-      user replies to is not final (a conversation: the agent asks, the user answers, the agent goes on);
+    - a run that ends in a final answer stops with StopReason.COMPLETED and that answer;
     - a model that never stops calling tools is stopped after `max_steps` requests (StopReason.MAX_STEPS);
     - one step is one model request, however many tool calls the turn holds;
     - every request is a conversation the real APIs accept (they refuse a broken one with HTTP 400),

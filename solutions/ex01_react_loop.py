@@ -5,8 +5,6 @@ Why each line is there:
 - the assistant turn goes into the history before the tool results: the results answer its
   tool-call ids, and the API refuses a result whose call it cannot see;
 - every tool call of the turn is answered (models call tools in parallel);
-- an answer goes to the user, who may reply (a conversation): the reply joins the history and the
-  loop goes on; only an answer the user does not reply to ends the run;
 - tools run in code, through `episode.tools.execute`, which never raises into the loop.
 """
 from __future__ import annotations
@@ -20,10 +18,7 @@ def react_loop(episode: Episode, max_steps: int = 8) -> RunResult:
         turn = episode.model.complete(messages, episode.tools.specs)
         messages.append(turn.message)
         if not turn.tool_calls:
-            reply = episode.user_reply()
-            if reply is None:
-                return episode.finish(StopReason.COMPLETED, messages, answer=turn.text)
-            messages.append(reply)
+            return episode.finish(StopReason.COMPLETED, messages, answer=turn.text)
         for call in turn.tool_calls:
             messages.append(episode.tools.execute(call))
     return episode.finish(StopReason.MAX_STEPS, messages)
