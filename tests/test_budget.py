@@ -1,16 +1,16 @@
-"""reference/budget.py: four meters, checked before spending; per-intent tiers; the tighter limit wins."""
+"""reference/budget.py: four meters, checked before spending; per-intent tiers fill only what the user left unset."""
 from __future__ import annotations
 
 import re
 
 import pytest
 
-from reference import Episode, StopReason, find, to_wire
+from reference import Episode, StopReason, find, parse_scenario, to_wire
 from reference.parts.budget import KINDS, TIERS, RunBudget, policy_for
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
 from reference.loops.react import react_loop
-from reference.runs.runner import evaluate, run
+from reference.runs.runner import completed, evaluate, run
 from reference.sim.scenario.loading import catalogue
 from reference.sim.tokens import request_tokens
 
@@ -29,15 +29,58 @@ def test_every_stop_reason_has_exactly_one_kind_of_exit():
     assert set(KINDS) >= {"normal", "resource", "guard", "no_progress"}
 
 
-def test_tighter_limit_wins_between_the_scenario_and_its_tier():
+def test_the_tier_fills_only_the_limits_the_user_left_unset():
+    lookup = RunBudget.for_episode(Episode.from_scenario(find("happy-path")))  # no limits written at all
+    assert lookup.describe() == RunBudget.from_policy(policy_for("lookup")).describe(), \
+        "a max_steps the file does not write is the format's default, not the user's: the tier fills it"
+    assert set(lookup.sources.values()) == {"lookup tier"}
+    alternation = RunBudget.for_episode(Episode.from_scenario(find("alternation-cooperative")))  # 10 steps, no budget
+    assert (alternation.max_steps, alternation.sources["max_steps"]) == (10, "scenario limits")
+    assert alternation.max_run_tokens == policy_for("troubleshoot").max_run_tokens, "the budget left unset is the tier's"
+    slow = RunBudget.for_episode(Episode.from_scenario(find("slow-tools")))  # 60 s: the user set the budget
+    assert (slow.max_seconds, slow.sources["max_seconds"]) == (60, "scenario limits")
+    assert slow.max_run_tokens is slow.max_cost_usd is None, "a tier's tokens or dollars would tighten the user's 60 s"
+
+
+def test_a_tier_never_cuts_a_run_the_user_allowed_more_steps_than_it_was_fitted_on():
     incident = RunBudget.for_episode(Episode.from_scenario(find("incident-40-step")))
-    tier = policy_for("troubleshoot")
-    assert incident.max_steps == tier.max_steps < 50, \
-        f"incident-40-step: the deployment's 50 steps should give way to the troubleshoot tier's {tier.max_steps}"
-    assert incident.sources["max_steps"] == "troubleshoot tier"
-    slow = RunBudget.for_episode(Episode.from_scenario(find("slow-tools")))
-    assert (slow.max_seconds, slow.sources["max_seconds"]) == (60, "scenario limits"), \
-        f"slow-tools: the scenario's 60 s is tighter than the general tier's {TIERS['general'].max_seconds} s"
+    assert incident.describe() == "max_steps 50" and incident.sources == {"max_steps": "scenario limits"}, \
+        "the deployment allowed 50 steps: stopping that loop is the guard's job, not a tier's"
+    blowup = RunBudget.for_episode(Episode.from_scenario(find("token-blowup")))
+    assert blowup.describe() == "max_steps 12, max_run_tokens 60,000", blowup.sources
+
+
+def long_task(steps: int, limits: dict, intent: str = "troubleshoot"):
+    """A legitimate task of `steps` model calls: one lookup per host, each with its own answer, then the answer."""
+    return parse_scenario({
+        "name": "long-task", "title": "a long legitimate task", "user": "Check every host of the fleet.",
+        "intent": intent, "limits": limits,
+        "tools": [{"name": "get_host", "description": "One host's health.",
+                   "parameters": {"type": "object", "properties": {"host": {"type": "string"}}, "required": ["host"]},
+                   "rules": [{"when": {"host": f"h{i:02d}"}, "result": {"data": {"host": f"h{i:02d}", "load": i}}}
+                             for i in range(1, steps)]}],
+        "model": {"script": [{"call": {"tool": "get_host", "args": {"host": f"h{i:02d}"}}} for i in range(1, steps)]
+                  + [{"answer": f"All {steps - 1} hosts checked; the busiest is h{steps - 1:02d}."}]},
+        "expect": {"completable": True, "stop_reason": "completed", "oracle_model_calls": steps,
+                   "answer_contains": ["busiest"]}})
+
+
+@pytest.mark.parametrize("limits", [{"max_steps": 30},
+                                    {"max_steps": 30, "max_run_tokens": 200_000, "max_seconds": 300.0}],
+                         ids=["steps-only", "steps-and-budget"])
+@pytest.mark.parametrize("loop", ["budget", "guarded"])
+def test_a_legitimate_25_step_task_within_the_users_own_limits_is_not_cut_by_a_fitted_tier(loop, limits):
+    scenario = long_task(25, limits)
+    tier = policy_for(scenario.intent)
+    if loop == "budget":
+        episode = Episode.from_scenario(scenario)
+        result = guarded_loop(episode, 30, Parts(budget=RunBudget.for_episode(episode)))
+    else:
+        result = run(scenario, "guarded")
+    assert (result.stop_reason, result.model_calls) == (StopReason.COMPLETED, 25), f"{loop}: {result.detail}"
+    assert completed(scenario, result)
+    assert tier.max_steps < 25 and result.usage.total_tokens > tier.max_run_tokens and result.cost_usd > \
+        tier.max_cost_usd, "the fitted tier, had it applied, would have cut this task (in steps and in budget)"
 
 
 def test_unknown_intent_gets_the_general_safety_net():
@@ -46,7 +89,10 @@ def test_unknown_intent_gets_the_general_safety_net():
 
 @pytest.mark.parametrize("name", BUDGET_SCENARIOS)
 def test_budget_alone_meets_the_expect_block_of_the_budget_scenarios(name):
-    result, budget = budgeted(name)
+    # the incident's deployment allowed 50 steps, and no tier overrides that: containing it is the operator's
+    # decision to run the intent under its fitted tier instead (lesson 2, section 8)
+    contained = RunBudget.from_policy(policy_for("troubleshoot")) if name == "incident-40-step" else None
+    result, budget = budgeted(name, contained)
     failed = [c.detail for c in evaluate(find(name), result) if not c.ok]
     assert not failed, f"scenario `{name}` with {budget.describe()}: {failed} (detail: {result.detail})"
     assert result.stop_reason.kind == "resource"

@@ -15,6 +15,7 @@ from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
 from reference.wire.protocol import check_request
 from reference.core.result import RunResult
+from reference.core.toolresult import read_body
 from reference.sim.scenario.schema import LimitsDef
 from test_ex04_degraded_output import FAILURES, HALLUCINATING, TinyBudget, TinyGuard
 
@@ -244,7 +245,8 @@ def test_clipped_history_keeps_call_ids():
     episode, result = guarded("token-blowup", Degrader(final_answer=False), "budget")
     short = clipped(result.messages, 100)
     assert [getattr(m, "call_id", None) for m in short] == [getattr(m, "call_id", None) for m in result.messages]
-    assert max(len(m.content) for m in short if m.role == "tool") < 200
+    cut = [read_body(m.content) for m, before in zip(short, result.messages) if m.role == "tool" and m is not before]
+    assert cut and all(len(body["data"]) <= 100 + len(" … ") and body["clipped"] for body in cut)
     check_request(short, episode.tools.specs, "anthropic")
     obtained, _ = gather(episode)
     assert [o.arguments["page"] for o in obtained] == list(range(1, len(obtained) + 1))

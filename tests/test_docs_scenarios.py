@@ -41,7 +41,7 @@ from reference.core.result import StopReason
 from reference.runs.runner import completed, evaluate, row, run
 from reference.core.errors import ScenarioError
 from reference.sim.scenario.loading import catalogue, load_scenario, parse_scenario
-from reference.sim.scenario.schema import Bound, ChecklistItem, ExpectDef, LimitsDef, Scenario
+from reference.sim.scenario.schema import Bound, ChecklistItem, ExpectDef, LimitsDef, Scenario, UserTurnDef
 from reference.sim.scenario.schema_script import (CallDef, LatencyDef, ModelDef, PolicyDef, PricingDef, ReactionDef,
                                                   StepDef, WhenDef)
 from reference.sim.scenario.schema_tools import ResultDef, RuleDef, ToolDef
@@ -422,7 +422,7 @@ def test_stop_reason_table_lists_exactly_the_stop_reasons_and_their_kinds():
 def test_every_field_of_the_format_is_documented():
     text = DOC.read_text(encoding="utf-8")
     models = [Scenario, ToolDef, RuleDef, ResultDef, CallDef, StepDef, WhenDef, ReactionDef, PolicyDef, PricingDef,
-              LatencyDef, ModelDef, ChecklistItem, LimitsDef, Bound, ExpectDef]
+              LatencyDef, ModelDef, ChecklistItem, LimitsDef, Bound, ExpectDef, UserTurnDef]
     missing = [f"{m.__name__}.{name}" for m in models for name in m.model_fields  # `name` or `name: ...`
                if name != "source" and not re.search(rf"`{name}`|\b{name}:", text)]
     assert not missing, f"docs/scenarios.md never mentions these fields of reference/sim/scenario/: {missing}"

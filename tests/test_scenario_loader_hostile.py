@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from reference import cli
 from reference.core.errors import ScenarioError
 from reference.sim.scenario import yaml_reader, yaml_scalars
+from reference.runs.runner import run
 from reference.sim.scenario.loading import load_scenario
 from reference.sim.scenario.schema import Bound, CancelDef, ExpectDef, LimitsDef, Scenario
 from reference.sim.scenario.schema_script import LatencyDef, ModelDef, PolicyDef, PricingDef, StepDef
@@ -260,7 +261,7 @@ def test_an_unknown_field_at_the_end_of_a_big_file_names_its_line(tmp_path):
                          + items + '      - result: {data: {text: "Refunds within 30 days."}}') + "bogus: 1\n"
     last = text.count("\n")
     assert refused(tmp_path, text).endswith(f"bogus: unknown field; allowed here: name, title, description, tags, "
-                                            f"system, user, clock, intent, shape, checklist, limits, cancel, tools, model, "
+                                            f"system, user, clock, intent, shape, checklist, limits, cancel, user_turns, tools, model, "
                                             f"expect (line {last})")
 
 
@@ -283,6 +284,50 @@ PARAMS = "{type: object, properties: {query: {type: string}}, required: [query]}
 def test_tool_schemas_are_checked_against_the_metaschema_and_refs_stay_inside(tmp_path, schema, wanted):
     message = refused(tmp_path, VALID.replace(PARAMS, schema))
     assert f"tools[0].parameters: " in message and wanted in message, message
+
+
+@pytest.mark.parametrize("schema,where,chain", [
+    ("{type: object, properties: {d: {$ref: '#/properties/d'}}}", "properties.d", "$ref '#/properties/d'"),
+    ("{type: object, $ref: '#'}", "(the root)", "$ref '#'"),
+    ("{type: object, $defs: {a: {$ref: '#/$defs/b'}, b: {anyOf: [{$ref: '#/$defs/a'}, {type: string}]}}, "
+     "properties: {d: {$ref: '#/$defs/a'}}}", "$defs.a", "$ref '#/$defs/b' -> anyOf -> $ref '#/$defs/a'"),
+], ids=["itself", "root", "through-anyOf"])
+def test_a_ref_that_leads_back_to_itself_is_refused_in_one_line(tmp_path, schema, where, chain):
+    message = refused(tmp_path, VALID.replace(PARAMS, schema))
+    assert len(message.splitlines()) == 1, message
+    assert f"tools[0].parameters: {where}: leads back to itself ({chain}) without reading any part of the arguments" \
+        in message and "(line " in message, message
+
+
+def test_a_schema_that_recurses_through_its_properties_is_fine_and_its_calls_run(tmp_path):
+    """The legitimate case: a tree, each level one part deeper in the arguments, so checking a call ends."""
+    tree = ("{type: object, $defs: {node: {type: object, properties: {name: {type: string}, "
+            "children: {type: array, items: {$ref: '#/$defs/node'}}}}}, "
+            "properties: {query: {type: string}, root: {$ref: '#/$defs/node'}, parent: {$ref: '#'}}, required: [query]}")
+    path = tmp_path / "tree.yaml"
+    path.write_text(VALID.replace(PARAMS, tree).replace("args: {query: refund window}",
+                                                        "args: {query: refund window, root: {children: [{name: x}]}}"),
+                    encoding="utf-8")
+    scenario = load_scenario(path)
+    result = run(scenario, "guarded")  # lesson 5's executor checks the arguments against the schema
+    assert result.stop_reason.value == "completed" and not result.messages[3].is_error, result.messages[3].content
+
+
+@pytest.mark.parametrize("blank", ["''", "' '"])
+def test_an_empty_scripted_call_id_is_refused_not_replaced(tmp_path, blank):
+    message = refused(tmp_path, VALID.replace("call: {tool: search_docs, args: {query: refund window}}",
+                                              f"call: {{tool: search_docs, id: {blank}, args: {{query: refund window}}}}"))
+    assert len(message.splitlines()) == 1, message
+    assert "model.script[0].call.id: an id of" in message and "is no call id: leave 'id' out" in message, message
+    assert "(line " in message, message
+
+
+def test_a_forced_call_id_is_still_honoured(tmp_path):
+    path = tmp_path / "forced.yaml"
+    path.write_text(VALID.replace("args: {query: refund window}}", "args: {query: refund window}, id: call_x}"),
+                    encoding="utf-8")
+    result = run(load_scenario(path), "guarded")
+    assert result.messages[2].tool_calls[0].id == "call_x" and result.messages[3].call_id == "call_x"
 
 
 def test_a_ref_inside_the_schema_is_fine(tmp_path):

@@ -483,9 +483,15 @@ decision; the fleet shows what it is, and that no run ends over a limit.
 # hunch, says which.
 #
 # A scenario states its intent in its `intent` field. `RunBudget.for_episode(episode)` combines the
-# scenario's `limits` (the deployment's, or the user's) with its intent's tier: **for each limit the
-# tighter of the two wins**, and a limit set by neither is not enforced. The detail names which side
-# set the limit that tripped.
+# scenario's `limits` (the deployment's, or the user's) with its intent's tier, on one principle:
+# **the user's limits are the contract; a fitted tier fills only the limits the user left unset.**
+# The step limit if the user wrote none; the budget (tokens, seconds and dollars, one amount in three
+# units) if the user wrote none of it; and nothing at all when the user allowed more steps than the
+# tier was fitted on, because a tier describes the family's usual run and the user has just said that
+# this one is not usual. The false stop it prevents: a legitimate 25-step task, allowed 30 steps by
+# its user, cut at the troubleshoot tier's 11 steps, or at its 11,000-token budget, which a 25-step task
+# of small lookups crosses at step 16 (`long_task` in tests/test_budget.py: 28,426 tokens in all). A
+# limit set by neither side is not enforced; the detail names which side set the limit that tripped.
 
 # %%
 for name in ("incident-40-step", "token-blowup", "slow-tools", "happy-path"):
@@ -509,15 +515,18 @@ for name in ("incident-40-step", "token-blowup", "slow-tools", "happy-path"):
 # **Contain.** The levers that need no root cause:
 #
 # - hard limits at conservative values where there were none: a step cap and a per-request token or
-#   cost budget (this deployment had a step cap and no budget at all);
+#   cost budget (this deployment had a step cap and no budget at all). Changing the deployment's limits
+#   is a decision an operator makes and owns: the budget never overrides a limit someone set, so the
+#   50 steps stand until the operator replaces them (above, `for_episode` keeps them);
 # - take the intent off the agent for now: serve it with a fixed pipeline, or send it to a person, so
 #   that users are still served while the agent is fixed;
 # - rate limits per user and per session: a user who retries a failing request multiplies the bill.
 #
-# The first lever, with the troubleshoot tier fitted in section 7:
+# The first lever: the operator runs the intent under the troubleshoot tier fitted in section 7:
 
 # %%
-incident_fixed = with_budget("incident-40-step", RunBudget.for_episode)
+incident_fixed = with_budget("incident-40-step",
+                             lambda ep: RunBudget.from_policy(TIERS["troubleshoot"], "troubleshoot tier, by the operator"))
 print(f"before: {inc.model_calls} model calls, {inc.usage.total_tokens:,} tokens, ${inc.cost_usd:.4f}, "
       f"stop reason {inc.stop_reason.value}")
 print(f"after:  {incident_fixed.model_calls} model calls, {incident_fixed.usage.total_tokens:,} tokens, "

@@ -513,20 +513,20 @@ nothing when there is no loop.
 # %%
 r, guard = guarded("incident-40-step")
 incident = next(row for row in rows if row["scenario"] == "incident-40-step")
-bound = next(c.detail for c in evaluate(find("incident-40-step"), r) if not c.ok)
+checks = evaluate(find("incident-40-step"), r)
 intent = find("incident-40-step").intent
 th = THRESHOLDS[intent]
 print(f"stop {r.stop_reason.value} after {r.model_calls} model calls; events: "
       + "; ".join(f"step {e['step']} {e['pattern']} ({e['did']})" for e in guard.events))
-print(f"missed: {bound}")
+print("expect:", "; ".join(f"{'PASS' if c.ok else 'FAIL'} {c.detail}" for c in checks))
 display(Markdown(f"""
 The guard recognises the loop: the same metric query comes back, is answered with a warning at step
 {guard.events[0]['step']} and, when the model carries on, the run stops on `{r.stop_reason.value}` after
-{r.model_calls} model calls instead of {incident['naive calls']}. But the {intent} thresholds allow
-{th.allowed_runs - 1} identical re-run and {th.interventions} warning, so it stops later than the scenario's
-`expect` block allows. That block
-describes the full guarded loop, where lesson 2's troubleshoot tier stops the same run on its token budget
-first; the two parts are meant to work together, and neither alone is the whole answer.
+{r.model_calls} model calls instead of {incident['naive calls']}. The {intent} thresholds allow
+{th.allowed_runs - 1} identical re-run and {th.interventions} warning before that. Here the guard is the part
+that has to stop it: the deployment allowed 50 steps and set no budget, and lesson 2's fitted tier never
+overrides a limit someone set. The budget the operator chose in lesson 2 stops the same run earlier, on the
+bill rather than on the loop; the two parts work together, and neither alone is the whole answer.
 """))
 
 # %% [markdown]

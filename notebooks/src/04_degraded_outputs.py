@@ -44,7 +44,9 @@ from kit import load_exercise  # notebooks/kit.py: puts the repository root on s
 from IPython.display import Markdown, display
 
 from reference import Episode, find
-from reference.parts.budget import RunBudget
+from reference.core.toolresult import clip as clip_result
+from reference.parts.budget import TIERS, RunBudget
+from reference.sim.scenario.schema import LimitsDef
 from reference.parts.degrade import Degrader
 from reference.parts.degrade.evidence import gather, outcome_of, records
 from reference.parts.degrade.next_steps import NEXT_STEPS
@@ -221,9 +223,16 @@ STOPPED = ["token-blowup", "cost-blowup", "slow-tools", "repeat-exact", "alterna
            "incident-40-step"]
 
 
+# The incident as lesson 2 contained it: its deployment allowed 50 steps and no budget, and a fitted tier never
+# overrides a limit someone set, so the operator now runs the intent under the troubleshoot tier's limits.
+INCIDENT = find("incident-40-step").model_copy(update={"limits": LimitsDef(
+    max_steps=TIERS["troubleshoot"].max_steps, max_run_tokens=TIERS["troubleshoot"].max_run_tokens,
+    max_seconds=TIERS["troubleshoot"].max_seconds, max_cost_usd=TIERS["troubleshoot"].max_cost_usd)})
+
+
 def guarded(name: str, degrader: Degrader | None = None, share: float = 0.0, scenario=None):
     """The guarded loop with all of lessons 2-4: budget, guard, degrade."""
-    scenario = scenario or find(name)
+    scenario = scenario or (INCIDENT if name == INCIDENT.name else find(name))
     episode = Episode.from_scenario(scenario)
     budget = RunBudget.for_episode(episode, final_answer_share=share)
     degrader = degrader or Degrader(final_answer=False)
@@ -343,12 +352,13 @@ refused, and then the run ends with a summary instead of the answer the user ask
 """))
 
 # %% [markdown]
-# On `incident-40-step` (troubleshooting tier limits): a loop stopped at 75% of each limit (the old
-# reserve, emulated with `Degrader.loop_limits`) against the kit's rule:
+# On `incident-40-step` (under the troubleshooting tier's limits, as lesson 2 contained it): a loop
+# stopped at 75% of each limit (the old reserve, emulated with `Degrader.loop_limits`) against the kit's
+# rule:
 
 # %%
 def stopped_at_three_quarters(name: str):
-    scenario = find(name)
+    scenario = INCIDENT if name == INCIDENT.name else find(name)
     degrader = Degrader()
     tier = RunBudget.for_episode(Episode.from_scenario(scenario))
     limits = scenario.limits.model_copy(update={"max_run_tokens": tier.max_run_tokens,
@@ -434,6 +444,21 @@ for clip in (None, CLIP):
                  "est. final $": f.estimate.get("cost_usd"), "run $": res.cost_usd,
                  "limit $": RunBudget.for_episode(ep).max_cost_usd})
 table(rows, list(rows[0]))
+
+# %% [markdown]
+# **One clipping, two places.** The cut is `clip` from `reference/core/toolresult.py`: the head and the
+# tail of the result, with a note saying what was cut. The head says what the result is, the tail how it
+# ended (the last log lines, a total); the middle is what a model can best ask for again. Lesson 5's
+# executor uses the same function *during* the run, on one result larger than its fair share of what is
+# left of the budget (what is left, over the requests that will each send it again): the model gets the
+# head, the tail and a note on how to ask for the rest, instead of a result that would push the next
+# request over the budget. The false stop it prevents: one oversized export ending a run whose next
+# request would have been the answer. With no token or cost budget, or room for the result, it reaches
+# the model whole.
+
+# %%
+sample = json.dumps({"ok": True, "data": [f"ticket {i}: printer offline" for i in range(1, 401)]})
+print(clip_result(sample, 240, ask="To see what was cut, call export_tickets again asking for less at a time."))
 
 # %% [markdown]
 # ### When it makes things up

@@ -59,3 +59,18 @@ def read_result(content: str) -> tuple[bool, Any]:
             return True, body.get("data")
         return False, {"error_type": body.get("error_type"), "message": body.get("message")}
     return True, body
+
+
+def clip(content: str, limit: int, *, ok: bool = True, ask: str = "") -> str:
+    """A result cut to `limit` characters of its text, head and tail, with a note saying what was cut (and,
+    given `ask`, how to get the rest). A long result's start says what it is and its end how it ended (the
+    last log lines, the total); its middle is what a model can best ask for again. The kit's one clipping:
+    the executor's for an oversized result (lesson 5), the degrader's for the last answer's request (lesson 4)."""
+    if len(content) <= limit:
+        return content
+    head = max(1, limit * 2 // 3)
+    tail = max(0, limit - head)
+    cut = len(content) - head - tail
+    note = (f"{cut:,} of {len(content):,} characters cut from the middle; shown: the first {head:,} and the "
+            f"last {tail:,}") + (f". {ask}" if ask else "")
+    return to_json({"ok": ok, "data": content[:head] + " … " + content[len(content) - tail:], "clipped": note})

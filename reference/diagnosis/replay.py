@@ -170,6 +170,8 @@ def replay_scenario(trace: Any, name: str | None = None) -> dict[str, Any]:
         "intent": run["intent"], "clock": run["clock"],
         "system": run["system"] if captured else _stand_in(run["prompt_chars"]["system"]),
         "user": run["user"] if captured else _stand_in(run["prompt_chars"]["user"]),
+        "user_turns": [r["text"] if captured else _stand_in(r["chars"]) for r in records if r["kind"] == "user"]
+        or None,  # what the user said later in the conversation, as it was said
         "checklist": run["checklist"], "limits": run["limits"], "cancel": run.get("cancel"), "tools": tools,
         "model": model,
         "expect": _expect(run, finish, steps, attempts),

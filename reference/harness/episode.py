@@ -39,6 +39,7 @@ class Episode:
     max_steps: int | None = None  # the step limit the loop runs under (the loop sets it): a final answer
     #                               is one of those steps, never one more
     cancelled_at: float | None = None  # when the user pressed stop (simulated seconds), once they have
+    user_turns_said: int = 0  # how many of the scenario's `user_turns` the user has said so far
 
     @classmethod
     def from_scenario(cls, scenario: Scenario, *, seed: int | None = None, model: Model | None = None,
@@ -117,6 +118,16 @@ class Episode:
 
     def initial_messages(self) -> list[Message]:
         return [SystemMessage(self.scenario.system), UserMessage(self.scenario.user)]
+
+    def user_reply(self) -> UserMessage | None:
+        """The user's next turn, asked for when the model has answered without tool calls: in a conversation
+        (the scenario's `user_turns`) the user replies and the run goes on; None when the answer is final."""
+        if self.user_turns_said >= len(self.scenario.user_turns):
+            return None
+        text = self.scenario.user_turns[self.user_turns_said].text
+        self.user_turns_said += 1
+        self.trace.on_user_turn(text)
+        return UserMessage(text)
 
     def finish(self, stop_reason: StopReason, messages: list[Message], answer: str | None = None,
                degraded: Any = None, detail: str | None = None) -> RunResult:

@@ -16,6 +16,7 @@ values), one request and one reply at a time:
     {"op": "event", "event": kind, "fields": {...}}  (episode.trace.event)        -> None
     {"op": "cancel"} / {"op": "cancel_requested", "between_steps": b}  (the stop button) -> None / bool
     {"op": "wait", "seconds": s}  (a backoff the user may cut short)               -> bool
+    {"op": "user_reply"}  (the user's next turn, after an answer without tool calls)  -> UserMessage or None
     {"op": "count_redactions", "found": {kind: n}}  (what a part hid from the model) -> None
     {"op": "finish", "stop_reason": ..., "messages": [...], "answer", "degraded", "detail", "loop"} -> RunResult
 
@@ -126,6 +127,9 @@ class EpisodeServer:
     def wait(self, request: dict[str, Any]) -> bool:
         return self.episode.wait(_number(request.get("seconds")))
 
+    def user_reply(self, request: dict[str, Any]) -> UserMessage | None:
+        return self.episode.user_reply()
+
     def count_redactions(self, request: dict[str, Any]) -> None:
         found = decode(request.get("found"))
         if isinstance(found, dict):
@@ -149,7 +153,7 @@ OPS: dict[str, Callable[[EpisodeServer, dict[str, Any]], Any]] = {
     "record_tool": EpisodeServer.record_tool, "advance": EpisodeServer.advance, "clock": EpisodeServer.clock,
     "finish": EpisodeServer.finish, "event": EpisodeServer.event, "cancel": EpisodeServer.cancel,
     "cancel_requested": EpisodeServer.cancel_requested, "wait": EpisodeServer.wait,
-    "count_redactions": EpisodeServer.count_redactions,
+    "count_redactions": EpisodeServer.count_redactions, "user_reply": EpisodeServer.user_reply,
 }
 
 

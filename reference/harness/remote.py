@@ -184,6 +184,10 @@ class RemoteEpisode:
     def wait(self, seconds: float) -> bool:
         return bool(self.connection.call("wait", seconds=float(seconds)))
 
+    def user_reply(self) -> UserMessage | None:
+        reply = self.connection.call("user_reply")
+        return reply if isinstance(reply, UserMessage) else None
+
     @property
     def limits(self) -> LimitsDef:
         return self.scenario.limits

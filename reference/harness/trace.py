@@ -11,12 +11,14 @@ costs the same simulated time and tokens with or without a file behind the trace
     {"kind": "tool", ...}      one tool attempt (a retried call has several): status, latency, outcome
     {"kind": "results", ...}   what the model read back for a step's calls: status, error type, length
     {"kind": "event", ...}     what a loop or a part reported (`event` names it: guard, budget, ...)
+    {"kind": "user", ...}      the user's next turn in a conversation (after an answer without tool calls)
     {"kind": "error", ...}     a model request that raised
     {"kind": "finish", ...}    the stop reason and the totals
 
 What replay needs is always kept, redacted (reference/core/redact.py): call arguments, tool results,
-the assistant's text. The prompts (system and user text) are kept only with `capture_content=True`;
-without, only their length, so that a replay can stand in text that costs the same tokens.
+the assistant's text. The prompts (system and user text, the user's later turns too) are kept only with
+`capture_content=True`; without, only their length, so that a replay can stand in text that costs the
+same tokens.
 """
 from __future__ import annotations
 
@@ -178,6 +180,12 @@ class Trace:
             "tokens_so_far": self.tokens, "cost_so_far": self.cost_usd, "finish_reason": step.finish_reason,
             "tool_choice": getattr(self, "_tool_choice", "auto"), "offered": getattr(self, "_offered", []),
             "text": redact_text(step.text) if step.text else step.text, "tool_calls": calls})
+
+    def on_user_turn(self, text: str) -> None:
+        record = {"kind": "user", "step": self.step, "t": self._now(), "chars": _chars(text)}
+        if self.capture_content:
+            record["text"] = redact_text(text)
+        self._write(record)
 
     def on_tool(self, record: Any) -> None:
         n = self._attempts[record.call_id] = self._attempts.get(record.call_id, 0) + 1

@@ -85,7 +85,11 @@ def guarded_loop(episode: Episode, max_steps: int = 8, parts: Parts | None = Non
         if not turn.tool_calls:
             if turn.finish_reason in ("length", "refusal"):  # cut off or refused: not an answer to hand over
                 return stop((StopReason.ERROR, f"the model's last turn ended with finish reason {turn.finish_reason}"))
-            return episode.finish(StopReason.COMPLETED, messages, answer=turn.text)
+            reply = episode.user_reply()  # a conversation: the user answers, and the run goes on
+            if reply is None:
+                return episode.finish(StopReason.COMPLETED, messages, answer=turn.text)
+            messages.append(reply)
+            continue
         stopping: Optional[Trip] = None
         for call in turn.tool_calls:
             if stopping:  # every call of the turn is answered, even when the run is ending

@@ -32,8 +32,15 @@ most expensive one: the context only grows.
 Per-intent policy. A lookup and a troubleshooting session do not need the same limits. `policy_for
 (intent)` gives the tier of a task family (`IntentPolicy`), measured with reference/fleet.py: the
 P95 of the steps and spend of successful runs plus a margin. `RunBudget.for_episode(episode)`
-combines the scenario's `limits` (the deployment's or the user's) with the tier of its `intent`:
-for each limit the tighter of the two wins, and a limit set by neither side is not enforced.
+combines the scenario's `limits` (the deployment's or the user's) with the tier of its `intent`.
+
+The user's limits are the contract: a fitted tier fills only the limits the user left unset (the step
+limit if the user wrote none; the budget, tokens, seconds and dollars as one amount, if the user wrote
+none of it), and nothing for a run the user allowed more steps than the tier was fitted on. A tier is
+what the family's usual run needs; a user who allows 30 steps for a long task has said this run is not
+the usual one, and cutting it at the troubleshoot tier's 11 steps, or at its 11,000 tokens (which a
+25-step task overruns), would be a false stop on legitimate work. Where the user set a step cap within
+the tier's and no budget, the tier's budget is what was missing. A limit set by neither is not enforced.
 """
 from __future__ import annotations
 
@@ -97,8 +104,25 @@ class Spend:
     cost_usd: float = 0.0
 
 
-def _tighter(a: Any, b: Any) -> Any:
-    return b if a is None else a if b is None else min(a, b)
+LIMIT_NAMES = ("max_steps", "max_run_tokens", "max_seconds", "max_cost_usd")
+
+
+def user_set(limits: LimitsDef, name: str) -> bool:
+    """Did the user (or the deployment) write this limit? A default `max_steps` is not theirs to keep."""
+    return name in limits.model_fields_set and getattr(limits, name) is not None
+
+
+def tier_fills(limits: LimitsDef, tier: IntentPolicy) -> tuple[str, ...]:
+    """The user's limits are the contract: a tier fills only what the user left unset, and nothing for a run the
+    user allowed more steps than the tier was fitted on (it describes the family's usual run, not this one).
+
+    The budget (tokens, seconds, dollars) is one amount in three units: a user who wrote any of it has set
+    the budget, and a tier's figure in another unit would tighten it."""
+    if user_set(limits, "max_steps") and limits.max_steps > tier.max_steps:
+        return ()
+    budget = ("max_run_tokens", "max_seconds", "max_cost_usd")
+    steps = () if user_set(limits, "max_steps") else ("max_steps",)
+    return steps + (() if any(user_set(limits, n) for n in budget) else budget)
 
 
 @dataclass
@@ -125,8 +149,7 @@ class RunBudget:
     @classmethod
     def from_limits(cls, limits: LimitsDef, source: str = "scenario limits", **options: Any) -> "RunBudget":
         budget = cls(limits.max_steps, limits.max_run_tokens, limits.max_seconds, limits.max_cost_usd, **options)
-        budget.sources = {k: source for k in ("max_steps", "max_run_tokens", "max_seconds", "max_cost_usd")
-                          if getattr(budget, k) is not None}
+        budget.sources = {k: source for k in LIMIT_NAMES if getattr(budget, k) is not None}
         return budget
 
     @classmethod
@@ -137,17 +160,17 @@ class RunBudget:
 
     @classmethod
     def for_episode(cls, episode: Episode, **options: Any) -> "RunBudget":
-        """The scenario's limits and its intent's tier, combined: for each limit the tighter one wins."""
+        """The scenario's limits, with the intent's tier filling what the user left unset (`tier_fills`)."""
         intent = episode.scenario.intent
         tier = cls.from_policy(policy_for(intent), f"{intent} tier" if intent in TIERS else "general tier")
         mine = cls.from_limits(episode.limits)
         budget = cls(**options)
-        for name in ("max_steps", "max_run_tokens", "max_seconds", "max_cost_usd"):
-            a, b = getattr(mine, name), getattr(tier, name)
-            value = _tighter(a, b)
-            setattr(budget, name, value)
-            if value is not None:
-                budget.sources[name] = mine.sources[name] if value == a else tier.sources[name]
+        filled = tier_fills(episode.limits, policy_for(intent))
+        for name in LIMIT_NAMES:
+            side = tier if name in filled else mine
+            setattr(budget, name, getattr(side, name))
+            if getattr(side, name) is not None:
+                budget.sources[name] = side.sources[name]
         return budget
 
     # -- what was spent, what the next step would spend ----------------------------------------

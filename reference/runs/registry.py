@@ -22,7 +22,8 @@ def full_parts(episode: Episode) -> Parts:
     """Every part of lessons 2-5, configured for the episode's scenario and intent."""
     budget = RunBudget.for_episode(episode, final_answer_share=0.25)  # a quarter kept for the last answer
     return Parts(budget=budget, guard=LoopGuard.for_episode(episode), degrade=Degrader(budget=budget),
-                 executor=ResilientExecutor.for_episode(episode, max_seconds=budget.max_seconds))  # one time limit
+                 executor=ResilientExecutor.for_episode(episode, max_seconds=budget.max_seconds,  # one time limit
+                                                     budget=budget))  # and one budget for oversized results
 
 
 def guarded(episode: Episode, max_steps: int = 8) -> RunResult:

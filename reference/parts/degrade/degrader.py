@@ -7,7 +7,7 @@ from typing import Any, Optional, Sequence
 from ...core.messages import Message, ToolMessage, UserMessage
 from ...core.model import Usage
 from ...core.result import StopReason
-from ...core.toolresult import read_body, to_json
+from ...core.toolresult import clip, read_body, to_json
 from ...harness.episode import Episode
 from ...sim.scenario.schema import LimitsDef
 from ...sim.tokens import request_tokens
@@ -208,12 +208,8 @@ BRIEF_CHARS = 120
 
 
 def clipped(messages: Sequence[Message], limit: int) -> list[Message]:
-    """The history with each long tool result cut to `limit` characters. The call ids are untouched, so
-    the request stays protocol-valid; the cut text travels as a string in `data`, marked as clipped."""
-    out: list[Message] = []
-    for m in messages:
-        if isinstance(m, ToolMessage) and len(m.content) > limit:
-            body = {"ok": not m.is_error, "data": m.content[:limit] + " …", "clipped_chars": len(m.content) - limit}
-            m = ToolMessage(m.call_id, to_json(body), is_error=m.is_error)
-        out.append(m)
-    return out
+    """The history with each long tool result cut to `limit` characters by `clip`, the executor's clipping
+    too. The call ids are untouched, so the request stays protocol-valid; tools are off, so the note does
+    not say how to ask for the rest."""
+    return [ToolMessage(m.call_id, clip(m.content, limit, ok=not m.is_error), is_error=m.is_error)
+            if isinstance(m, ToolMessage) and len(m.content) > limit else m for m in messages]

@@ -34,6 +34,7 @@ from ...core.toolresult import to_json
 from ...harness.episode import Episode
 from ...loops.hooks import StopTrip, Trip
 from . import translate
+from .oversize import clip_oversized
 from .redaction import scrub
 from .retries import RetryPolicy, decide, time_left
 from .schema import Validators
@@ -62,6 +63,7 @@ class ResilientExecutor:
     allowed_tools: Optional[set[str]] = None  # offer only these (intent-based tool loading); None: all
     seed: str = "0"
     validate: bool = True  # check arguments against the tool's JSON Schema
+    budget: Any = None  # the run's budget (lesson 2): a result over its fair share of what is left is clipped
 
     # the run's state
     attempts: list[ToolAttempt] = field(default_factory=list, init=False)
@@ -104,7 +106,7 @@ class ResilientExecutor:
 
     def execute(self, episode: Episode, call: ToolCall) -> ToolMessage:
         try:
-            return self._execute(episode, call)
+            return clip_oversized(episode, call, self._execute(episode, call), self.budget)
         except Exception as exc:  # a bug here (or in a tool wrapper) must not end the run
             failure = Failure("internal_error", exception=type(exc).__name__)
             return translate.translate(call, failure, alternatives=self._alternatives(episode, call.name))

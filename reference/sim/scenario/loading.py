@@ -29,6 +29,8 @@ def parse_scenario(data: Any, source: str = "<scenario>", lines: Optional[Lines]
                             f"expect), got {got}")
     if isinstance(data.get("checklist"), list):  # plain strings are items without a tool
         data = {**data, "checklist": [{"item": c} if isinstance(c, str) else c for c in data["checklist"]]}
+    if isinstance(data.get("user_turns"), list):  # a plain string is what the user says
+        data = {**data, "user_turns": [{"text": t} if isinstance(t, str) else t for t in data["user_turns"]]}
     try:
         return Scenario.model_validate({**data, "source": source})
     except ValidationError as exc:

@@ -53,6 +53,19 @@ class CancelDef(Strict):
         return self
 
 
+class UserTurnDef(Strict):
+    """What the scripted user says next, when the model has answered without tool calls (a conversation)."""
+
+    text: str = Field(min_length=1)
+
+    @field_validator("text")
+    @classmethod
+    def _said(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a user turn says something: give its text")
+        return value
+
+
 class Bound(Strict):
     min: Optional[Number] = None
     max: Optional[Number] = None
@@ -121,6 +134,8 @@ class Scenario(Strict):
     checklist: list[ChecklistItem] = Field(default_factory=list)
     limits: LimitsDef = LimitsDef()
     cancel: Optional[CancelDef] = Field(None, description="the user presses stop (lesson 4's cancel exit)")
+    user_turns: list[UserTurnDef] = Field(default_factory=list, description="the user's replies, in order: each "
+                                          "is said when the model answers without tool calls, until none is left")
     tools: list[ToolDef] = Field(min_length=1)
     model: ModelDef
     expect: ExpectDef
@@ -160,10 +175,24 @@ class Scenario(Strict):
             if entry.tool is not None and entry.tool not in names:
                 raise ValueError(f"checklist[{i}].tool: {entry.tool!r} is not one of the scenario's tools "
                                  f"({', '.join(names)})")
+        self._turns_can_be_said()
         for tool in self.expect.must_call + self.expect.must_not_repeat:
             if tool not in names:
                 raise ValueError(f"expect: {tool!r} is not one of the scenario's tools ({', '.join(names)})")
         return self
+
+    def _turns_can_be_said(self) -> None:
+        """Each user turn follows an answer of the model, and the last turn needs one more answer after it."""
+        turns = len(self.user_turns)
+        answers = [step for _, step in self.all_steps() if step.answer is not None]
+        if turns and not answers:
+            raise ValueError("user_turns: the model never answers without tool calls, so no user turn is ever said")
+        script_only = not (self.model.cycle or self.model.reactions or self.model.policy.stuck
+                           or self.model.policy.repeat_last_call)
+        said = sum(step.repeat for step in self.model.script if step.answer is not None)
+        if turns and script_only and said < turns + 1:
+            raise ValueError(f"user_turns: {turns} user turn{'s' if turns > 1 else ''} need {turns + 1} answers from "
+                             f"the model's script (one before each turn, and the last word); it has {said}")
 
     def object_free_arguments(self) -> list[str]:
         """Where the script sends arguments that are not a JSON object (malformed JSON, a list...)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal, Optional, Union
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from .schema_tools import Integer, Number, Strict, check_regex
 
@@ -23,6 +23,16 @@ class CallDef(Strict):
         if self.args is not None and self.raw_args is not None:
             raise ValueError("give 'args' or 'raw_args', not both")
         return self
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: Optional[str]) -> Optional[str]:
+        # no provider documents what an empty id does, so the kit cannot play it faithfully; and a blank that
+        # quietly became a generated id would hide the fault its author meant to script
+        if value is not None and not value.strip():
+            raise ValueError(f"an id of {value!r} is no call id: leave 'id' out to get a generated one, or give the "
+                             "id to script (a duplicate, another call's id)")
+        return value
 
     def arguments_text(self) -> str:
         if self.raw_args is not None:
