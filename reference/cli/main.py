@@ -16,6 +16,7 @@ from .card import cmd_card
 from .check import cmd_check
 from .check_session import LimitsRefused
 from .demo import cmd_demo
+from .diagnose import add_parser as add_diagnose
 from .grade import cmd_grade
 from .hint import cmd_hint
 from .progress import cmd_list
@@ -57,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_run)
     add_serve(sub)
     add_bench(sub)
+    add_diagnose(sub)
     t = sub.add_parser("trace", help="a run's trace as a timeline: one line per step, the stop reason, the shape")
     t.add_argument("file", help="a JSONL trace (`loopkit run NAME --trace FILE`)")
     t.set_defaults(func=cmd_trace)
