@@ -78,3 +78,28 @@ def test_fleet_summaries_of_shards_merge_into_the_whole(tmp_path, capsys):
     assert whole["conversations"] == 3 and whole["loop_rate"] == 2 / 3
     assert whole["worst"][0]["calls_after_flag"] == max(r["calls_after_flag"] for r in rows)
     assert FleetSummary().to_dict()["loop_rate"] == 0.0
+
+
+def test_replay_turns_a_real_conversation_into_a_scenario_that_plays_the_same_calls(tmp_path, capsys):
+    from reference.harness.episode import Episode
+    from reference.runs.registry import run_loop
+    from reference.sim.scenario.loading import load_scenario
+    a, _ = _fleet(tmp_path)
+    case = tmp_path / "case.yaml"
+    assert main(["replay", str(a), "--conversation", "0", "-o", str(case)]) == 0
+    scenario = load_scenario(case)
+    assert "messages 7, 13" in scenario.description  # the user's later turns, not played, are named
+    react = run_loop("react", Episode.from_scenario(scenario))
+    recorded = [(c["tool"], c["arguments"]) for c in _verdicts(tmp_path, a, capsys)[0]["calls"]]
+    played = [(c["name"], json.loads(c["arguments"])) for s in react.steps for c in s.tool_calls]
+    assert react.stop_reason.value == "completed" and react.tool_calls == len(recorded)
+    guarded = run_loop("guarded", Episode.from_scenario(scenario))
+    assert guarded.stop_reason.value == "repeated_call" and guarded.tool_calls < len(recorded)
+    assert played == recorded  # the same calls, in the same order
+    assert main(["replay", str(a), "--conversation", "9"]) == 2
+
+
+def _verdicts(tmp_path, path, capsys):
+    capsys.readouterr()
+    main(["diagnose", str(path), "--json"])
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]

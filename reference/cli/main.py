@@ -69,8 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--loop", default="react", choices=list(LOOPS), help="the loop for fresh runs")
     f.add_argument("--json", action="store_true")
     f.set_defaults(func=cmd_report)
-    p_replay = sub.add_parser("replay", help="turn a trace into a scenario that plays the run again")
-    p_replay.add_argument("trace", help="a JSONL trace")
+    p_replay = sub.add_parser("replay", help="turn a trace or any log diagnose reads into a scenario that plays "
+                              "the run again")
+    p_replay.add_argument("trace", help="a JSONL trace, or a log (see `loopkit diagnose`)")
+    p_replay.add_argument("--conversation", type=int, default=0, metavar="N",
+                          help="which conversation of the log, from 0 (default 0)")
     p_replay.add_argument("-o", "--output", help="the YAML file to write (default: print it)")
     p_replay.add_argument("--name", help="the scenario's name (default: the recorded one)")
     p_replay.add_argument("--regression", action="store_true",
