@@ -103,3 +103,18 @@ def _verdicts(tmp_path, path, capsys):
     capsys.readouterr()
     main(["diagnose", str(path), "--json"])
     return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+def test_report_reads_diagnose_shards_into_one_fleet(tmp_path, capsys):
+    a, b = _fleet(tmp_path)
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    for path in (a, b):
+        (shards / f"{path.stem}.jsonl").write_text("\n".join(json.dumps(r) for r in _verdicts(tmp_path, path, capsys)) + "\n")
+    capsys.readouterr()
+    assert main(["report", str(shards), "--json"]) == 0
+    merged = json.loads(capsys.readouterr().out)
+    main(["diagnose", str(a), str(b), "--json"])
+    whole = summarise(json.loads(line) for line in capsys.readouterr().out.splitlines()).to_dict()
+    assert merged == whole
+    assert main(["report", str(shards)]) == 0 and "loop rate 66.7%" in capsys.readouterr().out
