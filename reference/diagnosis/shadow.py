@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..core.messages import AssistantMessage, Message, ToolCall, ToolMessage
-from ..harness.trace import canonical_fingerprint
+from ..core import jsontext
 from .guard_adapter import Said, ShadowGuard
 from .logs.conversation import Conversation
 
+_sorted = jsontext.dumps(sort_keys=True, ensure_ascii=False, separators=(",", ":"))  # made once
 NO_DEFINITIONS = ("the log carries no tool definitions: what a call may change was decided from the tool's "
                   "name alone (no description, annotations or schema)")
 
@@ -85,8 +86,9 @@ def judge(c: Conversation) -> Judged:
             step_open = bool(m.tool_calls)
             for call in m.tool_calls:
                 entry = c.call_entries.get(call.id, at)
-                fp = canonical_fingerprint(call.name, call.arguments)
-                record = {"message": entry, "tool": call.name, "arguments": _arguments(call), "verdict": "run",
+                arguments = _arguments(call)
+                fp = f"{call.name} {_sorted(arguments) if isinstance(arguments, dict) else arguments}"
+                record = {"message": entry, "tool": call.name, "arguments": arguments, "verdict": "run",
                           "rule": None, "why": "", "evidence": list(prints.get(fp, []))}
                 prints.setdefault(fp, []).append(entry)
                 calls[call.id], verdicts[call.id] = call, record
