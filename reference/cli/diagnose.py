@@ -30,7 +30,7 @@ COLUMNS = [("conversation", "conversation"), ("id", "id"), ("format", "format"),
 def add_parser(sub: Any) -> None:
     d = sub.add_parser("diagnose", help="judge real agent logs with the guard in shadow mode: a row per "
                        "conversation, then the fleet")
-    d.add_argument("logs", nargs="+", help="log files or folders of them (.json, .jsonl, .ndjson)")
+    d.add_argument("logs", nargs="+", help="log files or folders of them (.json, .jsonl, .ndjson, .traj)")
     d.add_argument("--json", action="store_true", help="JSON Lines on stdout, one object per conversation")
     d.add_argument("--html", metavar="FILE", help="also write a page with the fleet and a timeline per flagged one")
     d.add_argument("--jobs", type=int, default=1, help="worker processes, files spread over them (default 1)")

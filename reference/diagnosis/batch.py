@@ -17,7 +17,7 @@ from .fleetlog import FleetSummary
 from .logs import NotALog, read_log
 from .shadow import judge
 
-LOG_SUFFIXES = (".json", ".jsonl", ".ndjson")
+LOG_SUFFIXES = (".json", ".jsonl", ".ndjson", ".traj")  # .traj: SWE-agent's trajectories (JSON)
 
 
 @dataclass
@@ -30,7 +30,7 @@ class FileResult:
 
 
 def log_files(paths: Iterable[str]) -> list[str]:
-    """The files named, and the log files (.json, .jsonl, .ndjson) under the folders named, in order."""
+    """The files named, and the log files (LOG_SUFFIXES) under the folders named, in order."""
     out: list[str] = []
     for p in map(Path, paths):
         out += sorted(str(f) for f in p.rglob("*") if f.suffix in LOG_SUFFIXES and f.is_file()) if p.is_dir() else [str(p)]

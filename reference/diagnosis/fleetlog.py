@@ -97,5 +97,5 @@ def fleet_lines(s: dict[str, Any]) -> list[str]:
     if s["worst"]:
         lines.append("worst: " + "; ".join(f"{w['source']}#{w['conversation']}"
                                            + (f" ({w['id']})" if w["id"] is not None else "")
-                                           + f" {w['calls_after_flag']} calls after the flag" for w in s["worst"][:5]))
+                                           + f" {w['calls_after_flag']} call(s) after the flag" for w in s["worst"][:5]))
     return lines
