@@ -180,3 +180,42 @@ def test_a_100_mb_line_is_read(tmp_path):
     path.write_text(json.dumps(write.chat(turns)) + "\n" + json.dumps(write.chat(samples.support_ok())) + "\n")
     found, problems = _read(path)
     assert problems == [] and len(found) == 2 and len(_results(found[0])[0][1]) == len(big)
+
+
+def test_a_kit_trace_cut_off_before_its_finish_is_still_read(tmp_path):
+    from reference.harness.episode import Episode
+    from reference.harness.trace import Trace
+    from reference.runs.registry import run_loop
+    from reference.sim.scenario.loading import find
+    full = tmp_path / "full.jsonl"
+    episode = Episode.from_scenario(find("repeat-exact"), trace=Trace(str(full)))
+    run_loop("react", episode)
+    episode.trace.close()
+    lines = full.read_text().splitlines()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(lines[:-3]) + "\n" + lines[-3][:20])
+    (c,), problems = _read(cut)
+    assert len(problems) == 1 and "truncated" in problems[0]
+    assert any("without a finish record" in n for n in c.notes) and _calls(c)
+
+
+def test_json_lines_of_single_messages_are_one_conversation(tmp_path):
+    path = tmp_path / "messages.jsonl"
+    path.write_text("\n".join(json.dumps(m) for m in write.chat(samples.coding_ok())) + "\n")
+    (c,), problems = _read(path)
+    assert problems == [] and [name for _, name in _calls(c)] == ["read_file", "run_tests", "edit_file", "run_tests"]
+
+
+def test_span_content_on_the_inference_details_event(tmp_path):
+    """The current conventions may put the messages on a `gen_ai.client.inference.operation.details` event."""
+    data = write.otlp(samples.support_ok(), "t9")
+    for span in data["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        moved = [a for a in span["attributes"] if a["key"] in ("gen_ai.input.messages", "gen_ai.output.messages")]
+        span["attributes"] = [a for a in span["attributes"] if a not in moved]
+        if moved:
+            span["events"] = [{"name": "gen_ai.client.inference.operation.details", "attributes": moved}]
+    path = tmp_path / "spans.json"
+    path.write_text(json.dumps(data))
+    (c,), problems = _read(path)
+    assert problems == [] and not c.unknown
+    assert [r[0] for r in _results(c)] == ["get_order", "update_shipping_address"]
