@@ -97,7 +97,9 @@ def _lines(source: str, f: Any, say: Problem) -> Iterator[Conversation]:
         try:
             obj = json.loads(line)
         except ValueError as exc:
-            say(f"{source}: line {number}: not valid JSON ({exc}){' - the file may be truncated' if not line.endswith(chr(10)) else ''} (skipped)")
+            cut = "" if line.endswith("\n") else " - the file may be truncated"
+            say(f"{source}: line {number}: not valid JSON ({exc}){cut} (skipped)")
+            n += kind in (None, "conversation")  # a conversation's number is its line's place among them
             continue
         kind = kind or _kind(obj)
         try:
