@@ -5,8 +5,10 @@
 Writes `conversations` Chat Completions conversations (the sample fleet of reference/diagnosis/samples.py,
 each tool result padded to a realistic size, ~10 KB a conversation) as JSON Lines spread over `files`
 files, then times `python -m reference.cli diagnose DIR --json --jobs JOBS > /dev/null` in a fresh
-process (wall clock) and reads the peak resident memory of its processes (the largest worker and the
-parent, from getrusage). Figures and how they were measured: docs/diagnose.md ("Speed"). Not a test:
+process: wall clock, CPU time (user + system of all its processes, from getrusage), and the peak resident
+memory of its largest process; the verdicts go to a file in the same folder, and their lines are counted.
+The machine's load average is printed with them: on a shared machine, wall time is CPU time divided by
+the cores it actually got. Figures and how they were measured: docs/diagnose.md ("Speed"). Not a test:
 wall time depends on the machine and its load.
 """
 from __future__ import annotations
@@ -67,16 +69,24 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     try:
         size = write_fleet(folder, conversations, files)
+        out_path = folder / "verdicts.out"
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "reference.cli", "diagnose", str(folder), "--json",
-                               "--jobs", str(jobs)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        with open(out_path, "wb") as out:
+            done = subprocess.run([sys.executable, "-m", "reference.cli", "diagnose", str(folder), "--json",
+                                   "--jobs", str(jobs)], cwd=ROOT, stdout=out, stderr=subprocess.PIPE,
+                                  env={**os.environ, "PYTHONPATH": str(ROOT)})
         seconds = time.perf_counter() - started
-        lines = done.stdout.count(b"\n")
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        with open(out_path, "rb") as f:
+            lines = sum(1 for _ in f)
+        peak = after.ru_maxrss / 1024
+        load = os.getloadavg()[0]
         print(f"{conversations:,} conversations, {size / 1e6:,.0f} MB in {files} files, --jobs {jobs}: "
-              f"{seconds:.1f} s wall ({conversations / seconds:,.0f} conversations/s), {lines:,} verdict lines, "
-              f"exit {done.returncode}, peak RSS of the largest process {peak:,.0f} MB")
+              f"{seconds:.1f} s wall ({conversations / seconds:,.0f} conversations/s), {cpu:.1f} s CPU (user+sys, "
+              f"all its processes), {lines:,} verdict lines, exit {done.returncode}, peak RSS of the largest process "
+              f"{peak:,.0f} MB, load average {load:.1f} on {os.cpu_count()} cores at the end")
         if done.returncode:
             print(done.stderr.decode()[-2000:])
     finally:
