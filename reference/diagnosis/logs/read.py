@@ -46,6 +46,10 @@ def read_log(path: str | Path, problem: Optional[Problem] = None) -> Iterator[Co
         first = head.lstrip()[:1]
         f.seek(0)
         rest = head.lstrip().split("\n", 1)[1:]
+        if not rest and len(head) == 1 << 16:  # a first line longer than the peek: is there a second one?
+            f.readline()
+            rest = [f.readline()]
+            f.seek(0)
         lines = _first_line_parses(head) and (first == "{" or bool(rest and rest[0].strip()))
         if first in "[{" and first and not lines:
             yield from _whole(source, f.read(), say)
