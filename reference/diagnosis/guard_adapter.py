@@ -65,7 +65,8 @@ class ShadowGuard:
         verdict = self.guard.before_call(self.episode, call, messages)  # type: ignore[arg-type]
         if verdict.action == "run":
             return Said("run")
-        stop = verdict.trip if verdict.action == "stop" else None
+        # the stop a verdict carries: a (reason, detail) pair, or a value with .reason and .detail
+        stop = (getattr(verdict, "trip", None) or getattr(verdict, "stop", None)) if verdict.action == "stop" else None
         message = verdict.message or not_run(call, _detail(stop) or "not run")
         return _said(verdict.action, message, stop)
 
