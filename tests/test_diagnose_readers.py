@@ -219,3 +219,15 @@ def test_span_content_on_the_inference_details_event(tmp_path):
     (c,), problems = _read(path)
     assert problems == [] and not c.unknown
     assert [r[0] for r in _results(c)] == ["get_order", "update_shipping_address"]
+
+
+def test_json_lines_whose_first_line_is_broken_are_still_read(tmp_path):
+    good = json.dumps(write.chat(samples.support_ok()))
+    path = tmp_path / "log.jsonl"
+    path.write_text(good[:40] + "\n" + good + "\n")
+    found, problems = _read(path)
+    assert [c.index for c in found] == [1] and len(problems) == 1 and "line 1: not valid JSON" in problems[0]
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text(json.dumps(write.chat(samples.support_ok()), indent=2)[:-30])  # cut off
+    with pytest.raises(NotALog, match="not valid JSON"):
+        list(read_log(pretty))

@@ -15,6 +15,7 @@ problem (its number and why, e.g. a truncated last line) and the rest of the fil
 """
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
@@ -52,7 +53,15 @@ def read_log(path: str | Path, problem: Optional[Problem] = None) -> Iterator[Co
             f.seek(0)
         lines = _first_line_parses(head) and (first == "{" or bool(rest and rest[0].strip()))
         if first in "[{" and first and not lines:
-            yield from _whole(source, f.read(), say)
+            text = f.read()
+            try:
+                data = json.loads(text)
+            except ValueError as exc:
+                if not any(_parses(line) for line in text.splitlines()[1:]):
+                    raise NotALog(f"{source}: not valid JSON ({exc}); expected {EXPECTED}") from None
+                yield from _lines(source, io.StringIO(text), say)  # JSON Lines whose first line is bad
+                return
+            yield from _whole(source, data, say)
         elif first in "[{" and first:
             yield from _lines(source, f, say)
         else:
@@ -68,11 +77,15 @@ def _first_line_parses(head: str) -> bool:
         return "\n" not in head.lstrip()  # one long line cut by the 64 KiB peek: JSON Lines all the same
 
 
-def _whole(source: str, text: str, say: Problem) -> Iterator[Conversation]:
+def _parses(line: str) -> bool:
+    """Is this line a JSON object or array by itself (a line of JSON Lines, not a piece of indented JSON)?"""
     try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise NotALog(f"{source}: not valid JSON ({exc}); expected {EXPECTED}") from None
+        return isinstance(json.loads(line), (dict, list))
+    except ValueError:
+        return False
+
+
+def _whole(source: str, data: Any, say: Problem) -> Iterator[Conversation]:
     if isinstance(data, dict) and "resourceSpans" in data:
         yield from _report(spans.conversations(source, spans.otlp_spans(data)), say)
     elif isinstance(data, dict):
