@@ -45,8 +45,9 @@ def test_html_draws_a_timeline_per_flagged_conversation(tmp_path, capsys):
     page = tmp_path / "report.html"
     assert main(["diagnose", str(a), str(b), "--html", str(page)]) == 0
     html = page.read_text()
-    assert html.count("<svg width=") - html.count('<svg width="12"') == 2  # two flagged, one clean
+    assert html.count("role=\"img\"") == 2  # a timeline per flagged conversation: two flagged, one clean
     assert "repeated_call" in html and "loop rate" in html
+    assert "the user, message 7" in html  # the user's turn between two calls is drawn
 
 
 def test_worker_processes_give_the_same_verdicts(tmp_path, capsys):

@@ -29,6 +29,7 @@ def test_a_write_that_fails_the_same_way_across_user_turns_is_flagged_then_stopp
     assert flagged["rule"] == "repeated_call" and flagged["why"]
     assert flagged["evidence"] == [4]  # the earlier identical call it compared this one with
     assert j.shape == "repeated_call" and j.first_flag == 8 and j.calls_after_flag == 3
+    assert j.user_turns == [1, 7, 13]  # the flag comes after the user's second turn, not before it
     assert 0 < j.tokens_after_flag < j.tokens and j.tokens_estimated
     assert NO_DEFINITIONS in j.notes
 

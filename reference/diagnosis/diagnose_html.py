@@ -1,6 +1,6 @@
 """`loopkit diagnose --html FILE`: one self-contained page, the fleet summary and, per flagged conversation,
 its timeline: one mark per call in message order, coloured by verdict (run, intervene, stop), the tool's
-name under it, the rule and the evidence on hover. No script, no network: it opens from a mail attachment.
+name under it, the rule and the evidence on hover; a blue bar where the user spoke between two calls. No script, no network: it opens from a mail attachment.
 """
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from html import escape
 from typing import Any, Iterable
 
 COLOURS = {"run": "#4c9a5f", "intervene": "#e0a030", "stop": "#c8423b"}
+USER = "#3b6fc8"  # a user turn between two calls: a bar between their marks
 MAX_PICTURES = 200  # a page a person reads; the JSON Lines hold the rest
 STYLE = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}"
          "td,th{padding:.2em .8em;text-align:left;border-bottom:1px solid #ddd}h2{margin-top:2em}"
@@ -32,6 +33,10 @@ def timeline(row: dict[str, Any]) -> str:
                      f'<text x="{x}" y="58" font-size="9" text-anchor="middle" fill="#777">#{c["message"]}</text></g>')
         if k:
             marks.insert(0, f'<line x1="{x - step}" y1="20" x2="{x}" y2="20" stroke="#bbb"/>')
+        before = calls[k - 1]["message"] if k else -1
+        for u in [u for u in row.get("user_turns") or [] if before < u < c["message"]]:
+            marks.append(f'<g><title>the user, message {u}</title><line x1="{x - step // 2}" y1="6" '
+                         f'x2="{x - step // 2}" y2="34" stroke="{USER}" stroke-width="3"/></g>')
     return f'<svg width="{width}" height="{height}" role="img">{"".join(marks)}</svg>'
 
 
@@ -46,7 +51,9 @@ def page(summary: dict[str, Any], rows: Iterable[dict[str, Any]], title: str = "
              ("unreadable entries", f"{summary['problems']:,}")]
     out += [f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in facts]
     out.append("</table><p>" + " ".join(f'<svg width="12" height="12"><circle cx="6" cy="6" r="5" fill="{c}"/></svg> '
-                                        f"{v}" for v, c in COLOURS.items()) + "</p>")
+                                        f"{v}" for v, c in COLOURS.items())
+               + f' <svg width="6" height="12"><line x1="3" y1="0" x2="3" y2="12" stroke="{USER}" stroke-width="3"/></svg>'
+               " the user spoke</p>")
     shown = 0
     for row in rows:
         if row.get("first_flag") is None:

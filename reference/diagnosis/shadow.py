@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ..core.messages import AssistantMessage, Message, ToolCall, ToolMessage
+from ..core.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from ..core import jsontext
 from .guard_adapter import Said, ShadowGuard
 from .logs.conversation import Conversation
@@ -39,6 +39,7 @@ class Judged:
     shape: str = "clean"
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    user_turns: list[int] = field(default_factory=list)  # message indexes of the user's turns
     first_flag: Optional[int] = None  # message index of the first call flagged
     calls_after_flag: int = 0  # calls made from the first flagged one on
     tokens_after_flag: int = 0
@@ -48,7 +49,7 @@ class Judged:
 
     def to_json(self) -> dict[str, Any]:
         return {"source": self.source, "conversation": self.conversation, "id": self.id, "format": self.format,
-                "calls": self.calls, "shape": self.shape, "first_flag": self.first_flag,
+                "calls": self.calls, "shape": self.shape, "user_turns": self.user_turns, "first_flag": self.first_flag,
                 "calls_after_flag": self.calls_after_flag, "tokens": self.tokens,
                 "tokens_after_flag": self.tokens_after_flag, "tokens_estimated": self.tokens_estimated,
                 "notes": self.notes, "problems": self.problems, "metadata": self.metadata}
@@ -114,6 +115,8 @@ def judge(c: Conversation) -> Judged:
         else:
             close_step()
             seen.append(m)
+            if isinstance(m, UserMessage) and at >= 0:
+                out.user_turns.append(at)
     close_step()
     _totals(out, c)
     return out
