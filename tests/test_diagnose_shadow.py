@@ -91,3 +91,13 @@ def test_judging_is_pure(tmp_path):
     path.write_text(json.dumps(write.chat(samples.coding_loop())))
     (c,) = list(read_log(path))
     assert judge(c).to_json() == judge(c).to_json()
+
+
+def test_a_call_paired_by_position_says_so_in_its_verdict(tmp_path):
+    log = [{"role": "user", "content": "check twice"},
+           {"role": "assistant", "tool_calls": [{"id": "x", "type": "function", "function": {"name": "a", "arguments": "{}"}}]},
+           {"role": "tool", "tool_call_id": "x", "content": "1"},
+           {"role": "assistant", "tool_calls": [{"id": "x", "type": "function", "function": {"name": "b", "arguments": "{}"}}]},
+           {"role": "tool", "tool_call_id": "x", "content": "2"}]
+    j = _one(tmp_path, log)
+    assert [c.get("paired") for c in j.calls] == [None, "by position"]

@@ -91,6 +91,8 @@ def judge(c: Conversation) -> Judged:
                 fp = f"{call.name} {_sorted(arguments) if isinstance(arguments, dict) else arguments}"
                 record = {"message": entry, "tool": call.name, "arguments": arguments, "verdict": "run",
                           "rule": None, "why": "", "evidence": list(prints.get(fp, []))}
+                if call.id in c.by_position:  # the log's ids did not say which result is this call's
+                    record["paired"] = "by position"
                 prints.setdefault(fp, []).append(entry)
                 calls[call.id], verdicts[call.id] = call, record
                 said = guard.before_call(call, seen)

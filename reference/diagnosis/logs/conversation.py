@@ -29,6 +29,7 @@ class Conversation:
     # description, parameters, annotations (tools.py reads the three wire formats' shapes and MCP's)
     call_entries: dict[str, int] = field(default_factory=dict)  # kit call id -> the entry that holds the call
     unknown: set[str] = field(default_factory=set)  # kit ids of calls whose result the log did not capture
+    by_position: set[str] = field(default_factory=set)  # kit ids of calls whose result was paired by position
     tokens: dict[int, int] = field(default_factory=dict)  # entry index -> tokens the log recorded for it
     notes: list[str] = field(default_factory=list)  # how calls were paired where ids did not say
     problems: list[str] = field(default_factory=list)  # entries that could not be read (skipped)
@@ -88,6 +89,8 @@ class Pairing:
             self.c.notes.append(f"message {entry}: the result was paired by position with the call to "
                                 f"{call.name} at message {at} ({why})")
         _, call, _ = self._open.pop(i)
+        if i == 0 and not (len(same) == 1 and not reused):
+            self.c.by_position.add(call.id)
         if not captured:
             self.c.unknown.add(call.id)
         self.add(ToolMessage(call.id, content, is_error=is_error), entry)
