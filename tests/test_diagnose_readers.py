@@ -231,3 +231,10 @@ def test_json_lines_whose_first_line_is_broken_are_still_read(tmp_path):
     pretty.write_text(json.dumps(write.chat(samples.support_ok()), indent=2)[:-30])  # cut off
     with pytest.raises(NotALog, match="not valid JSON"):
         list(read_log(pretty))
+
+
+def test_a_plain_text_error_in_span_content_is_a_failure(tmp_path):
+    path = tmp_path / "spans.json"
+    path.write_text(json.dumps(write.otlp(samples.support_loop(), "t1")))
+    (c,), _ = _read(path)
+    assert _results(c)[1] == ("update_shipping_address", samples.ADDRESS_ERROR, True)

@@ -50,14 +50,15 @@ def test_the_same_verdicts_in_every_format(tmp_path):
 
 
 def test_tool_definitions_in_the_log_are_used(tmp_path):
-    """A tool whose description says it reads a process that moves on may be polled: its repeat runs and is
-    judged by its result, and the note about missing definitions is not given."""
+    """A tool whose MCP annotations say it reads a world that moves (read-only, open world) may be polled: its
+    repeat runs and is judged by its result, and the note about missing definitions is not given."""
     turns = [("user", "is the export done?"),
              ("assistant", "", [("1", "export_status", {"export_id": "e1"})]), ("tool", "1", '{"state": "running"}', False),
              ("assistant", "", [("2", "export_status", {"export_id": "e1"})]), ("tool", "2", '{"state": "done"}', False),
              ("assistant", "It is done.", [])]
     tools = [{"type": "function", "function": {"name": "export_status", "description": "The progress of an export job.",
-                                               "parameters": {"type": "object", "properties": {"export_id": {"type": "string"}}}}}]
+                                               "parameters": {"type": "object", "properties": {"export_id": {"type": "string"}}}},
+              "annotations": {"readOnlyHint": True, "openWorldHint": True}}]
     j = _one(tmp_path, {"messages": write.chat(turns), "tools": tools})
     assert [r["verdict"] for r in j.calls] == ["run", "run"]
     assert NO_DEFINITIONS not in j.notes

@@ -3,7 +3,8 @@ reference/loops/hooks.py: `before_call`, `after_result`, `after_step`, and the v
 
 Shadow mode (shadow.py) is the guarded loop with the model and the tools replaced by a recording: the
 guard is built exactly as the loop's runner builds it (`LoopGuard.for_episode`), from a stand-in episode
-that offers the log's tools, and nothing here reaches into the guard's own state. What a verdict means
+that offers the log's tools, keeps one fixed day on its clock and a ledger in which every recorded result
+reached its tool; nothing here reaches into the guard's own state. What a verdict means
 is read from what the protocol returns: its action, the feedback message the model would have read,
 and the stop (its reason and detail).
 """
@@ -41,7 +42,7 @@ class _Tool:
     parameters: dict[str, Any] = field(default_factory=dict)
     description: str = ""
     volatile: Optional[bool] = None
-    annotations: dict[str, Any] = field(default_factory=dict)
+    annotations: Optional[dict[str, Any]] = None  # None: the log gives none (MCP's defaults are for a given object)
     metadata: list[str] = field(default_factory=list)
 
 
@@ -51,13 +52,16 @@ class ShadowGuard:
     def __init__(self, definitions: list[dict[str, Any]], called: Sequence[str], intent: Optional[str] = None,
                  day: date = DEFAULT_DAY) -> None:
         tools = [_Tool(str(d["name"]), dict(d.get("parameters") or {}), str(d.get("description") or ""),
-                       d.get("volatile"), dict(d.get("annotations") or {}), list(d.get("metadata") or []))
+                       d.get("volatile"), _annotations(d.get("annotations")), list(d.get("metadata") or []))
                  for d in definitions]
         specs = [ToolSpec(t.name, t.description, t.parameters) for t in tools]
         known = {t.name for t in tools}
         specs += [ToolSpec(name) for name in dict.fromkeys(called) if name not in known]  # name only
         scenario = SimpleNamespace(tools=tools, intent=intent or "general")
-        self.episode = SimpleNamespace(scenario=scenario, tools=SimpleNamespace(specs=specs),
+        # the ledger says which calls reached their tool: in a recording, every call that has a result did
+        self._reached: list[SimpleNamespace] = []
+        ledger = SimpleNamespace(steps=[SimpleNamespace(tools=self._reached)])
+        self.episode = SimpleNamespace(scenario=scenario, tools=SimpleNamespace(specs=specs), ledger=ledger,
                                        clock=SimpleNamespace(today=lambda: day))
         self.guard: Guard = LoopGuard.for_episode(self.episode)  # type: ignore[arg-type]
 
@@ -71,12 +75,18 @@ class ShadowGuard:
         return _said(verdict.action, message, stop)
 
     def after_result(self, call: ToolCall, result: ToolMessage) -> Optional[Said]:
+        self._reached.append(SimpleNamespace(call_id=call.id))
         checked = self.guard.after_result(self.episode, call, result)  # type: ignore[arg-type]
         return None if checked is result else _said("intervene", checked, None)
 
     def after_step(self, messages: Sequence[Message]) -> Optional[Said]:
         stop = self.guard.after_step(self.episode, messages)  # type: ignore[arg-type]
+        self._reached.clear()  # the next model step starts with no tool run
         return None if stop is None else Said("stop", _reason(stop), _detail(stop))
+
+
+def _annotations(value: Any) -> Optional[dict[str, Any]]:
+    return dict(value) if isinstance(value, dict) and value else None
 
 
 def _reason(stop: Any) -> Optional[str]:

@@ -202,7 +202,7 @@ def tool_definitions(raw: Any) -> list[dict[str, Any]]:
         params = fn.get("parameters", fn.get("input_schema", fn.get("inputSchema")))
         out.append({"name": fn["name"], "description": str(fn.get("description") or ""),
                     "parameters": params if isinstance(params, dict) else {},
-                    "annotations": t.get("annotations") if isinstance(t.get("annotations"), dict) else {}})
+                    "annotations": t.get("annotations") if isinstance(t.get("annotations"), dict) else None})
     return out
 
 

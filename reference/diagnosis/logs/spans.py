@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any, Iterable, Iterator, Optional
 
 from ...core.messages import SystemMessage, UserMessage
+from .chat import says_error
 from .conversation import Conversation, Pairing, arguments_text, text_of
 
 MODEL_OPERATIONS = ("chat", "generate_content", "text_completion")
@@ -136,7 +137,8 @@ def _from_messages(c: Conversation, span: Span) -> None:
             for x in parts:
                 if x.get("type") == "tool_call_response":
                     result = x.get("result", x.get("response"))
-                    p.answer(i, x.get("id"), result if isinstance(result, str) else json.dumps(result), False)
+                    text = result if isinstance(result, str) else json.dumps(result)
+                    p.answer(i, x.get("id"), text, says_error(text))  # the parts form has no error flag
         else:
             text = text_of([x for x in parts if x.get("type") == "text"])
             p.add(SystemMessage(text) if role == "system" else UserMessage(text), i)
@@ -166,7 +168,8 @@ def _from_tool_spans(c: Conversation, group: list[Span]) -> None:
             text = result if isinstance(result, str) else "" if result is None else json.dumps(result)
             if s.failed and not text:
                 text = f"Error: {s.attributes.get('error.type', 'the tool failed')}"
-            p.answer(entry, s.attributes.get("gen_ai.tool.call.id"), text, s.failed, captured=result is not None)
+            p.answer(entry, s.attributes.get("gen_ai.tool.call.id"), text, s.failed or says_error(text),
+                     captured=result is not None)
             entry += 1
         turn.clear()
 
