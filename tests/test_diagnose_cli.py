@@ -8,6 +8,7 @@ from reference.cli.main import main
 from reference.diagnosis import samples
 from reference.diagnosis.fleetlog import FleetSummary, summarise
 from reference.diagnosis.logs import write
+from reference.diagnosis.replay_log import MULTI_TURN
 
 
 def _fleet(tmp_path):
@@ -89,8 +90,13 @@ def test_replay_turns_a_real_conversation_into_a_scenario_that_plays_the_same_ca
     case = tmp_path / "case.yaml"
     assert main(["replay", str(a), "--conversation", "0", "-o", str(case)]) == 0
     scenario = load_scenario(case)
-    assert "messages 7, 13" in scenario.description  # the user's later turns, not played, are named
+    if MULTI_TURN:  # the scripted user says the recorded user turns, after the same answers
+        assert [t.text for t in scenario.user_turns] == [samples.support_loop()[7][1], samples.support_loop()[13][1]]
+    else:
+        assert "messages 7, 13" in scenario.description  # the user's later turns, not played, are named
     react = run_loop("react", Episode.from_scenario(scenario))
+    if MULTI_TURN:
+        assert [m.role for m in react.messages] == [t[0] for t in samples.support_loop()]
     recorded = [(c["tool"], c["arguments"]) for c in _verdicts(tmp_path, a, capsys)[0]["calls"]]
     played = [(c["name"], json.loads(c["arguments"])) for s in react.steps for c in s.tool_calls]
     assert react.stop_reason.value == "completed" and react.tool_calls == len(recorded)
