@@ -375,11 +375,13 @@ print(judged.notes[-1])
 flags = {c.id or c.index: judge(c).first_flag for f in sorted(Path("logs").iterdir()) for c in read_log(f)}
 healthy_flagged = [k for k in ("support_ok", "coding_ok") if flags.get(k) is not None]
 display(Markdown(
-    f"The looping support conversation is first flagged at message {judged.first_flag}, after the user's "
-    f"turn at message {users[1]}: the rephrasing changed nothing the write depended on. "
+    (f"The looping support conversation is first flagged at message {judged.first_flag}"
+     + (f", after the user's turn at message {max(u for u in users if u < judged.first_flag)}: the user's "
+        "words changed nothing the failing write depended on. " if judged.first_flag > users[1] else ". ")
+     if judged.first_flag is not None else "The looping support conversation is not flagged. ")
     + (f"Healthy runs flagged: {', '.join(healthy_flagged)}. Each is a false stop to read: without tool "
        "definitions the guard had only the tool's name to decide whether a re-run after a change is a "
-       "re-check. Give the logs their tool definitions and judge again."
+       "re-check, and the fleet's loop rate counts it as a loop. Read the flagged rows before you trust the rate."
        if healthy_flagged else "No healthy run was flagged.")))
 
 # %% [markdown]
