@@ -314,7 +314,95 @@ print({k: plain.records[0].get(k) for k in ("capture_content", "prompt_chars", "
 print({k: captured.records[0].get(k) for k in ("capture_content", "user")})
 
 # %% [markdown]
-# ## 7. Test: the exercise
+# ## 7. Logs the kit did not write: diagnose, a fleet report, a replay
+#
+# Everything so far read traces the kit wrote. The logs you will be handed are chat transcripts,
+# OpenTelemetry spans, benchmark trajectories, and real traffic differs in ways that matter for loops:
+# a user answers between tool calls, tools fail with plain-text errors, ids are missing or reused, and
+# the worst loops (a write that fails the same way while the user keeps rephrasing) span several user
+# turns. `loopkit diagnose` reads the formats people have (docs/diagnose.md), tells them apart by
+# content, and lets the guarded loop's own guard walk each conversation in **shadow mode**: at each call,
+# what would it have done?
+#
+# The kit writes two agents' logs itself: a customer-service agent with a simulated user, and a coding
+# agent, each with a looping and a healthy run (reference/diagnosis/samples.py), in every format.
+
+# %%
+import os
+import tempfile
+from pathlib import Path
+
+from reference.diagnosis import samples
+from reference.diagnosis.logs import read_log, write
+from reference.diagnosis.replay_log import replay_log
+from reference.diagnosis.shadow import judge
+from reference.cli import main as loopkit
+
+here = os.getcwd()
+os.chdir(tempfile.mkdtemp(prefix="lesson6-logs-"))  # the logs are written away from the repository
+Path("logs").mkdir()
+agents = {"support_loop": samples.support_loop(), "support_ok": samples.support_ok(),
+          "coding_loop": samples.coding_loop(), "coding_ok": samples.coding_ok()}
+with open("logs/support.chat.jsonl", "w") as f:  # Chat Completions, one conversation a line, with an id
+    for name in ("support_loop", "support_ok"):
+        f.write(json.dumps({"conversation_id": name, "messages": write.chat(agents[name])}) + "\n")
+Path("logs/support.anthropic.json").write_text(json.dumps(write.anthropic(agents["support_loop"])))
+Path("logs/coding.responses.jsonl").write_text("\n".join(
+    json.dumps({"id": name, **write.responses(agents[name])}) for name in ("coding_loop", "coding_ok")) + "\n")
+Path("logs/coding.otlp.json").write_text(json.dumps(write.otlp(agents["coding_loop"], "trace-1", "coding_loop")))
+print(write.chat(agents["support_loop"])[5])  # a plain-text error, as Chat Completions logs it: no error flag
+
+# %% [markdown]
+# The fleet report: one row per conversation (how many calls, how many flagged, the message index of
+# the first flag in the log's own list, the shape, what was spent from there on), then the fleet.
+
+# %%
+exit_code = loopkit(["diagnose", "logs"])
+
+# %% [markdown]
+# One conversation, call by call. `message` indexes the log's own list (system and user entries
+# count), so it points at the line a person opens; `evidence` is where the same call was made before.
+
+# %%
+support = next(read_log("logs/support.chat.jsonl"))
+judged = judge(support)
+table([{k: c[k] for k in ("message", "tool", "verdict", "rule", "evidence")} for c in judged.calls])
+users = [i for i, m in enumerate(write.chat(agents["support_loop"])) if m["role"] == "user"]
+print("user turns at messages", users)
+print(judged.notes[-1])
+
+# %%
+flags = {c.id or c.index: judge(c).first_flag for f in sorted(Path("logs").iterdir()) for c in read_log(f)}
+healthy_flagged = [k for k in ("support_ok", "coding_ok") if flags.get(k) is not None]
+display(Markdown(
+    (f"The looping support conversation is first flagged at message {judged.first_flag}"
+     + (f", after the user's turn at message {max(u for u in users if u < judged.first_flag)}: the user's "
+        "words changed nothing the failing write depended on. " if judged.first_flag > users[1] else ". ")
+     if judged.first_flag is not None else "The looping support conversation is not flagged. ")
+    + (f"Healthy runs flagged: {', '.join(healthy_flagged)}. Each is a false stop to read: without tool "
+       "definitions the guard had only the tool's name to decide whether a re-run after a change is a "
+       "re-check, and the fleet's loop rate counts it as a loop. Read the flagged rows before you trust the rate."
+       if healthy_flagged else "No healthy run was flagged.")))
+
+# %% [markdown]
+# A real incident becomes a regression case in one command: the recorded assistant turns are the
+# model's script, the recorded results the tools' answers (per call), the user's first turn the
+# scenario's request. The react loop plays back the same calls in the same order; the guarded loop shows
+# what the guard would have changed.
+
+# %%
+case = parse_scenario(yaml.safe_load(replay_log(support)), "case.yaml")
+played = run_loop("react", Episode.from_scenario(case))
+guarded_run = run_loop("guarded", Episode.from_scenario(case))
+recorded = [(c["tool"], c["arguments"]) for c in judged.calls]
+replayed = [(c["name"], json.loads(c["arguments"])) for s in played.steps for c in s.tool_calls]
+print("same calls in the same order:", replayed == recorded)
+print("react:  ", played.stop_reason.value, played.tool_calls, "tool calls")
+print("guarded:", guarded_run.stop_reason.value, guarded_run.tool_calls, "tool calls")
+os.chdir(here)
+
+# %% [markdown]
+# ## 8. Test: the exercise
 #
 # Write `shape`, `fleet` and `regression_case` in `exercises/ex06_trace_diagnosis.py` (the docstring
 # lists the steps), then from the repository root:
@@ -344,7 +432,7 @@ print("case fails on react:", not all(c.ok for c in evaluate(
     run_loop("react", Episode.from_scenario(parse_scenario(solution.regression_case(trace), "c.yaml"))))))
 
 # %% [markdown]
-# ## 8. The interview
+# ## 9. The interview
 #
 # The questions of lesson 6, from the kit's question bank (reference/interview/questions.yaml):
 

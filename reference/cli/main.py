@@ -16,6 +16,7 @@ from .card import cmd_card
 from .check import cmd_check
 from .check_session import LimitsRefused
 from .demo import cmd_demo
+from .diagnose import add_parser as add_diagnose
 from .grade import cmd_grade
 from .hint import cmd_hint
 from .progress import cmd_list
@@ -57,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_run)
     add_serve(sub)
     add_bench(sub)
+    add_diagnose(sub)
     t = sub.add_parser("trace", help="a run's trace as a timeline: one line per step, the stop reason, the shape")
     t.add_argument("file", help="a JSONL trace (`loopkit run NAME --trace FILE`)")
     t.set_defaults(func=cmd_trace)
@@ -67,8 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--loop", default="react", choices=list(LOOPS), help="the loop for fresh runs")
     f.add_argument("--json", action="store_true")
     f.set_defaults(func=cmd_report)
-    p_replay = sub.add_parser("replay", help="turn a trace into a scenario that plays the run again")
-    p_replay.add_argument("trace", help="a JSONL trace")
+    p_replay = sub.add_parser("replay", help="turn a trace or any log diagnose reads into a scenario that plays "
+                              "the run again")
+    p_replay.add_argument("trace", help="a JSONL trace, or a log (see `loopkit diagnose`)")
+    p_replay.add_argument("--conversation", type=int, default=0, metavar="N",
+                          help="which conversation of the log, from 0 (default 0)")
     p_replay.add_argument("-o", "--output", help="the YAML file to write (default: print it)")
     p_replay.add_argument("--name", help="the scenario's name (default: the recorded one)")
     p_replay.add_argument("--regression", action="store_true",

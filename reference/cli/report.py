@@ -1,13 +1,16 @@
 """`loopkit report`: fleet metrics over traces (files or folders of .jsonl), over the catalogue, or over
-a seeded fleet of one task family; one row per run, the metrics, and the alert rules."""
+a seeded fleet of one task family; one row per run, the metrics, and the alert rules. Given the JSON Lines
+of `loopkit diagnose --json` (one shard or many, told apart by content), the fleet of those verdicts."""
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from ..diagnosis.fleet import alerts, fleet_metrics, report
+from ..diagnosis.fleetlog import FleetSummary, fleet_lines
 from ..harness.episode import Episode
 from ..harness.trace import Trace
 from ..runs.registry import run_loop
@@ -41,7 +44,35 @@ def _traces(args: argparse.Namespace) -> list[Any]:
     return [e.trace for e in episodes]
 
 
+def _is_verdicts(path: Path) -> bool:
+    """A `loopkit diagnose --json` shard: its first line is a judged conversation."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            first = json.loads(f.readline() or "null")
+    except (OSError, ValueError):
+        return False
+    return isinstance(first, dict) and {"source", "conversation", "calls", "shape"} <= set(first)
+
+
+def _verdict_report(files: list[Path], as_json: bool) -> int:
+    fleet = FleetSummary()
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                try:
+                    fleet.add(json.loads(line))
+                except (ValueError, TypeError, AttributeError) as exc:
+                    print(f"loopkit report: {path}: line {number}: not a diagnose verdict ({exc}) (skipped)",
+                          file=sys.stderr)
+    summary = fleet.to_dict()
+    print(json.dumps(summary, indent=2) if as_json else "\n".join(fleet_lines(summary)))
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
+    files = _files(args.traces) if args.traces else []
+    if files and all(_is_verdicts(p) for p in files):
+        return _verdict_report(files, args.json)
     traces = _traces(args)
     if not traces:
         print("loopkit report: no traces found")

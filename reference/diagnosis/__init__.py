@@ -2,4 +2,7 @@
 writes (reference/harness/trace.py): `shapes` (what shape did the run take, and its fix), `timeline` (a
 run step by step), `fleet` (metrics and alerts over many runs), `replay` (a trace becomes a regression
 scenario), `otel` (OpenTelemetry GenAI spans and the token-usage metric; needs the `trace` extra).
-It imports sim, harness, core and wire only, and nothing below imports it."""
+Real agent logs (docs/diagnose.md): `logs` reads them, `shadow` lets the guarded loop's guard judge them
+(through `guard_adapter` only), `fleetlog` sums the verdicts, `batch` spreads files over processes,
+`replay_log` turns a conversation into a scenario, `samples` writes the lesson's sample logs.
+It sits above parts (the guard), and nothing below imports it."""

@@ -1,0 +1,171 @@
+"""Message lists as the three wire formats log them: OpenAI Chat Completions, Anthropic Messages and
+OpenAI Responses items. One list is one conversation; `read_list` tells the format by content.
+
+    chat        {"role": "assistant", "tool_calls": [{"id", "function": {"name", "arguments"}}]},
+                {"role": "tool", "tool_call_id", "content"}  (and the older function_call / role "function")
+    anthropic   {"role": "assistant", "content": [{"type": "tool_use", "id", "name", "input"}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id", "content", "is_error"}]}
+    responses   {"type": "function_call", "call_id", "name", "arguments"},
+                {"type": "function_call_output", "call_id", "output"}, {"type": "message", "role", "content"}
+
+Every entry of the list counts for the message index, system and user entries included. An entry that
+cannot be read is one problem line (its index and why) and the rest of the list is still read.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+from ...core.messages import SystemMessage, UserMessage
+from .conversation import Conversation, Pairing, arguments_text, text_of
+
+# A plain-text result that opens by saying it failed: "Error: ...", "ERROR - ...", a Python traceback.
+# "Errors found: 0" or "Error rate: 3%" do not open that way and stay successes.
+_SAYS_ERROR = re.compile(r"^\s*(?:error|exception|fatal)\s*[:\-!]|^\s*Traceback \(most recent call last\)",
+                         re.IGNORECASE)
+
+
+def says_error(text: str) -> bool:
+    return bool(_SAYS_ERROR.match(text[:200]))
+
+
+def detect(entries: list[Any]) -> Optional[str]:
+    """'chat', 'anthropic' or 'responses' for a list that looks like messages, else None."""
+    kinds = set()
+    for e in entries[:200]:
+        if not isinstance(e, dict):
+            continue
+        if e.get("type") in ("function_call", "function_call_output", "reasoning", "message"):
+            kinds.add("responses")
+        elif isinstance(e.get("role"), str):
+            blocks = e.get("content")
+            if isinstance(blocks, list) and any(isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result")
+                                                for b in blocks):
+                kinds.add("anthropic")
+            else:
+                kinds.add("chat")
+    for name in ("responses", "anthropic", "chat"):
+        if name in kinds:
+            return name
+    return None
+
+
+def read_list(c: Conversation, entries: list[Any]) -> Conversation:
+    kind = detect(entries) or "chat"
+    c.format = kind
+    pairing = Pairing(c)
+    if c.system:
+        pairing.add(SystemMessage(c.system), -1)  # a top-level field, not an entry of the list
+    read = {"chat": _chat, "anthropic": _anthropic, "responses": _responses}[kind]
+    pending: list[tuple[int, Any]] = []  # responses: consecutive function calls form one turn
+    for i, entry in enumerate(entries):
+        try:
+            if not isinstance(entry, dict):
+                raise ValueError(f"an entry must be an object, got {type(entry).__name__}")
+            if kind == "responses":
+                pending = _responses(pairing, i, entry, pending)
+            else:
+                read(pairing, i, entry)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            c.problems.append(f"message {i}: {exc} (skipped)")
+    if pending:
+        _flush(pairing, pending)
+    return c
+
+
+def _usage(c: Conversation, i: int, entry: dict[str, Any]) -> None:
+    usage = entry.get("usage")
+    if isinstance(usage, dict):
+        n = sum(v for k, v in usage.items() if k in ("input_tokens", "output_tokens", "prompt_tokens",
+                                                     "completion_tokens") and isinstance(v, int))
+        if n:
+            c.tokens[i] = n
+
+
+def _role(entry: dict[str, Any]) -> str:
+    role = entry.get("role")
+    if not isinstance(role, str):
+        raise ValueError(f"'role' must be a string, got {type(role).__name__}")
+    return role
+
+
+def _chat(p: Pairing, i: int, e: dict[str, Any]) -> None:
+    role = _role(e)
+    if role in ("system", "developer"):
+        p.add(SystemMessage(text_of(e.get("content"))), i)
+    elif role == "user":
+        p.add(UserMessage(text_of(e.get("content"))), i)
+    elif role == "assistant":
+        _usage(p.c, i, e)
+        raw = e.get("tool_calls") or []
+        if not isinstance(raw, list):
+            raise ValueError(f"'tool_calls' must be a list, got {type(raw).__name__}")
+        calls = []
+        for call in raw:
+            fn = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+                raise ValueError("a tool call without function.name")
+            calls.append((call.get("id"), fn["name"], arguments_text(fn.get("arguments"))))
+        legacy = e.get("function_call")
+        if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
+            calls.append((None, legacy["name"], arguments_text(legacy.get("arguments"))))
+        p.say(i, text_of(e.get("content")), calls)
+    elif role in ("tool", "function"):
+        text = text_of(e.get("content"))
+        p.answer(i, e.get("tool_call_id"), text, is_error=says_error(text))
+    else:
+        raise ValueError(f"unknown role {role!r}")
+
+
+def _anthropic(p: Pairing, i: int, e: dict[str, Any]) -> None:
+    role = _role(e)
+    content = e.get("content")
+    blocks = content if isinstance(content, list) else [{"type": "text", "text": text_of(content)}]
+    if role == "assistant":
+        _usage(p.c, i, e)
+        calls = [(b.get("id"), b["name"], arguments_text(b.get("input"))) for b in blocks
+                 if isinstance(b, dict) and b.get("type") == "tool_use"]
+        texts = [b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
+        p.say(i, "\n".join(t for t in texts if isinstance(t, str)), calls)
+    elif role in ("user", "system"):
+        for b in blocks:  # results first: the API requires them before any text of the turn
+            if isinstance(b, dict) and b.get("type") == "tool_result":
+                text = text_of(b.get("content"))
+                p.answer(i, b.get("tool_use_id"), text, is_error=b.get("is_error") is True or says_error(text))
+        text = "\n".join(str(b.get("text")) for b in blocks if isinstance(b, dict) and b.get("type") == "text"
+                         and b.get("text"))
+        if text:
+            p.add((SystemMessage if role == "system" else UserMessage)(text), i)
+    else:
+        raise ValueError(f"unknown role {role!r}")
+
+
+def _responses(p: Pairing, i: int, e: dict[str, Any], pending: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
+    kind = e.get("type", "message")
+    if kind == "function_call":
+        if not isinstance(e.get("name"), str):
+            raise ValueError("a function_call without a name")
+        return [*pending, (i, e)]
+    if pending:
+        _flush(p, pending)
+        pending = []
+    if kind == "function_call_output":
+        text = text_of(e.get("output"))
+        p.answer(i, e.get("call_id"), text, is_error=says_error(text))
+    elif kind == "message":
+        role = _role(e)
+        text = text_of(e.get("content"))
+        if role == "assistant":
+            return [(i, {"text": text})]  # its calls, if any, follow as function_call items
+        p.add((UserMessage if role == "user" else SystemMessage)(text), i)
+    elif kind not in ("reasoning", "web_search_call", "file_search_call", "item_reference"):
+        raise ValueError(f"unknown item type {kind!r}")
+    return pending
+
+
+def _flush(p: Pairing, pending: list[tuple[int, Any]]) -> None:
+    """One assistant turn from an assistant message and/or the function calls that follow it."""
+    text = " ".join(e["text"] for _, e in pending if "text" in e and e["text"])
+    calls = [(e.get("call_id"), e["name"], arguments_text(e.get("arguments")), i) for i, e in pending
+             if e.get("type") == "function_call"]
+    p.say(pending[0][0], text, calls)
