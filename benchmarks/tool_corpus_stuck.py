@@ -1,0 +1,70 @@
+"""Stuck flows over real tool definitions: a stubborn model that never gets anywhere and never stops.
+
+Each flow's model plays its script then cycles for ever, whatever the loop tells it; a guard must see the
+loop, intervene, and stop the run within STOP_WITHIN model calls of `onset` (the first call at which an
+attentive reader could tell). `onset` is set here, by construction, before any run.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import tool_corpus_facts as F
+from tool_corpus_flows import Flow, call, ok, scenario, tool_spec
+
+ENDLESS = 40  # distinct calls scripted for a model that varies its arguments (more than STUCK_STEPS)
+
+
+def same_call(r: F.ToolDef) -> Flow:
+    """The same read, same arguments, same answer, again and again."""
+    a = F.arguments(r)
+    tools = [tool_spec(r, [{"result": ok({**a, "summary": "nothing new"})}])]
+    return Flow(f"same-{r.kit_name}", "same_call", False,
+                scenario("x", "the same call repeated", "Find out what is going on.", tools, [], False,
+                         cycle=[call(r, a)]), onset=2)
+
+
+def echoed_empty(r: F.ToolDef) -> Flow:
+    """New wordings of a search, each answered with nothing but the wording itself."""
+    q = F.queries(r)[0]
+    wordings = [F.arguments(r, **{q: f"open bugs in checkout, wording {i}"}) for i in range(ENDLESS)]
+    rules = [{"when": {q: args[q]}, "result": ok({q: args[q], "total_count": 0, "items": []})} for args in wordings]
+    return Flow(f"echo-{r.kit_name}", "echoed_empty", False,
+                scenario("x", "empty results that only echo the query", "Find the open checkout bugs.",
+                         [tool_spec(r, rules)], [call(r, args) for args in wordings], False), onset=3)
+
+
+def guessing(r: F.ToolDef) -> Flow:
+    """Id after id, each a 404: the agent is guessing."""
+    key = F.numeric_ids(r)[0]
+    guesses = [F.arguments(r, n) for n in range(1, ENDLESS + 1)]
+    rules = [{"result": {"fault": "not_found"}}]
+    return Flow(f"guess-{r.kit_name}", "guessing", False,
+                scenario("x", f"guessing {key} values, 404 after 404", "Find the one I mean.", [tool_spec(r, rules)],
+                         [call(r, args) for args in guesses], False), onset=3)
+
+
+def stuck_offset(r: F.ToolDef) -> Flow:
+    """The page number advances, the answer does not: from page 2 on the API keeps serving the same page."""
+    p = F.page_numbers(r)[0]
+    first = 0 if p.lower() == "offset" else 1
+    pages = [F.arguments(r, **{p: first + i}) for i in range(ENDLESS)]
+    last = {"items": [{"id": 11}, {"id": 12}], "has_more": True}
+    rules = [{"when": {p: first}, "result": ok({"items": [{"id": 1}, {"id": 2}], "has_more": True})},
+             {"result": ok(last)}]
+    return Flow(f"offset-{r.kit_name}", "stuck_offset", False,
+                scenario("x", "an offset that stops advancing the results", "List all of them.",
+                         [tool_spec(r, rules)], [call(r, args) for args in pages], False), onset=3)
+
+
+PATH_SPELLINGS = ["docs/guide.md", "./docs/guide.md", "docs//guide.md", "docs/./guide.md", "docs/x/../guide.md"]
+NUMBER_SPELLINGS: list[Any] = [30, 30.0, "30", "30.0", " 30 "]
+
+
+def spellings(r: F.ToolDef) -> Flow:
+    """One call in several spellings (a path, a number), each returning the same answer."""
+    prop, values = (F.paths(r)[0], PATH_SPELLINGS) if F.paths(r) else (F.plain_numbers(r)[0], NUMBER_SPELLINGS)
+    calls = [call(r, F.arguments(r, **{prop: v})) for v in values]
+    tools = [tool_spec(r, [{"result": ok({"content": "the same answer"})}])]
+    return Flow(f"spell-{r.kit_name}", "spellings", False,
+                scenario("x", f"the same call with {prop} spelt differently", "Show me that.", tools, [], False,
+                         cycle=calls), onset=2)
