@@ -40,7 +40,7 @@ class Outcome:
     model_calls: int
     interventions: list[str] = field(default_factory=list)
     completed: bool = False
-    verdict: str = ""  # legit: ok | intervened | not_completed; stuck: caught | late | not_intervened | not_stopped
+    verdict: str = ""  # legit: ok | intervened | not_completed; stuck: caught | late | not_stopped | not_intervened
     detail: str = ""
 
     @property
@@ -85,15 +85,15 @@ def judge(flow: L.Flow, loop: str, kit: Any) -> Outcome:
         result = registry.run_loop(loop, reference.Episode.from_scenario(sc))
     except Exception as exc:  # noqa: BLE001 - a crash is an outcome of the flow, reported, not a stop of the run
         return Outcome(flow.name, flow.kind, flow.legit, loop, "crash", 0,
-                       verdict="not_completed" if flow.legit else "not_stopped", detail=f"{type(exc).__name__}: {exc}")
+                       verdict="not_completed" if flow.legit else "not_intervened", detail=f"{type(exc).__name__}: {exc}")
     out = Outcome(flow.name, flow.kind, flow.legit, loop, result.stop_reason.value, result.model_calls,
                   interventions(result.messages), runner.completed(sc, result), detail=result.detail or "")
     if flow.legit:
         out.verdict = "intervened" if out.interventions else "ok" if out.completed else "not_completed"
-    elif out.stop_reason == "max_steps":
-        out.verdict = "not_stopped"
-    elif not out.rules:
+    elif not out.rules:  # nothing of the guard's acted: the run ran on until a limit stopped it, if anything did
         out.verdict = "not_intervened"
+    elif out.stop_reason == "max_steps":
+        out.verdict = "not_stopped"  # warned, but let run to the step limit
     else:
         out.verdict = "caught" if out.model_calls <= (flow.onset or 0) + L.STOP_WITHIN else "late"
     return out
@@ -105,7 +105,7 @@ def evaluate(flows: list[L.Flow], loops: list[str], kit: Any) -> list[Outcome]:
 
 def table(outcomes: list[Outcome], loop: str) -> str:
     """One row per flow kind: how many flows, how many met their expectation, what went wrong."""
-    rows = ["| kind | flows | as expected | false interventions | legit not completed | missed: not stopped "
+    rows = ["| kind | flows | as expected | false interventions | legit not completed | missed: warned, not stopped "
             "| missed: late | missed: no intervention | model calls (median) |", "|---|" + "---:|" * 8]
     by_kind: dict[tuple[bool, str], list[Outcome]] = defaultdict(list)
     for o in outcomes:
@@ -143,8 +143,10 @@ def report(outcomes: list[Outcome], loops: list[str], flows: list[L.Flow]) -> st
         mine = [o for o in outcomes if o.loop == loop]
         legit = [o for o in mine if o.legit]
         stuck = [o for o in mine if not o.legit]
+        crashed = sum(o.stop_reason == "crash" for o in mine)
         parts.append(f"\n### {loop}\n\nlegitimate flows met: {sum(o.good for o in legit)}/{len(legit)}; "
-                     f"stuck flows caught: {sum(o.good for o in stuck)}/{len(stuck)}\n\n{table(outcomes, loop)}\n\n"
+                     f"stuck flows caught: {sum(o.good for o in stuck)}/{len(stuck)}; runs that raised: {crashed}"
+                     f"\n\n{table(outcomes, loop)}\n\n"
                      f"{rules_table(outcomes, loop)}")
     return "\n".join(parts)
 

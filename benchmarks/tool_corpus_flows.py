@@ -19,6 +19,7 @@ import tool_corpus_facts as F  # noqa: E402
 STUCK_STEPS = 30   # the stuck model's step limit: ending there is a missed loop
 STOP_WITHIN = 6    # model calls after `onset` within which a stuck flow must have been stopped
 PER_KIND = 12      # flows per kind at most, spread over the corpus's sources
+OPENAI_DESCRIPTION_MAX = 1024  # characters of a tool description the OpenAI APIs accept
 ANNOTATION_KEYS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 
@@ -56,6 +57,8 @@ def scenario(name: str, title: str, user: str, tools: list[dict[str, Any]], scri
              legit: bool, answer: str = "", cycle: list[dict[str, Any]] | None = None,
              max_steps: int | None = None) -> dict[str, Any]:
     model: dict[str, Any] = {"script": script}
+    if any(len(t.get("description", "")) > OPENAI_DESCRIPTION_MAX for t in tools):
+        model["wire"] = "anthropic"  # OpenAI refuses a longer tool description; Anthropic's API takes it
     if cycle:
         model["cycle"] = cycle
     expect: dict[str, Any] = {"completable": legit, "stop_reason": "completed" if legit else
@@ -82,14 +85,15 @@ def conflict(tool: F.ToolDef) -> dict[str, Any]:
 # ---- legitimate flows ------------------------------------------------------------------------------------
 
 def read_write_read(w: F.ToolDef, r: F.ToolDef) -> Flow:
+    """Read, change, read again to check: after a DELETE the re-read finds nothing (404), as it should."""
     a = F.arguments(r)
-    tools = [tool_spec(r, [{"results": [ok({**a, "version": 1, "state": "before"}),
-                                        ok({**a, "version": 2, "state": "after"})]}]),
+    after = {"fault": "not_found"} if w.http_method == "DELETE" else ok({**a, "version": 2, "state": "after"})
+    tools = [tool_spec(r, [{"results": [ok({**a, "version": 1, "state": "before"}), after]}]),
              tool_spec(w, [{"result": ok({"updated": True})}])]
-    script = [call(r, a), call(w, F.arguments(w)), call(r, a), {"answer": "Done: the re-read shows version 2."}]
+    script = [call(r, a), call(w, F.arguments(w)), call(r, a), {"answer": "Done: the re-read confirms the change."}]
     return Flow(f"rwr-{w.kit_name}", "read_write_read", True,
-                scenario("x", "read, write, read again", "Update it and check the change.", tools, script, True,
-                         "version 2"))
+                scenario("x", "read, write, read again", "Change it and check the change.", tools, script, True,
+                         "confirms the change"))
 
 
 def start_then_poll(w: F.ToolDef, r: F.ToolDef) -> Flow:

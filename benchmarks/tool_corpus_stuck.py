@@ -57,7 +57,7 @@ def stuck_offset(r: F.ToolDef) -> Flow:
 
 
 PATH_SPELLINGS = ["docs/guide.md", "./docs/guide.md", "docs//guide.md", "docs/./guide.md", "docs/x/../guide.md"]
-NUMBER_SPELLINGS: list[Any] = [30, 30.0, "30", "30.0", " 30 "]
+NUMBER_SPELLINGS: list[Any] = [30, 30.0, "30", "30.0"]
 
 
 def spellings(r: F.ToolDef) -> Flow:
