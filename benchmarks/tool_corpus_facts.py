@@ -32,6 +32,12 @@ class ToolDef:
         return self.source.get("repository", "")
 
     @property
+    def server(self) -> str:
+        """Which server or API the definition belongs to: an OpenAPI file; an MCP server's source folder."""
+        path = self.source.get("path", "")
+        return f"{self.repository}:{path if self.http_method else '/'.join(path.split('/')[:2])}"
+
+    @property
     def kit_name(self) -> str:
         """The name as a model API accepts it (^[a-zA-Z0-9_-]{1,64}$), as any converter must write it."""
         return re.sub(r"[^a-zA-Z0-9_-]", "_", self.name)[:64]
@@ -151,9 +157,3 @@ def arguments(tool: ToolDef, n: int = 1, **fixed: Any) -> dict[str, Any]:
 def shared_required(a: ToolDef, b: ToolDef) -> set[str]:
     return set(a.required()) & set(b.required())
 
-
-def partner_read(write: ToolDef, tools: list[ToolDef]) -> ToolDef | None:
-    """The read of the same source that shares most required parameters with `write` (the same entity)."""
-    best = sorted(((len(shared_required(write, r)), r.name, r) for r in reads(tools)
-                   if r.repository == write.repository and shared_required(write, r)), key=lambda x: (-x[0], x[1]))
-    return best[0][2] if best else None

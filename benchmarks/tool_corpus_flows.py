@@ -127,10 +127,30 @@ def paging(r: F.ToolDef) -> Flow:
                          True, "12 items"))
 
 
-def conflict_retry(w: F.ToolDef, r: F.ToolDef) -> Flow:
-    a, b = F.arguments(r), F.arguments(w)
+def conflict_edit(w: F.ToolDef, r: F.ToolDef) -> str | None:
+    """What the second write changes: the version it is based on when the schema has such a field (GitHub's `sha`,
+    an `If-Match` header), else a free-text field, where the agent re-applies its edit to the new version."""
     version = next((n for n in w.props() if n.lower() in ("sha", "etag", "if-match", "version")), None)
-    first, second = (dict(b, **{version: "v1"}), dict(b, **{version: "v2"})) if version else (b, b)
+    if version or w.http_method:  # an OpenAPI operation: its JSON body, never a header or a path parameter
+        return version or ("body" if w.props().get("body", {}).get("type") == "object" else None)
+    texts = [n for n, s in w.props().items() if s.get("type") == "string" and "enum" not in s
+             and n not in r.required() and n not in F.paths(w)]
+    return texts[0] if texts else None
+
+
+def edited(w: F.ToolDef, field: str, version: int) -> Any:
+    if w.props()[field].get("type") != "object":
+        return f"{field} on version {version}"
+    body = F.sample("body", w.props()["body"])
+    body = body if isinstance(body, dict) else {}
+    body["description" if "description" in w.props()["body"].get("properties", {}) else "note"] = f"on version {version}"
+    return body
+
+
+def conflict_retry(w: F.ToolDef, r: F.ToolDef) -> Flow:
+    """Read, write (409/412: changed meanwhile), re-read, write again based on what the re-read shows."""
+    a, b, edit = F.arguments(r), F.arguments(w), conflict_edit(w, r)
+    first, second = dict(b, **{edit: edited(w, edit, 1)}), dict(b, **{edit: edited(w, edit, 2)})
     tools = [tool_spec(r, [{"results": [ok({**a, "version": 1}), ok({**a, "version": 2})]}]),
              tool_spec(w, [{"results": [conflict(w), ok({"updated": True, "version": 3})]}])]
     script = [call(r, a), call(w, first), call(r, a), call(w, second), {"answer": "Saved as version 3."}]
@@ -156,7 +176,8 @@ def long_task(w: F.ToolDef, r: F.ToolDef) -> Flow:
         a, b = F.arguments(r, n), F.arguments(w, n)
         script += [call(r, a), call(w, b), call(r, a)]
     script.append({"answer": "All nine are updated and verified."})
-    tools = [tool_spec(r, [{"advance": "arguments", "results": [ok({"state": "before"}), ok({"state": "after"})]}]),
+    after = {"fault": "not_found"} if w.http_method == "DELETE" else ok({"state": "after"})
+    tools = [tool_spec(r, [{"advance": "arguments", "results": [ok({"state": "before"}), after]}]),
              tool_spec(w, [{"result": ok({"updated": True})}])]
     return Flow(f"long-{w.kit_name}", "long_task", True,
                 scenario("x", f"a 28-step task over nine entities ({key})", "Update all nine and verify each.",

@@ -7,7 +7,7 @@
 | read_write_read | yes | a call that may change state and a read of the same source sharing a required parameter |
 | start_then_poll | yes | a non-destructive call that may change state, and such a read, polled while its status moves |
 | paging | yes | a read with a page number, offset or cursor parameter |
-| conflict_retry | yes | a call that may change state, non-destructive, and its read: a 409/412, a re-read, a new write |
+| conflict_retry | yes | a call that may change state with a version or free-text field, and its read: a 409/412, a re-read, a write based on the new version |
 | batch_lookup | yes | a read with a required numeric id |
 | long_task | yes | a write and a read sharing a required numeric id: 9 entities x read, write, verify (28 steps) |
 | same_call | no | any read |
@@ -46,7 +46,7 @@ def pairs(tools: list[F.ToolDef], need_id: bool = False, non_destructive: bool =
     for w in F.writes(tools):
         if non_destructive and F.destructive(w):
             continue
-        candidates = [r for r in F.reads(tools) if r.repository == w.repository and F.shared_required(w, r)]
+        candidates = [r for r in F.reads(tools) if r.server == w.server and F.shared_required(w, r)]
         if need_id:
             candidates = [r for r in candidates if F.numeric_ids(r) and F.numeric_ids(r)[0] in F.numeric_ids(w)]
         best = sorted(candidates, key=lambda r: (-len(F.shared_required(w, r)), r.name))
@@ -76,6 +76,8 @@ def generate(tools: list[F.ToolDef], per_kind: int = L.PER_KIND) -> list[L.Flow]
         flows.append(L.read_write_read(w, r))
     for w, r in spread_pairs(pairs(tools, non_destructive=True), per_kind):
         flows.append(L.start_then_poll(w, r))
+    editable = [(w, r) for w, r in pairs(tools) if L.conflict_edit(w, r)]
+    for w, r in spread_pairs(editable, per_kind):
         flows.append(L.conflict_retry(w, r))
     for w, r in spread_pairs(pairs(tools, need_id=True), per_kind):
         flows.append(L.long_task(w, r))
