@@ -74,7 +74,8 @@ def interventions(messages: list[Any]) -> list[str]:
         except ValueError:
             continue
         if isinstance(body, dict) and body.get("error_type") == "loop_detected":
-            found.append(str(body.get("pattern") or body.get("rule") or "unnamed"))
+            name = str(body.get("pattern") or body.get("rule") or "unnamed")
+            found.append(f"{name} [{body['principle']}]" if body.get("principle") else name)
     return found
 
 

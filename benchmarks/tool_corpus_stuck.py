@@ -57,12 +57,20 @@ def stuck_offset(r: F.ToolDef) -> Flow:
 
 
 PATH_SPELLINGS = ["docs/guide.md", "./docs/guide.md", "docs//guide.md", "docs/./guide.md", "docs/x/../guide.md"]
-NUMBER_SPELLINGS: list[Any] = [30, 30.0, "30", "30.0"]
+
+
+def number_spellings(value: int) -> list[Any]:
+    """One number as models write it: an integer, a float, and both as text (which a validating loop refuses)."""
+    return [value, float(value), str(value), f"{value}.0"]
 
 
 def spellings(r: F.ToolDef) -> Flow:
-    """One call in several spellings (a path, a number), each returning the same answer."""
-    prop, values = (F.paths(r)[0], PATH_SPELLINGS) if F.paths(r) else (F.plain_numbers(r)[0], NUMBER_SPELLINGS)
+    """One call in several spellings (a path, a number within the schema's bounds), each with the same answer."""
+    if F.paths(r):
+        prop, values = F.paths(r)[0], PATH_SPELLINGS
+    else:
+        prop = F.plain_numbers(r)[0]
+        values = number_spellings(F.sample(prop, r.props()[prop]))
     calls = [call(r, F.arguments(r, **{prop: v})) for v in values]
     tools = [tool_spec(r, [{"result": ok({"content": "the same answer"})}])]
     return Flow(f"spell-{r.kit_name}", "spellings", False,
