@@ -94,9 +94,11 @@ def _text(name: str, schema: dict[str, Any]) -> str:
     return f"{name} {schema.get('description', '')}".lower()
 
 
-def numeric_ids(tool: ToolDef) -> list[str]:
-    """Required numeric properties other than paging: what identifies one entity (an issue number, a pet id)."""
-    return [n for n in tool.required() if _kind(tool.props()[n]) in ("integer", "number") and n not in page_numbers(tool)]
+def entity_ids(tool: ToolDef) -> list[str]:
+    """Required numeric or UUID properties other than paging: what identifies one entity (an issue number, a
+    pet id, a Notion page id)."""
+    return [n for n in tool.required() if n not in page_numbers(tool) and (
+        _kind(tool.props()[n]) in ("integer", "number") or tool.props()[n].get("format") == "uuid")]
 
 
 def page_numbers(tool: ToolDef) -> list[str]:
@@ -122,7 +124,7 @@ def paths(tool: ToolDef) -> list[str]:
 
 def plain_numbers(tool: ToolDef) -> list[str]:
     """Numeric properties that are neither ids nor page numbers (a page size, a line count)."""
-    taken = set(numeric_ids(tool)) | set(page_numbers(tool))
+    taken = set(entity_ids(tool)) | set(page_numbers(tool))
     return [n for n, s in tool.props().items() if _kind(s) in ("integer", "number") and n not in taken]
 
 
@@ -142,14 +144,18 @@ def sample(name: str, schema: dict[str, Any], n: int = 1) -> Any:
     if kind == "object":
         props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
         return {k: sample(k, props[k], n) for k in schema.get("required", []) if k in props}
+    if schema.get("format") == "uuid":
+        return f"00000000-0000-4000-8000-{n:012d}"
     if schema.get("format") == "date":
         return f"2026-12-{1 + n % 28:02d}"
     return f"{name}-{n}"
 
 
 def arguments(tool: ToolDef, n: int = 1, **fixed: Any) -> dict[str, Any]:
-    """The required arguments (entity `n`), with `fixed` values over them; key order as the schema's."""
-    args = {k: sample(k, tool.props()[k], n if k in numeric_ids(tool) else 1) for k in tool.required()}
+    """The required arguments (entity `n`; a schema's default where it gives one), with `fixed` values over them."""
+    ids = entity_ids(tool)
+    args = {k: sample(k, s, n) if k in ids else s["default"] if "default" in s else sample(k, s)
+            for k, s in ((k, tool.props()[k]) for k in tool.required())}
     args.update(fixed)
     return args
 

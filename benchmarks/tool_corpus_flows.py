@@ -160,7 +160,7 @@ def conflict_retry(w: F.ToolDef, r: F.ToolDef) -> Flow:
 
 
 def batch_lookup(r: F.ToolDef) -> Flow:
-    key = F.numeric_ids(r)[0]
+    key = F.entity_ids(r)[0]
     ids = [F.arguments(r, n) for n in range(1, 7)]
     rules = [{"when": {key: args[key]}, "result": ok({**args, "summary": f"entity {args[key]}"})} for args in ids]
     script = [call(r, args) for args in ids] + [{"answer": "Looked up all six."}]
@@ -170,7 +170,7 @@ def batch_lookup(r: F.ToolDef) -> Flow:
 
 
 def long_task(w: F.ToolDef, r: F.ToolDef) -> Flow:
-    key = F.numeric_ids(r)[0]
+    key = F.entity_ids(r)[0]
     script: list[dict[str, Any]] = []
     for n in range(1, 10):  # nine entities: read, change, verify = 27 calls, then the answer
         a, b = F.arguments(r, n), F.arguments(w, n)

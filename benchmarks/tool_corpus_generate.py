@@ -8,11 +8,11 @@
 | start_then_poll | yes | a non-destructive call that may change state, and such a read, polled while its status moves |
 | paging | yes | a read with a page number, offset or cursor parameter |
 | conflict_retry | yes | a call that may change state with a version or free-text field, and its read: a 409/412, a re-read, a write based on the new version |
-| batch_lookup | yes | a read with a required numeric id |
-| long_task | yes | a write and a read sharing a required numeric id: 9 entities x read, write, verify (28 steps) |
+| batch_lookup | yes | a read with a required numeric or UUID id |
+| long_task | yes | a write and a read sharing a required numeric or UUID id: 9 entities x read, write, verify (28 steps) |
 | same_call | no | any read |
 | echoed_empty | no | a read with a free-text query parameter |
-| guessing | no | a read with a required numeric id |
+| guessing | no | a read with a required numeric or UUID id |
 | stuck_offset | no | a read with a page number or offset |
 | spellings | no | a read with a path or a plain numeric parameter |
 """
@@ -41,14 +41,14 @@ def spread(tools: Iterable[F.ToolDef], limit: int) -> list[F.ToolDef]:
 
 
 def pairs(tools: list[F.ToolDef], need_id: bool = False, non_destructive: bool = False) -> list[tuple[F.ToolDef, F.ToolDef]]:
-    """(write, its read) pairs; with need_id the two share a required numeric id."""
+    """(write, its read) pairs; with need_id the two share a required numeric or UUID id."""
     out = []
     for w in F.writes(tools):
         if non_destructive and F.destructive(w):
             continue
         candidates = [r for r in F.reads(tools) if r.server == w.server and F.shared_required(w, r)]
         if need_id:
-            candidates = [r for r in candidates if F.numeric_ids(r) and F.numeric_ids(r)[0] in F.numeric_ids(w)]
+            candidates = [r for r in candidates if F.entity_ids(r) and F.entity_ids(r)[0] in F.entity_ids(w)]
         best = sorted(candidates, key=lambda r: (-len(F.shared_required(w, r)), r.name))
         if best:
             out.append((w, best[0]))
@@ -64,10 +64,10 @@ def generate(tools: list[F.ToolDef], per_kind: int = L.PER_KIND) -> list[L.Flow]
     reads = F.reads(tools)
     single: list[tuple[Callable[[F.ToolDef], L.Flow], Callable[[F.ToolDef], bool]]] = [
         (L.paging, lambda r: bool(F.page_numbers(r) or F.cursors(r))),
-        (L.batch_lookup, lambda r: bool(F.numeric_ids(r))),
+        (L.batch_lookup, lambda r: bool(F.entity_ids(r))),
         (S.same_call, lambda r: True),
         (S.echoed_empty, lambda r: bool(F.queries(r))),
-        (S.guessing, lambda r: bool(F.numeric_ids(r))),
+        (S.guessing, lambda r: bool(F.entity_ids(r))),
         (S.stuck_offset, lambda r: bool(F.page_numbers(r))),
         (S.spellings, lambda r: bool(F.paths(r) or F.plain_numbers(r))),
     ]

@@ -35,7 +35,7 @@ def echoed_empty(r: F.ToolDef) -> Flow:
 
 def guessing(r: F.ToolDef) -> Flow:
     """Id after id, each a 404: the agent is guessing."""
-    key = F.numeric_ids(r)[0]
+    key = F.entity_ids(r)[0]
     guesses = [F.arguments(r, n) for n in range(1, ENDLESS + 1)]
     rules = [{"result": {"fault": "not_found"}}]
     return Flow(f"guess-{r.kit_name}", "guessing", False,
