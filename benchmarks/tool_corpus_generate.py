@@ -1,6 +1,7 @@
 """Every flow over the corpus: which tools each kind of flow may use, read from the definitions' facts.
 
     python benchmarks/tool_corpus_generate.py [--corpus PATH]     # flows per kind and tools per source
+    python benchmarks/tool_corpus_generate.py --write /tmp/flows   # each flow as a scenario file for `loopkit run`
 
 | kind | legit | tools it needs (from the definition's facts) |
 |---|---|---|
@@ -99,9 +100,17 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", default=str(F.CORPUS))
     ap.add_argument("--per-kind", type=int, default=L.PER_KIND)
+    ap.add_argument("--write", help="a directory: write each flow there as <name>.yaml")
     args = ap.parse_args(argv)
     tools = F.load_corpus(args.corpus)
     flows = generate(tools, args.per_kind)
+    if args.write:
+        import yaml  # the kit's own dependency; only needed to write files
+        Path(args.write).mkdir(parents=True, exist_ok=True)
+        for f in flows:
+            text = yaml.safe_dump(f.scenario, sort_keys=False, allow_unicode=True, width=120)
+            Path(args.write, f"{f.name}.yaml").write_text(f"# {f.kind}: {'legitimate' if f.legit else 'stuck'}\n"
+                                                          + text, encoding="utf-8")
     print(f"{len(tools)} definitions: {dict(Counter(t.repository for t in tools))}")
     print(f"{len(flows)} flows: {dict(Counter(f.kind for f in flows))}")
 

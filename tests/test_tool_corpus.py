@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import tool_corpus_eval as E  # noqa: E402
 import tool_corpus_facts as F  # noqa: E402
 import tool_corpus_generate as G  # noqa: E402
-from reference import parse_scenario  # noqa: E402
+from reference import load_scenario, parse_scenario  # noqa: E402
 
 RECORDS = [json.loads(line) for line in F.CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
 TOOLS = F.load_corpus()
@@ -114,6 +114,14 @@ def test_a_stuck_flow_is_judged_by_what_acted_and_when_it_stopped():
     legit = E.Outcome(flow="g", kind="paging", legit=True, loop="guarded", stop_reason="completed", model_calls=5,
                       interventions=["repeated_call"], completed=True, verdict="intervened")
     assert not legit.good and "repeated_call" in E.rules_table([legit], "guarded")
+
+
+def test_flows_written_as_files_load_as_the_same_scenarios(tmp_path):
+    G.main(["--write", str(tmp_path)])
+    assert len(list(tmp_path.glob("*.yaml"))) == len(FLOWS)
+    for flow in one_per_kind():
+        assert load_scenario(tmp_path / f"{flow.name}.yaml") == parse_scenario(flow.scenario, source=flow.name) \
+            .model_copy(update={"source": str(tmp_path / f"{flow.name}.yaml")})
 
 
 def test_the_script_runs_against_a_kit_given_by_path(capsys):
