@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", default=str(F.CORPUS), help="the tool definitions (JSONL)")
     ap.add_argument("--kit", default=".", help="the checkout whose `reference` package is judged")
     ap.add_argument("--loops", default="guarded,react")
-    ap.add_argument("--per-kind", type=int, default=L.PER_KIND)
+    ap.add_argument("--per-kind", type=int, default=L.PER_KIND, help="flows per kind at most (0: all)")
     ap.add_argument("--kinds", default="", help="comma-separated flow kinds (default: all)")
     ap.add_argument("--json", help="write every outcome here (JSON lines)")
     args = ap.parse_args(argv)

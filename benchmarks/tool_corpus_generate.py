@@ -62,6 +62,8 @@ def spread_pairs(ps: list[tuple[F.ToolDef, F.ToolDef]], limit: int) -> list[tupl
 
 
 def generate(tools: list[F.ToolDef], per_kind: int = L.PER_KIND) -> list[L.Flow]:
+    """The flows of every kind, at most `per_kind` of each (0: every tool or pair that fits)."""
+    per_kind = per_kind or len(tools) ** 2
     reads = F.reads(tools)
     single: list[tuple[Callable[[F.ToolDef], L.Flow], Callable[[F.ToolDef], bool]]] = [
         (L.paging, lambda r: bool(F.page_numbers(r) or F.cursors(r))),
@@ -99,7 +101,7 @@ def named(flow: L.Flow, seen: Counter[str]) -> L.Flow:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", default=str(F.CORPUS))
-    ap.add_argument("--per-kind", type=int, default=L.PER_KIND)
+    ap.add_argument("--per-kind", type=int, default=L.PER_KIND, help="flows per kind at most (0: all)")
     ap.add_argument("--write", help="a directory: write each flow there as <name>.yaml")
     args = ap.parse_args(argv)
     tools = F.load_corpus(args.corpus)
