@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,14 @@ def test_each_flow_picks_its_tools_by_their_facts():
             assert changers and changers[0].kit_name in calls, flow.name
         else:
             assert not changers, flow.name  # paging, lookups and every stuck flow only read
+
+
+def test_no_flow_depends_on_what_a_tool_is_called_or_how_it_describes_itself():
+    rank = {name: i for i, name in enumerate(sorted({t.name for t in TOOLS}))}  # keeps every order as it was
+    masked = [replace(t, name=f"t{rank[t.name]:04d}", description="") for t in TOOLS]
+    renamed = {t.kit_name: f"t{rank[t.name]:04d}" for t in TOOLS}
+    before = [(f.kind, [renamed[n] for n in f.tools]) for f in G.generate(TOOLS, per_kind=0)]
+    assert before == [(f.kind, f.tools) for f in G.generate(masked, per_kind=0)]
 
 
 def test_the_long_task_has_25_steps_within_the_users_step_limit():
