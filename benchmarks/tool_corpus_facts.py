@@ -122,6 +122,12 @@ def paths(tool: ToolDef) -> list[str]:
     return [n for n, s in tool.props().items() if _kind(s) == "string" and (n.lower() == "path" or n.lower().endswith("_path"))]
 
 
+def dates(tool: ToolDef) -> list[str]:
+    """String properties that hold a date or a timestamp: `format: date` or `date-time`, or described as ISO 8601."""
+    return [n for n, s in tool.props().items() if _kind(s) == "string" and n not in queries(tool) and (
+        s.get("format") in ("date", "date-time") or re.search(r"ISO ?8601|YYYY-MM-DD", s.get("description", "")))]
+
+
 def plain_numbers(tool: ToolDef) -> list[str]:
     """Numeric properties that are neither ids nor page numbers (a page size, a line count)."""
     taken = set(entity_ids(tool)) | set(page_numbers(tool))

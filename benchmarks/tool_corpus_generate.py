@@ -15,7 +15,7 @@
 | echoed_empty | no | a read with a free-text query parameter |
 | guessing | no | a read with a required numeric or UUID id |
 | stuck_offset | no | a read with a page number or offset |
-| spellings | no | a read with a path or a plain numeric parameter |
+| spellings | no | a read with a path, a date or timestamp, or a plain numeric parameter |
 """
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def generate(tools: list[F.ToolDef], per_kind: int = L.PER_KIND) -> list[L.Flow]
         (S.echoed_empty, lambda r: bool(F.queries(r))),
         (S.guessing, lambda r: bool(F.entity_ids(r))),
         (S.stuck_offset, lambda r: bool(F.page_numbers(r))),
-        (S.spellings, lambda r: bool(F.paths(r) or F.plain_numbers(r))),
+        (S.spellings, lambda r: bool(F.paths(r) or F.dates(r) or F.plain_numbers(r))),
     ]
     flows: list[L.Flow] = []
     for w, r in spread_pairs(pairs(tools), per_kind):

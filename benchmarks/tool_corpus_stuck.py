@@ -64,10 +64,19 @@ def number_spellings(value: int) -> list[Any]:
     return [value, float(value), str(value), f"{value}.0"]
 
 
+DATE_SPELLINGS = ["2026-12-01", "Dec 1, 2026", "1 December 2026", "2026/12/01"]
+INSTANT_SPELLINGS = ["2026-12-01T00:00:00Z", "2026-12-01T00:00:00+00:00", "2026-12-01T08:00:00+08:00",
+                     "2026-11-30T19:00:00-05:00"]  # one instant, in the units of four time zones
+
+
 def spellings(r: F.ToolDef) -> Flow:
-    """One call in several spellings (a path, a number within the schema's bounds), each with the same answer."""
+    """One call in several spellings (a path; a date or an instant; a number within the schema's bounds), each
+    with the same answer."""
     if F.paths(r):
         prop, values = F.paths(r)[0], PATH_SPELLINGS
+    elif F.dates(r):
+        prop = F.dates(r)[0]
+        values = DATE_SPELLINGS if r.props()[prop].get("format") == "date" else INSTANT_SPELLINGS
     else:
         prop = F.plain_numbers(r)[0]
         values = number_spellings(F.sample(prop, r.props()[prop]))
