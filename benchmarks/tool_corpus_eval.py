@@ -58,7 +58,7 @@ def import_kit(kit: Path) -> Any:
     sys.path.insert(0, str(kit.resolve()))
     import reference  # noqa: F401  (the kit of `kit`, not of this file's checkout)
     from reference.runs import registry, runner
-    if not str(Path(reference.__file__).resolve()).startswith(str(kit.resolve())):
+    if not Path(reference.__file__).resolve().is_relative_to(kit.resolve()):
         raise SystemExit(f"imported the kit from {reference.__file__}, not from {kit}")
     return reference, registry, runner
 
@@ -89,15 +89,19 @@ def judge(flow: L.Flow, loop: str, kit: Any) -> Outcome:
                        verdict="not_completed" if flow.legit else "not_intervened", detail=f"{type(exc).__name__}: {exc}")
     out = Outcome(flow.name, flow.kind, flow.legit, loop, result.stop_reason.value, result.model_calls,
                   interventions(result.messages), runner.completed(sc, result), detail=result.detail or "")
-    if flow.legit:
-        out.verdict = "intervened" if out.interventions else "ok" if out.completed else "not_completed"
-    elif not out.rules:  # nothing of the guard's acted: the run ran on until a limit stopped it, if anything did
-        out.verdict = "not_intervened"
-    elif out.stop_reason == "max_steps":
-        out.verdict = "not_stopped"  # warned, but let run to the step limit
-    else:
-        out.verdict = "caught" if out.model_calls <= (flow.onset or 0) + L.STOP_WITHIN else "late"
+    out.verdict = verdict(out, flow.onset)
     return out
+
+
+def verdict(out: Outcome, onset: int | None) -> str:
+    """The flow's expectation against what happened: what acted (the guard's rules) and when the run stopped."""
+    if out.legit:
+        return "intervened" if out.rules else "ok" if out.completed else "not_completed"
+    if not out.rules:  # nothing of the guard's acted: the run ran on until a limit stopped it, if anything did
+        return "not_intervened"
+    if out.stop_reason == "max_steps":
+        return "not_stopped"  # warned, but let run to the step limit
+    return "caught" if out.model_calls <= (onset or 0) + L.STOP_WITHIN else "late"
 
 
 def evaluate(flows: list[L.Flow], loops: list[str], kit: Any) -> list[Outcome]:

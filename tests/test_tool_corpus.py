@@ -114,15 +114,22 @@ def test_the_evaluation_reports_every_kind_for_each_loop():
     assert "### guarded" in text and "### react" in text and "| rule (pattern / stop reason) |" in text
 
 
-def test_a_stuck_flow_is_judged_by_what_acted_and_when_it_stopped():
-    stuck = dict(flow="f", kind="same_call", legit=False, loop="guarded")
-    caught = E.Outcome(**stuck, stop_reason="repeated_call", model_calls=4, interventions=["repeated_call"])
-    assert caught.rules == ["repeated_call", "stop:repeated_call"]
-    quiet = E.Outcome(**stuck, stop_reason="max_steps", model_calls=12)
-    assert quiet.rules == []  # a step limit is not the guard acting
-    legit = E.Outcome(flow="g", kind="paging", legit=True, loop="guarded", stop_reason="completed", model_calls=5,
-                      interventions=["repeated_call"], completed=True, verdict="intervened")
-    assert not legit.good and "repeated_call" in E.rules_table([legit], "guarded")
+def test_a_flow_is_judged_by_what_acted_and_when_it_stopped():
+    def judged(legit: bool, stop: str, calls: int, fired: list[str], completed: bool = False, onset: int = 2) -> str:
+        out = E.Outcome("f", "k", legit, "guarded", stop, calls, fired, completed)
+        return E.verdict(out, None if legit else onset)
+    assert judged(False, "repeated_call", 2 + E.L.STOP_WITHIN, ["repeated_call"]) == "caught"
+    assert judged(False, "repeated_call", 3 + E.L.STOP_WITHIN, ["repeated_call"]) == "late"
+    assert judged(False, "no_progress", 5, []) == "caught"  # a guard's stop reason is the guard acting
+    assert judged(False, "max_steps", 30, ["repeated_call"]) == "not_stopped"
+    assert judged(False, "max_steps", 12, []) == "not_intervened"  # a step limit is not the guard acting
+    assert judged(True, "completed", 4, [], completed=True) == "ok"
+    assert judged(True, "completed", 4, ["repeated_call"], completed=True) == "intervened"
+    assert judged(True, "same_result", 4, []) == "intervened"
+    assert judged(True, "max_steps", 12, []) == "not_completed"
+    out = E.Outcome("f", "k", True, "guarded", "repeated_call", 4, ["repeated_call [state epochs]"])
+    assert out.rules == ["repeated_call [state epochs]", "stop:repeated_call"]
+    assert "| repeated_call [state epochs] | 1 | 0 |" in E.rules_table([out], "guarded")
 
 
 def test_flows_written_as_files_load_as_the_same_scenarios(tmp_path):
