@@ -149,8 +149,10 @@ def report(outcomes: list[Outcome], loops: list[str], flows: list[L.Flow]) -> st
         legit = [o for o in mine if o.legit]
         stuck = [o for o in mine if not o.legit]
         crashed = sum(o.stop_reason == "crash" for o in mine)
-        parts.append(f"\n### {loop}\n\nlegitimate flows met: {sum(o.good for o in legit)}/{len(legit)}; "
-                     f"stuck flows caught: {sum(o.good for o in stuck)}/{len(stuck)}; runs that raised: {crashed}"
+        false = sum(o.verdict == "intervened" for o in legit)
+        parts.append(f"\n### {loop}\n\nlegitimate flows met: {sum(o.good for o in legit)}/{len(legit)} "
+                     f"({false} false interventions); stuck flows caught: {sum(o.good for o in stuck)}/{len(stuck)} "
+                     f"({len(stuck) - sum(o.good for o in stuck)} missed loops); runs that raised: {crashed}"
                      f"\n\n{table(outcomes, loop)}\n\n"
                      f"{rules_table(outcomes, loop)}")
     return "\n".join(parts)
