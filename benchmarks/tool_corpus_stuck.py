@@ -44,13 +44,14 @@ def guessing(r: F.ToolDef) -> Flow:
 
 
 def stuck_offset(r: F.ToolDef) -> Flow:
-    """The page number advances, the answer does not: from page 2 on the API keeps serving the same page."""
+    """The page number advances, the answer does not: from page 2 on the API keeps serving the same items, with
+    nothing new in it but the echo of the page asked for."""
     p = F.page_numbers(r)[0]
     first = 0 if p.lower() == "offset" else 1
     pages = [F.arguments(r, **{p: first + i}) for i in range(ENDLESS)]
-    last = {"items": [{"id": 11}, {"id": 12}], "has_more": True}
-    rules = [{"when": {p: first}, "result": ok({"items": [{"id": 1}, {"id": 2}], "has_more": True})},
-             {"result": ok(last)}]
+    rules = [{"when": {p: args[p]}, "result": ok({p: args[p], "items": [{"id": 11}, {"id": 12}] if i else
+                                                  [{"id": 1}, {"id": 2}], "has_more": True})}
+             for i, args in enumerate(pages)]
     return Flow(f"offset-{r.kit_name}", "stuck_offset", False,
                 scenario("x", "an offset that stops advancing the results", "List all of them.",
                          [tool_spec(r, rules)], [call(r, args) for args in pages], False), onset=3)
