@@ -95,7 +95,10 @@ def named(flow: L.Flow, seen: Counter[str]) -> L.Flow:
     name = "".join(c if c.isalnum() else "-" for c in flow.name.lower()).strip("-")[:80]
     seen[name] += 1
     name = name if seen[name] == 1 else f"{name}-{seen[name]}"
-    return L.Flow(name, flow.kind, flow.legit, {**flow.scenario, "name": name}, flow.onset)
+    scenario = {**flow.scenario, "name": name}
+    if not flow.legit:  # the bound the evaluation judges, written where `loopkit run` judges it too
+        scenario["expect"] = {**scenario["expect"], "model_calls": {"max": (flow.onset or 0) + L.STOP_WITHIN}}
+    return L.Flow(name, flow.kind, flow.legit, scenario, flow.onset)
 
 
 def main(argv: list[str] | None = None) -> None:
