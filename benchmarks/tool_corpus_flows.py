@@ -82,6 +82,11 @@ def conflict(tool: F.ToolDef) -> dict[str, Any]:
             "was read (expected version 1, found version 2)."}
 
 
+def same_entity(w: F.ToolDef, read_args: dict[str, Any], n: int = 1) -> dict[str, Any]:
+    """The write's arguments, naming the entity the read named (the same values for the parameters they share)."""
+    return F.arguments(w, n, **{k: v for k, v in read_args.items() if k in w.required()})
+
+
 # ---- legitimate flows ------------------------------------------------------------------------------------
 
 def read_write_read(w: F.ToolDef, r: F.ToolDef) -> Flow:
@@ -90,7 +95,7 @@ def read_write_read(w: F.ToolDef, r: F.ToolDef) -> Flow:
     after = {"fault": "not_found"} if w.http_method == "DELETE" else ok({**a, "version": 2, "state": "after"})
     tools = [tool_spec(r, [{"results": [ok({**a, "version": 1, "state": "before"}), after]}]),
              tool_spec(w, [{"result": ok({"updated": True})}])]
-    script = [call(r, a), call(w, F.arguments(w)), call(r, a), {"answer": "Done: the re-read confirms the change."}]
+    script = [call(r, a), call(w, same_entity(w, a)), call(r, a), {"answer": "Done: the re-read confirms the change."}]
     return Flow(f"rwr-{w.kit_name}", "read_write_read", True,
                 scenario("x", "read, write, read again", "Change it and check the change.", tools, script, True,
                          "confirms the change"))
@@ -102,7 +107,7 @@ def start_then_poll(w: F.ToolDef, r: F.ToolDef) -> Flow:
               "progress": 70}, {"status": "completed", "conclusion": "success"}]
     tools = [tool_spec(w, [{"result": ok({"started": True, "status": "queued"})}]),
              tool_spec(r, [{"results": [ok({**a, **s}) for s in states]}])]
-    script = [call(w, F.arguments(w))] + [call(r, a)] * len(states) + [{"answer": "It completed: success."}]
+    script = [call(w, same_entity(w, a))] + [call(r, a)] * len(states) + [{"answer": "It completed: success."}]
     return Flow(f"poll-{w.kit_name}", "start_then_poll", True,
                 scenario("x", "start, then poll a status that moves", "Start it and tell me when it is done.",
                          tools, script, True, "success"))
@@ -149,7 +154,8 @@ def edited(w: F.ToolDef, field: str, version: int) -> Any:
 
 def conflict_retry(w: F.ToolDef, r: F.ToolDef) -> Flow:
     """Read, write (409/412: changed meanwhile), re-read, write again based on what the re-read shows."""
-    a, b, edit = F.arguments(r), F.arguments(w), conflict_edit(w, r)
+    a, edit = F.arguments(r), conflict_edit(w, r)
+    b = same_entity(w, a)
     first, second = dict(b, **{edit: edited(w, edit, 1)}), dict(b, **{edit: edited(w, edit, 2)})
     tools = [tool_spec(r, [{"results": [ok({**a, "version": 1}), ok({**a, "version": 2})]}]),
              tool_spec(w, [{"results": [conflict(w), ok({"updated": True, "version": 3})]}])]
@@ -174,7 +180,8 @@ def long_task(w: F.ToolDef, r: F.ToolDef) -> Flow:
     key = F.entity_ids(r)[0]
     script: list[dict[str, Any]] = []
     for n in range(1, 10):  # nine entities: read, change, verify = 27 calls, then the answer
-        a, b = F.arguments(r, n), F.arguments(w, n)
+        a = F.arguments(r, n)
+        b = same_entity(w, a, n)
         script += [call(r, a), call(w, b), call(r, a)]
     script.append({"answer": "All nine are updated and verified."})
     after = {"fault": "not_found"} if w.http_method == "DELETE" else ok({"state": "after"})
