@@ -46,12 +46,13 @@ from IPython.display import Markdown, display
 
 from reference import AssistantMessage, Episode, StopReason, ToolMessage, find
 from reference.parts.guards import THRESHOLDS, LoopGuard, fingerprint, result_fingerprint, show
-from reference.parts.guards import airports, detectors
-from reference.parts.guards.dates import read_date
+from reference.core import airports
+from reference.parts.guards import detectors
+from reference.core.dates import read_date
 from reference.parts.guards.results import leaf_values, without_metadata
 from reference.parts.guards.traits import ToolInfo, identity
 from reference.loops.guarded import guarded_loop
-from reference.loops.hooks import RUN, Parts
+from reference.loops.hooks import RUN, Parts, Stop
 from reference.loops.react import react_loop
 from reference.cli.table import print_table as table
 from reference.runs.runner import completed, evaluate
@@ -111,7 +112,7 @@ class RawKeyGuard:
         key = (call.name, call.arguments, result.content)
         self.counts[key] = self.counts.get(key, 0) + 1
         if self.counts[key] >= self.limit:
-            self.pending = (StopReason.REPEATED_CALL, f"{call.name} called {self.counts[key]} times")
+            self.pending = Stop(StopReason.REPEATED_CALL, f"{call.name} called {self.counts[key]} times")
         return result
 
     def after_step(self, episode, messages):
@@ -230,7 +231,7 @@ for call in calls[:4]:
 # Beijing (Capital, PEK, and Daxing, PKX); SHA is Shanghai, and is also the code of Hongqiao airport
 # (Pudong is PVG). IATA's own list ("Multi Airport Cities", for fares) is narrower than what a flight
 # search uses: since October 2022 NYC is only JFK and LGA for pricing, yet a search for NYC still
-# returns Newark. So the areas come from `reference/parts/guards/metro_codes.py`: IATA's list plus a
+# returns Newark. So the areas come from `reference/core/metro_codes.py`: IATA's list plus a
 # small supplement, each entry with its source (EWR in NYC, BWI in WAS...); `airportsdata` only names
 # the airports. No figure below depends on the installed airportsdata release:
 

@@ -138,7 +138,7 @@ table([{"tool": tool, "outcome": outcome, "runs": n} for (tool, outcome), n in b
 #
 # Section 2 sorted what a stopped run holds into facts and non-facts. Write the part that turns a stop
 # into something the user can use: why the run stopped, what was obtained (facts only), what is
-# unfinished and what to do next. Write `degrade(episode, messages, trip)` in
+# unfinished and what to do next. Write `degrade(episode, messages, stop)` in
 # `exercises/ex04_degraded_output.py` (its docstring states the task, what you are given and what the
 # tests expect), then from the repository root:
 #

@@ -46,7 +46,7 @@ from reference.sim import tokens
 from reference.parts.executor import taxonomy
 from reference.parts.executor import ResilientExecutor
 from reference.loops.guarded import guarded_loop
-from reference.loops.hooks import Parts, PlainExecutor
+from reference.loops.hooks import Executor, Parts, PlainExecutor
 from reference.cli.table import print_table as table
 from reference.runs.runner import evaluate
 
@@ -107,7 +107,7 @@ def retry(times: int = 3, wait: float = 1.0):
     return decorate
 
 
-class NaiveExecutor:
+class NaiveExecutor(Executor):  # the protocol of the executor hook
     def offered(self, episode):
         return episode.tools.specs
 

@@ -16,7 +16,7 @@
     from reference.parts.guards import LoopGuard
     guarded_loop(episode, episode.limits.max_steps, Parts(guard=LoopGuard.for_episode(episode)))
 """
-from .fingerprint import canonical, fingerprint, show
+from ...core.canonical import canonical, fingerprint, show
 from .guard import LoopGuard
 from .results import result_fingerprint
 from .thresholds import THRESHOLDS, Thresholds, thresholds_for

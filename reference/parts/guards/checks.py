@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from collections.abc import Iterator, Mapping
 from typing import Any, Optional
 
-from . import airports
-from .dates import read_date
-from .fingerprint import is_airport, is_date
+from ...core import airports
+from ...core.dates import read_date
+from ...core.canonical import is_airport, is_date
 
 
 @dataclass(frozen=True)

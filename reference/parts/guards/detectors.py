@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 from typing import Mapping, Optional, Sequence
 
-from .fingerprint import clean_text
+from ...core.canonical import clean_text
 
 
 def repeated_call(history: Sequence[str], action: str, allowed_runs: int = 1) -> Optional[int]:

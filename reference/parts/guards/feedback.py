@@ -13,7 +13,7 @@ from ...core.messages import ToolCall, ToolMessage
 from ...core.toolresult import to_json
 from . import detectors
 from .checks import ArgumentProblem
-from .fingerprint import show
+from ...core.canonical import show
 from .state import GuardedCall
 
 

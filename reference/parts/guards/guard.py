@@ -37,11 +37,11 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 from ...core.messages import Message, ToolCall, ToolMessage
 from ...core.result import StopReason
 from ...core.toolresult import read_body, to_json
-from ...loops.hooks import RUN, Trip, Verdict
+from ...loops.hooks import RUN, Stop, Verdict
 from . import detectors, feedback
 from .checks import argument_problems
 from .feedback import Detection
-from .fingerprint import action_of, canonical_arguments, raw_fingerprint, show
+from ...core.canonical import action_of, canonical_arguments, raw_fingerprint, show
 from .results import ResultReader, parse_result
 from .state import GuardedCall, Step, Transcript
 from .thresholds import STOP_REASONS, THRESHOLDS, Thresholds, thresholds_for
@@ -72,7 +72,7 @@ class LoopGuard:
     _new_per_step: deque = field(default_factory=lambda: deque(maxlen=16))  # new values, per step that counts
     _now: Step = field(default_factory=Step)
     _read: Transcript = field(default_factory=Transcript)
-    _pending: Optional[tuple[StopReason, str]] = None  # a stop decided after a result, reported after the step
+    _pending: Optional[Stop] = None  # a stop decided after a result, reported after the step
     _results: ResultReader = field(default_factory=ResultReader, repr=False, compare=False)  # reads each result
 
     @classmethod
@@ -179,18 +179,18 @@ class LoopGuard:
             return result
         flagged = self._flag(detection, call, not_run=False, original=result)
         if flagged.action == "stop":  # keep the real result in the history: a degraded answer can use it
-            self._pending = flagged.trip
+            self._pending = flagged.stop
             return result
         assert flagged.message is not None
         return flagged.message
 
     # -- hook 3: after each step --------------------------------------------------------------
-    def after_step(self, episode: "Episode", messages: Sequence[Message]) -> "Optional[Trip]":
+    def after_step(self, episode: "Episode", messages: Sequence[Message]) -> "Optional[Stop]":
         if self._now.counts:
             self._new_per_step.append(self._now.new)
         self._now.end()
-        trip, self._pending = self._pending, None
-        return trip
+        stop, self._pending = self._pending, None
+        return stop
 
     # -- the detectors that run before a call (the others need its result) ------------------
     def _repeat(self, earlier: list[GuardedCall], attempt: GuardedCall, info: Optional[ToolInfo]) -> Optional[Detection]:
@@ -245,7 +245,7 @@ class LoopGuard:
             # the detail is for the user and support: the evidence without the note addressed to the model
             evidence = d.evidence.replace(" Your last two messages are", " The model's last two messages were")
             detail = f"{d.pattern}: the model carried on after {warned}. {evidence}"
-            return Verdict("stop", message=message, trip=(STOP_REASONS[d.pattern], detail))
+            return Verdict("stop", message=message, stop=Stop(STOP_REASONS[d.pattern], detail))
         return Verdict("intervene", message=message)
 
     def _enter_step(self, messages: Sequence[Message]) -> None:

@@ -29,8 +29,8 @@ from typing import Any, Iterable, Optional
 
 from ...core import jsontext
 from ...core.toolresult import read_result
-from .dates import canonical_date
-from .fingerprint import _DATE_NAME, _number, canonical_data, clean_text
+from ...core.dates import canonical_date
+from ...core.canonical import _DATE_NAME, _number, canonical_data, clean_text
 
 _ID_SUFFIXES = ("request_id", "trace_id", "span_id", "correlation_id", "traceparent", "etag", "nonce")
 _MOMENT_NAMES = {"timestamp", "ts", "server_time", "as_of", "last_checked", "last_updated", "last_modified", "now"}

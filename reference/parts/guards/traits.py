@@ -34,7 +34,7 @@ from collections.abc import Mapping  # not typing.Mapping: its isinstance check 
 from typing import Any, Optional
 
 from ...core import jsontext
-from .fingerprint import is_airport, is_date
+from ...core.canonical import is_airport, is_date
 
 OPTION_NAMES = {"limit", "max_results", "page_size", "per_page", "top_k", "k", "count", "size", "page", "offset",
                 "cursor", "page_token", "sort", "sort_by", "order", "order_by", "format", "fields", "verbose",
