@@ -30,7 +30,8 @@ class ResultDef(Strict):
 
     data: Any = None
     fault: Optional[Literal["timeout", "rate_limit", "server_error", "invalid_argument", "permission_denied",
-                            "not_found", "business_failure", "exception", "connection_reset"]] = None
+                            "not_found", "conflict", "precondition_failed", "business_failure", "exception",
+                            "connection_reset"]] = None
     message: Optional[str] = None
     retry_after_seconds: Optional[Number] = Field(None, ge=0)
     timeout_seconds: Number = Field(30.0, gt=0)
