@@ -9,8 +9,9 @@ they do carry, strongest source first:
    openWorldHint is true (it reads a world outside the run).
 2. The HTTP method, where the tool states one (an OpenAPI operation's description starting "GET /..."):
    GET, HEAD and OPTIONS are safe methods (RFC 9110, 9.2.1); any other may change state.
-3. Last resort, documented as such: the first word of the name, or else of the description, is a verb
-   that reads (READ_VERBS). Anything else may change state, as the MCP default says.
+3. Last resort, documented as such: the first word of the name or of the description is a verb that
+   reads (READ_VERBS), or the description starts by naming what the tool returns ("The status of a
+   job.", an article first). Anything else may change state, as the MCP default says.
 
 The scenario format's `volatile` flag overrides all three for the kit's own scenarios: true says the
 answer moves by itself (a queue length), false that it never does.
@@ -31,7 +32,8 @@ _METHOD = re.compile(r"^\s*(GET|HEAD|OPTIONS|POST|PUT|PATCH|DELETE)\s+/", re.IGN
 # The last resort: verbs that read. Only consulted for a tool with neither annotations nor an HTTP method.
 READ_VERBS = {"get", "list", "search", "find", "read", "fetch", "query", "lookup", "look", "check", "describe",
               "show", "view", "count", "browse", "retrieve", "inspect", "track", "poll", "watch", "status",
-              "returns", "gets", "lists", "searches", "finds", "reads", "fetches", "retrieves", "shows", "checks"}
+              "returns", "gets", "lists", "searches", "finds", "reads", "fetches", "retrieves", "shows", "checks",
+              "a", "an", "the"}  # a description that starts by naming a thing says what the tool returns
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _STATUS_KEYS = ("status", "status_code", "statusCode", "http_status", "httpStatus", "code")
 _CHANGED = re.compile(r"\b(409 Conflict|412 Precondition Failed)\b", re.IGNORECASE)
@@ -58,6 +60,8 @@ class ToolInfo:
     @property
     def writes(self) -> bool:
         """May a call change state?"""
+        if self.volatile is not None and self.annotations is None:
+            return False  # the scenario says how its answer moves: it is read
         if self.annotations is not None:
             return not self._hint("readOnlyHint")
         method = _METHOD.match(self.description)

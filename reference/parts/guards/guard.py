@@ -115,7 +115,9 @@ class LoopGuard:
         a = m.by_id.get(call.id)
         if a is None:  # a call we never saw: leave it alone
             return result
-        before = self._book(a, result)
+        steps = episode.ledger.steps
+        reached = any(t.call_id == call.id for t in steps[-1].tools) if steps else True  # the tool saw it
+        before = self._book(a, result, reached)
         detection = next((d for d in (det.after_result(m, a, before) for det in DETECTORS) if d), None)
         if detection is None:
             return result
@@ -136,8 +138,10 @@ class LoopGuard:
         return stop
 
     # -- the books: what one result says --------------------------------------------------------
-    def _book(self, a: GuardedCall, result: ToolMessage) -> Optional[str]:
-        """Record what `a`'s result brought; returns the answer the same call got last time, if it stands."""
+    def _book(self, a: GuardedCall, result: ToolMessage, reached: bool) -> Optional[str]:
+        """Record what `a`'s result brought; returns the answer the same call got last time, if it stands.
+        `reached`: the tool itself answered (a call refused for its form before it ran says nothing about
+        the world, so it is never a guess)."""
         m, info = self.memory, self.memory.info(a.call.name)
         a.ran = True
         m.ran.append(a)
@@ -167,7 +171,7 @@ class LoopGuard:
                 m.answers.setdefault(key, []).append(a)
         elif resource_changed(body):  # 409, 412, a new ETag: what was read is stale
             m.epoch, m.made = m.epoch + 1, set()
-        elif not a.retryable_error:  # a deterministic failure: news the first time, a guess after that
+        elif reached and not a.retryable_error:  # a deterministic failure: news the first time, a guess after
             tried = m.errors.setdefault((a.call.name, a.error_class or "error"), set())
             if not tried:
                 fresh.add(f"error {a.call.name} {a.error_class}")
