@@ -165,6 +165,13 @@ exit_code = loopkit(["hint", "ex04", "1"])  # what `loopkit hint ex04 1` prints 
 # `reference/parts/degrade/` turns those rules into the guarded loop's `degrade` part. With only that
 # part switched on (no budget, no guard), the run is the same run, same calls, same cost; only the
 # ending changes.
+#
+# What the degrade part is told is one `Stop` value (`reference/loops/hooks.py`): the reason, one line
+# of detail, and what only the part that stopped the run knows, whether the failure may heal by itself
+# (`retryable`), how long the service asked to wait (`retry_after`), and whether it was the model
+# service that failed (then it is not asked for a last answer). *It prevents* the advice that turns a
+# stop into a loop one level up: "try again now" for a failure that cannot heal, or a last request sent
+# to a service that just said it is overloaded.
 
 # %%
 episode = Episode.from_scenario(incident)

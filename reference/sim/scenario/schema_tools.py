@@ -108,7 +108,7 @@ class RuleDef(Strict):
 
 class AnnotationsDef(Strict):
     """MCP tool annotations (modelcontextprotocol.io, "Tool annotations"): hints about how a tool behaves, as a real
-    MCP server sends them. Lesson 3's guard reads readOnlyHint and destructiveHint (parts/guards/traits.py)."""
+    MCP server sends them. Lesson 3's guard reads them, with the spec's defaults (parts/guards/effects.py)."""
 
     title: Optional[str] = None
     readOnlyHint: Optional[bool] = None
