@@ -57,8 +57,9 @@ RUN = Verdict()
 
 
 class Guard(Protocol):
-    """Called before each tool call, after each result, and after each step. The guard reads the history it
-    is given (`messages`, only ever appended to) for what the user said, so it needs no other feed."""
+    """Called before each tool call, after each result, and after each step, in the loop's order. The guard
+    reads the history it is given (`messages`, only ever appended to) for what the user said, and the
+    episode's clock (today's date) and ledger (did a call reach its tool), so it needs no other feed."""
 
     def before_call(self, episode: Episode, call: ToolCall, messages: Sequence[Message]) -> Verdict: ...
     def after_result(self, episode: Episode, call: ToolCall, result: ToolMessage) -> ToolMessage: ...
