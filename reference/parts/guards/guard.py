@@ -151,9 +151,9 @@ class LoopGuard:
         a.result, values = self._results.read(ok, content, info.metadata, values=ok)
         a.failed, a.empty = not ok, not values or found_nothing(content)
         values = set() if a.empty else values  # zeros that say "nothing found" are no news
-        body = None if ok else read_body(result.content)
+        body = None if ok else (read_body(result.content) or {"message": result.content})  # plain-text errors too
         a.retryable_error = bool(body and body.get("retryable") is True)
-        a.error_class = str(body.get("error_type")) if body else ("error" if not ok else None)
+        a.error_class = str(body.get("error_type") or "error") if body else None
         last = m.last_result.get(a.action)
         before = last[2] if last and last[:2] == (a.epoch, a.heard) else None
         fresh = values - m.seen
