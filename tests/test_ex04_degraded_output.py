@@ -17,7 +17,8 @@ from reference import Episode, ToolMessage, find, parse_scenario
 from reference.parts.degrade import Degraded
 from reference.parts.degrade.grounding import ungrounded
 from reference.loops.guarded import guarded_loop
-from reference.loops.hooks import RUN, Parts, Verdict
+from reference.loops import hooks
+from reference.loops.hooks import RUN, Parts, Stop, Verdict
 from reference.core.model import Usage
 from reference.wire.protocol import to_wire
 from reference.core.result import RunResult, StopReason
@@ -28,7 +29,7 @@ from reference.sim.tokens import request_tokens
 
 
 @dataclass
-class TinyBudget:
+class TinyBudget(hooks.Budget):
     """Trips before a request whose input would overshoot the token or cost limit, and before a tool
     whose last observed duration would overshoot the time limit."""
 
@@ -37,18 +38,18 @@ class TinyBudget:
         wire = to_wire(messages, episode.tools.specs, episode.scenario.model.wire)
         nxt = request_tokens(wire)
         if limits.max_run_tokens and ledger.usage.total_tokens + nxt > limits.max_run_tokens:
-            return StopReason.TOKEN_BUDGET, (f"the next request needs ~{nxt} tokens; {ledger.usage.total_tokens} "
-                                             f"of {limits.max_run_tokens} used")
+            return Stop(StopReason.TOKEN_BUDGET, f"the next request needs ~{nxt} tokens; {ledger.usage.total_tokens} "
+                        f"of {limits.max_run_tokens} used")
         if limits.max_cost_usd and ledger.cost_usd + ledger.pricing.cost(Usage(nxt, 0)) > limits.max_cost_usd:
-            return StopReason.COST_BUDGET, f"${ledger.cost_usd:.3f} of ${limits.max_cost_usd:.2f} spent"
+            return Stop(StopReason.COST_BUDGET, f"${ledger.cost_usd:.3f} of ${limits.max_cost_usd:.2f} spent")
         return None
 
     def before_tool(self, episode: Episode, call):
         limit = episode.limits.max_seconds
         seen = [r.seconds for s in episode.ledger.steps for r in s.tools if r.name == call.name]
         if limit and seen and episode.clock.elapsed + seen[-1] > limit:
-            return StopReason.TIME_BUDGET, (f"{call.name} takes ~{seen[-1]:.0f} s; "
-                                            f"{episode.clock.elapsed:.0f} of {limit:.0f} s used")
+            return Stop(StopReason.TIME_BUDGET, f"{call.name} takes ~{seen[-1]:.0f} s; "
+                        f"{episode.clock.elapsed:.0f} of {limit:.0f} s used")
         return None
 
 
@@ -65,11 +66,11 @@ class TinyGuard:
         key = call.name + json.dumps(json.loads(call.arguments), sort_keys=True)
         s = self.seen
         if len(s) >= 3 and s[-3] == s[-1] and s[-2] == key != s[-1]:
-            return Verdict("stop", trip=(StopReason.ALTERNATION, f"{call.name} and another tool keep alternating"))
+            return Verdict("stop", stop=Stop(StopReason.ALTERNATION, f"{call.name} and another tool keep alternating"))
         self.seen.append(key)
         if key in s[:-1]:
             if self.warned:
-                return Verdict("stop", trip=(StopReason.REPEATED_CALL, f"{call.name} repeated after an intervention"))
+                return Verdict("stop", stop=Stop(StopReason.REPEATED_CALL, f"{call.name} repeated after an intervention"))
             self.warned = True
             body = {"ok": False, "error_type": "loop_detected", "pattern": "repeated_call",
                     "evidence": f"{call.name} was already called with these arguments",
@@ -86,7 +87,7 @@ class TinyGuard:
 
     def after_step(self, episode, messages):
         if self.empty_streak >= 3:
-            return StopReason.NO_PROGRESS, f"{self.empty_streak} results in a row brought nothing new"
+            return Stop(StopReason.NO_PROGRESS, f"{self.empty_streak} results in a row brought nothing new")
         return None
 
 
@@ -352,13 +353,13 @@ def test_next_steps_fit_the_stop_reason(degrade, name):
 
 
 @dataclass
-class TripAfterOneStep:
+class StopAfterOneStep(hooks.Budget):
     """A stand-in that stops the run before its second request, for any stop reason the test names."""
 
     reason: StopReason
 
     def before_request(self, episode: Episode, messages, step: int):
-        return (self.reason, f"synthetic {self.reason.value} stop after one step") if step >= 1 else None
+        return Stop(self.reason, f"synthetic {self.reason.value} stop after one step") if step >= 1 else None
 
     def before_tool(self, episode: Episode, call):
         return None
@@ -389,7 +390,7 @@ def next_step_problems(degrade, reason: StopReason) -> list[str]:
         return [f"{where}: this test has no expectation for the stop reason {reason.value}: add it to FIRST_STEP"]
     episode = Episode.from_scenario(FAILURES)
     try:
-        result = guarded_loop(episode, 3, Parts(degrade=degrade, budget=TripAfterOneStep(reason)))
+        result = guarded_loop(episode, 3, Parts(degrade=degrade, budget=StopAfterOneStep(reason)))
     except Exception as exc:
         return [f"{where}: your degrade raised {type(exc).__name__}: {exc}. Every stop reason the loop can produce "
                 "reaches degrade, the rare ones included"]
@@ -523,7 +524,7 @@ def test_parallel_calls_to_the_same_tool_are_separate_facts(degrade):
 def test_the_detail_carries_the_trip_detail(degrade):
     for reason in (StopReason.MAX_STEPS, StopReason.NO_PROGRESS, StopReason.CIRCUIT_OPEN):
         episode = Episode.from_scenario(FAILURES)
-        result = guarded_loop(episode, 3, Parts(degrade=degrade, budget=TripAfterOneStep(reason)))
+        result = guarded_loop(episode, 3, Parts(degrade=degrade, budget=StopAfterOneStep(reason)))
         detail = f"synthetic {reason.value} stop after one step"
         assert detail in (result.degraded.detail or ""), (
             f"scenario `refund-mixed-results` stopped for {reason.value}: the degraded detail is "

@@ -5,8 +5,8 @@ from collections import Counter
 
 import pytest
 
-from reference.parts.guards import airports
-from reference.parts.guards import metro_codes as m
+from reference.core import airports
+from reference.core import metro_codes as m
 
 MEMBERS = sorted((metro, code) for metro, codes in m.METRO_AREAS.items() for code in codes)
 
