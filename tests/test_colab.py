@@ -21,9 +21,10 @@ import pytest
 
 from reference.lessons import LESSONS
 
+from tests.helpers.scripts import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "notebooks"))
-import badges  # noqa: E402  (notebooks/badges.py)
+badges = load_script("notebooks/badges.py")
 
 URL = badges.repository_url()
 NAME = badges.github_path(URL).split("/")[-1]

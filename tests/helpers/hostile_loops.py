@@ -1,7 +1,14 @@
 """Hostile candidate loops, for tests/test_grader_sandbox.py: each tries to hang, kill, fool or flood
-the grader. Every one has the candidate signature `loop(episode, max_steps)`."""
+the grader. Every one has the candidate signature `loop(episode, max_steps)`.
+
+    python -m tests.helpers.hostile_loops OUT.json '{"loop": ["scenario", time_limit], ...}' MEMORY_MB
+
+runs each named loop between two clean runs of its scenario, in this one process, and writes their facts to
+OUT.json; a normal exit says that nothing a loop left behind holds the grader's process.
+"""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -183,3 +190,31 @@ def sends_garbage(episode, max_steps=8):
         except OSError:
             continue
     time.sleep(3600)
+
+
+def facts(attempt) -> dict:
+    result = attempt.result
+    return {"story": attempt.story(), "error": type(attempt.error).__name__ if attempt.error else None,
+            "model_calls": attempt.model_calls, "stop_reason": result.stop_reason.value if result else None,
+            "output_bytes": attempt.output_bytes, "output_kept": len(attempt.output)}
+
+
+def run_all(out_path: str, cases: dict[str, list], memory_mb: int) -> None:
+    """Every hostile loop, each between two clean runs of its scenario."""
+    from reference.runs.grading import run_candidate
+
+    def run(loop, scenario, time_limit):
+        return facts(run_candidate(loop, scenario, time_limit=time_limit, memory_mb=memory_mb))
+
+    records = {}
+    for name, (scenario, time_limit) in cases.items():
+        records[name] = {"before": run(clean, scenario, time_limit),
+                         "hostile": run(globals()[name], scenario, time_limit),
+                         "after": run(clean, scenario, time_limit)}
+    with open(out_path, "w", encoding="utf-8") as out:
+        json.dump(records, out)
+
+
+if __name__ == "__main__" and len(sys.argv) == 4:
+    run_all(sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3]))
+    sys.exit(0)
