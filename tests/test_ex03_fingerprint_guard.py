@@ -373,7 +373,7 @@ def test_polling_without_a_volatile_flag_is_not_flagged(ex):
                  "annotations (readOnlyHint, openWorldHint): read the tool definition (`self.tools[name].polls`)")
 
 
-# ---------------------------------------------------------------- issue 8: dates, turns, metadata
+# ---------------------------------------------------------------- dates, turns, metadata
 
 def test_dates_in_any_unambiguous_spelling_are_one_date(ex):
     schema = {"type": "string", "format": "date"}

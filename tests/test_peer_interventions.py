@@ -1,5 +1,5 @@
-"""The cooperative catalogue scenarios listen to other frameworks' interventions too, not only the kit's
-(issue 13): CrewAI's repeat message, the generic tool-error texts of the OpenAI Agents SDK, pydantic-ai
+"""The cooperative catalogue scenarios listen to other frameworks' interventions too, not only the kit's:
+CrewAI's repeat message, the generic tool-error texts of the OpenAI Agents SDK, pydantic-ai
 and LangGraph, and a peer's own repeat message in its own words."""
 from __future__ import annotations
 
