@@ -15,6 +15,14 @@ from pathlib import Path
 import pytest
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """With pytest-xdist's workers (`-n auto`), each test file goes whole to one worker unless --dist says
+    otherwise: a notebook's cells must run in order in one kernel, and a module's fixture is then made once."""
+    if getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", "no") == "no":
+        config.option.dist = "loadfile"
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--target", default=os.environ.get("LOOPKIT_TARGET", "solutions"),
                      help="solutions (default), exercises, or comma-separated .py files / directories")
