@@ -8,6 +8,7 @@ limit, or shows a traceback.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -72,9 +73,39 @@ def compare(lessons, targets: list[str], tmp_path: Path) -> dict[str, list[str]]
     return found
 
 
+def collected(lessons, targets: list[str]) -> dict[str, set[str]]:
+    """test file stem -> the test ids plain pytest collects for these targets (collected, not run)."""
+    done = subprocess.run([sys.executable, "-m", "pytest", *(str(ROOT / lesson.test_file) for lesson in lessons),
+                           "--collect-only", "-p", "no:cacheprovider", "--target", ",".join(targets)],  # -q: addopts
+                          cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "LOOPKIT_ONLY": "{}", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    ids: dict[str, set[str]] = {}
+    for line in done.stdout.splitlines():
+        path, sep, test = line.partition("::")
+        if sep:
+            ids.setdefault(Path(path).stem, set()).add(test)
+    return ids
+
+
 @pytest.fixture(scope="module")
-def solution_and_stub(tmp_path_factory):
-    return compare(LESSONS, ["solutions", "exercises"], tmp_path_factory.mktemp("plain"))
+def solution_and_stub():
+    """exercise -> the tests whose outcome differs between plain pytest and the check, for the solution and the stub.
+
+    What plain pytest gives there is known without running every test once more: each exercise test passes on the
+    solution (the suite runs them so: tests/test_exNN_*.py) and fails on the stub (tests/test_red_flags.py runs
+    them so, and fails otherwise). Plain pytest only collects here, for the test ids; the check runs them all.
+    Red-flag files have no such known outcome: `test_..._for_every_red_flag` runs both (`slow`)."""
+    plain = collected(LESSONS, ["solutions", "exercises"])
+    found = {}
+    for lesson in LESSONS:
+        ours = checked(run_tests(lesson, "solutions,exercises"))
+        theirs = {test: "solutions" in re.split(r"[\[\]-]", test) for test in plain.get(Path(lesson.test_file).stem, ())}
+        assert theirs and all(("exercises" in re.split(r"[\[\]-]", t)) != ok for t, ok in theirs.items()), theirs
+        found[lesson.exercise] = [f"{test}: pytest {'passes' if theirs.get(test) else 'fails'}, check "
+                                  f"{'passes' if ours.get(test) else 'fails'}"
+                                  for test in sorted({*theirs, *ours}) if theirs.get(test) != ours.get(test)]
+    return found
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.exercise)
