@@ -17,7 +17,7 @@ from reference.wire.protocol import check_request
 from reference.core.result import RunResult
 from reference.core.toolresult import read_body
 from reference.sim.scenario.schema import LimitsDef
-from test_ex04_degraded_output import FAILURES, HALLUCINATING, TinyBudget, TinyGuard
+from tests.helpers.degraded import FAILURES, HALLUCINATING, TinyBudget, TinyGuard
 
 
 def guarded(scenario, degrader: Degrader, parts: str = "", max_steps: int | None = None,

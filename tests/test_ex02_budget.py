@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import load_exercise
 from reference import Episode, StopReason, ToolCall, Usage, find, parse_scenario, to_wire
 from reference.parts.budget import policy_for
 from reference.runs.grading import run_candidate
@@ -16,6 +15,7 @@ from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
 from reference.loops.react import react_loop
 from reference.sim.tokens import request_tokens
+from tests.helpers.targets import load_exercise
 
 WIRES = ["openai-chat", "openai-responses", "anthropic"]
 MAX_RESERVE = 4096  # the most a sensible budget keeps for one answer (a typical max_tokens)
