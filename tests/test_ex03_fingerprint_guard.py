@@ -656,7 +656,10 @@ def test_two_runs_in_one_process_share_nothing(ex, target):
         return (result.stop_reason, result.model_calls, [n["pattern"] for n in feedback(result)])
     names = ("repeat-exact-cooperative", "alternation-cooperative", "repeat-exact-cooperative", "empty-rephrase")
     # in this process, as a service runs its loop: a fork per run would start each from a fresh module
-    first = [outline(run(ex, name, sandbox="in-process")) for name in names]
+    try:
+        first = [outline(run(ex, name, sandbox="in-process")) for name in names]
+    except pytest.fail.Exception as exc:  # a later run refused: what it claimed came from an earlier run
+        pytest.fail(f"{exc.msg} (one run's history must not leak into the next)", pytrace=False)
     fresh = load_exercise(target, "ex03_fingerprint_guard")
     again = {name: outline(run(fresh, name, sandbox="in-process")) for name in names}
     assert first == [again[name] for name in names], (

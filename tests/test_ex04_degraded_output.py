@@ -16,6 +16,7 @@ from reference import Episode, ToolMessage, find, parse_scenario
 from reference.parts.degrade import Degraded
 from reference.parts.degrade.grounding import ungrounded
 from reference.loops.guarded import guarded_loop
+from reference.loops import hooks
 from reference.loops.hooks import Parts, Stop
 from reference.core.result import RunResult, StopReason
 from reference.sim.scenario.schema import Scenario
