@@ -63,15 +63,28 @@ def test_every_drivers_tool_function_raises_what_the_tool_raised(driver):
     assert raised.value.code == 503 and str(raised.value) == "HTTP Error 503: Service Unavailable"
 
 
-def test_a_framework_reporting_the_exception_in_its_own_words_is_the_tools_own_output():
+def test_what_a_framework_reports_for_a_run_that_raised_is_the_tools_own_output():
+    app = BenchApp(find("flaky-timeout"))
+    with ServeHTTP(app, "127.0.0.1", 0) as server:
+        for _ in range(3):  # timeout, timeout, the forecast
+            post(server.base_url + TOOL_PATH, "get_weather", WEATHER)
+    books, key = app.episode.tools.outputs, call_key("get_weather", WEATHER)
+    raised = books.raised("get_weather", WEATHER)[0]
+    assert books.is_own_output(key, f"Error executing tool 'get_weather': TimeoutError: {raised}", 1)
+    assert books.is_own_output(key, "An error occurred while running the tool. Please try again.", 2)  # text hidden
+    assert books.is_own_output(key, app.results[2][2], 3)
+    assert not books.is_own_output(key, "Blocked: this call repeats an earlier one.", 3)  # an intervention
+    assert not books.is_own_output(key, app.results[2][2], 4)  # the tool ran three times: a fourth was not run
+
+
+def test_an_http_error_raised_from_a_returned_body_is_one_run():
     app = BenchApp(find("tool-down"))
     with ServeHTTP(app, "127.0.0.1", 0) as server:
         post(server.base_url + TOOL_PATH, "get_exchange_rate", RATE)
     books, key = app.episode.tools.outputs, call_key("get_exchange_rate", RATE)
-    wrapped = "An error occurred while running the tool. Please try again. Error: HTTP Error 503: Service Unavailable"
-    assert books.is_own_output(key, wrapped, 1)
-    assert not books.is_own_output(key, "Blocked: this call repeats an earlier one.", 1)  # an intervention
-    assert not books.is_own_output(key, wrapped, 2)  # the tool ran once: a second result was not run
+    assert books.raised("get_exchange_rate", RATE) == ["HTTP Error 503: Service Unavailable"]
+    assert books.is_own_output(key, "Error: HTTP Error 503: Service Unavailable", 1)
+    assert not books.is_own_output(key, "Error: HTTP Error 503: Service Unavailable", 2)
 
 
 def test_unknown_tools_and_bad_requests_are_not_exceptions_of_the_tool():

@@ -13,8 +13,9 @@ n-th result the model receives for the same tool and arguments is the tool's own
 has run at least n times with them and one of those runs produced it.
 
 A run may raise instead of returning (a timeout, an internal error, an HTTP error raised by the tool's
-client): the books keep what it raised, and a result that carries that message is the tool's own, since
-a framework reports a tool's exception in its own words around the exception's text.
+client): the books keep what it raised. A run that raised has no output to forward, so what a loop or a
+framework reports for it is its report of the failure, the tool's own: the exception's text in the
+framework's words, or a fixed text that hides it (the OpenAI Agents SDK's default tool error function).
 """
 from __future__ import annotations
 
@@ -22,6 +23,13 @@ import json
 from typing import Any
 
 _NONE = object()
+
+
+class _Raised(str):
+    """A run that raised: no output (an empty text, never equal to one a tool returned)."""
+
+
+RAISED = _Raised("")
 
 
 def call_key(name: str, arguments: Any) -> str:
@@ -65,8 +73,11 @@ class ToolOutputs:
         """A run raised `message`; `returned`: that run's output is already recorded (the exception was
         raised from it, as a client raises on an HTTP error status), so it is not counted twice."""
         key = call_key(name, args)
-        if not returned:
-            self._by_call.setdefault(key, []).append("")
+        runs = self._by_call.setdefault(key, [])
+        if returned and runs:
+            runs[-1] = RAISED
+        else:
+            runs.append(RAISED)
         self._raised.setdefault(key, []).append(message)
 
     def raised(self, name: str, args: Any) -> list[str]:
@@ -80,6 +91,8 @@ class ToolOutputs:
         if received in produced:
             return True
         if any(message.strip() and message.strip() in received for message in self._raised.get(key, [])):
+            return True
+        if produced[nth - 1] is RAISED:  # the run answering this result raised: any report of it is its own
             return True
         got = _value(received)
         return any(_forwards(got, content) for content in produced)
