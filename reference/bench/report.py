@@ -45,7 +45,9 @@ def markdown(outcomes: Sequence[Outcome], versions: dict[str, str], date: str, a
              "(the tool was not run, or its output was replaced); any report of a run that raised counts as the "
              "tool's own. smolagents' text-rendered tool steps ('Calling tools:', 'Observation:') are read back "
              "as tool calls and results, so the same reactions hear them. Caveat: the scripted model reacts only "
-             "where a scenario scripts a reaction; a real model may behave otherwise.",
+             "where a scenario scripts a reaction; a real model may behave otherwise. A wall-time stop can be the "
+             "machine's load rather than the framework (2 shared cores here): rerun that row alone with a larger "
+             "--timeout to tell.",
              "", f"Measured {date}.", "", "| framework | versions | notes |", "| --- | --- | --- |"]
     lines += [f"| {name} | {shown} | {FRAMEWORKS[name].note} |" for name, shown in versions.items()]
     lines += ["", MARKER, "", "| " + " | ".join(COLUMNS) + " |", "|" + " --- |" * len(COLUMNS)]
