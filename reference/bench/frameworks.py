@@ -37,6 +37,8 @@ FRAMEWORKS = {f.name: f for f in [
               "langchain.agents.create_agent; recursion_limit 9,999 graph steps (set by create_agent)"),
     Framework("smolagents", ("smolagents[openai]>=1.20",), ("smolagents",),
               "ToolCallingAgent: answers through its final_answer tool, tool_choice required"),
+    Framework("crewai", ("crewai>=1.0",), ("crewai", "openai"),
+              "one Agent and Task in a Crew; max_iter 25; ends the run at the 5th identical call with the same result"),
 ]}
 
 

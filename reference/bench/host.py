@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
+from http import HTTPStatus
 from itertools import count
 
 from ..core.messages import ToolCall
@@ -17,6 +18,8 @@ from ..serve.app import ServeApp
 from ..serve.scenario_model import ScenarioModel
 
 TOOL_PATH = "/loopkit/tool"
+RAISED = "x-loopkit-raised"  # what the driver raises for a failed tool
+TEXT = {"content-type": "text/plain; charset=utf-8"}
 
 
 class BenchApp(ServeApp):
@@ -33,17 +36,40 @@ class BenchApp(ServeApp):
     def respond(self, method: str, path: str, headers: dict[str, str],
                 content: bytes) -> tuple[int, dict[str, str], bytes]:
         if method == "POST" and path == TOOL_PATH:
-            return 200, {"content-type": "text/plain; charset=utf-8"}, self.run_tool(content).encode("utf-8")
+            status, extra, text = self.run_tool(content)
+            return status, {**TEXT, **extra}, text.encode("utf-8")
         return super().respond(method, path, headers, content)
 
-    def run_tool(self, content: bytes) -> str:
+    def run_tool(self, content: bytes) -> tuple[int, dict[str, str], str]:
+        """(HTTP status, extra headers, body) for one tool call the driver forwards."""
         try:
             asked = json.loads(content)
             name, arguments = str(asked["name"]), asked.get("arguments", "{}")
         except (ValueError, KeyError, TypeError):
-            return json.dumps({"ok": False, "error_type": "invalid_request", "message": "bad tool request"})
+            return 400, {}, "bad tool request: a JSON object with name and arguments"
         arguments = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        call, tools = ToolCall(f"bench_{next(self.ids)}", name, arguments), self.episode.tools
         with self.tool_lock:
-            answer = self.episode.tools.execute(ToolCall(f"bench_{next(self.ids)}", name, arguments))
-            self.results.append((name, not answer.is_error, answer.content))
-        return answer.content
+            try:
+                args = call.parsed_arguments() if name in tools.tools else None
+            except ValueError:
+                args = None
+            if args is None:  # an unknown tool or unparsable arguments: the toolbox's own answer, as a result
+                answer = tools.execute(call)
+                self.results.append((name, not answer.is_error, answer.content))
+                return 200, {}, answer.content
+            try:
+                outcome = tools.invoke(name, args, call.id)
+            except Exception as exc:  # the tool's code raised: the framework's tool function raises too
+                raised = "TimeoutError" if isinstance(exc, TimeoutError) else "RuntimeError"
+                message = str(exc) or f"{name} failed: {type(exc).__name__}"
+                tools.outputs.record_raised(name, args, message)
+                self.results.append((name, False, f"raised {raised}: {message}"))
+                return 500, {RAISED: raised}, message
+            text = outcome.to_content()
+            self.results.append((name, outcome.ok, text))
+            if not outcome.ok and outcome.http_status >= 400:  # the service's error status: the client raises
+                phrase = HTTPStatus(outcome.http_status).phrase if outcome.http_status in HTTPStatus._value2member_map_ else ""
+                tools.outputs.record_raised(name, args, f"HTTP Error {outcome.http_status}: {phrase}", returned=True)
+                return outcome.http_status, {RAISED: "HTTPError"}, text
+            return 200, {}, text

@@ -37,6 +37,17 @@ def markdown(outcomes: Sequence[Outcome], versions: dict[str, str], date: str, a
              "*Model calls*, *tokens* and *cost* are the server's books (`GET /loopkit/books`) at the scenario's "
              "pricing. *Done*: the expected facts are in the final answer and every tool the task needs gave a "
              "successful result; — where the scenario cannot be completed (an honest stop is the right end).",
+             "", "Tools fail for real: a tool that times out, raises, or gets an HTTP error status from its service "
+             "raises TimeoutError, RuntimeError or urllib's HTTPError inside the framework's own tool function, so "
+             "the framework's own error path decides what the model sees (an error text, or the run ends with the "
+             "exception). The scripted model's cooperative reactions are decided from the server's books, not from "
+             "wording: it changes course when what it received for a call is not what the tool returned for it "
+             "(the tool was not run, or its output was replaced); any report of a run that raised counts as the "
+             "tool's own. smolagents' text-rendered tool steps ('Calling tools:', 'Observation:') are read back "
+             "as tool calls and results, so the same reactions hear them. Caveat: the scripted model reacts only "
+             "where a scenario scripts a reaction; a real model may behave otherwise. A wall-time stop can be the "
+             "machine's load rather than the framework (2 shared cores here): rerun that row alone with a larger "
+             "--timeout to tell.",
              "", f"Measured {date}.", "", "| framework | versions | notes |", "| --- | --- | --- |"]
     lines += [f"| {name} | {shown} | {FRAMEWORKS[name].note} |" for name, shown in versions.items()]
     lines += ["", MARKER, "", "| " + " | ".join(COLUMNS) + " |", "|" + " --- |" * len(COLUMNS)]

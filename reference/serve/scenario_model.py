@@ -19,7 +19,8 @@ also sends tool_choice "required") would never see the script's text answer end 
 request declares that tool, the script's answer comes as a `final_answer` call with `{"answer": text}`.
 Replayed, that call is the script's answer step again (it is a turn with tool calls: asked with "auto").
 smolagents also sends its past tool calls back as assistant text ("Calling tools:\n[...]") and their
-results as user text ("Observation:\n..."): such a text turn is replayed as the step it was.
+results as user text ("Observation:\n..."): those turns are read back as the tool calls and tool
+results they were (serve/text_turns.py), so reactions hear smolagents' results as any client's.
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ from ..sim.scenario.schema_script import ModelDef, StepDef
 from ..sim.books import ToolOutputs
 from ..sim.scripted import ScriptedModel
 from ..wire.formats import wire_format
+from .text_turns import read_text_turns
 
 
 class ScenarioModel:
@@ -53,6 +55,7 @@ class ScenarioModel:
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
                  tool_choice: str = "auto") -> Turn:
+        messages = read_text_turns(messages)
         model = ScriptedModel(self.spec, SimClock.at(self.scenario.clock), seed=self.seed, label=self.scenario.name,
                               outputs=self.outputs)
         for end, message in enumerate(messages):

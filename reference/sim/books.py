@@ -11,6 +11,11 @@ The books count runs per tool and arguments rather than per call id, because a l
 run a tool without the model's call id (a plain function call, a framework's own tool wrapper): the
 n-th result the model receives for the same tool and arguments is the tool's own output when the tool
 has run at least n times with them and one of those runs produced it.
+
+A run may raise instead of returning (a timeout, an internal error, an HTTP error raised by the tool's
+client): the books keep what it raised. A run that raised has no output to forward, so what a loop or a
+framework reports for it is its report of the failure, the tool's own: the exception's text in the
+framework's words, or a fixed text that hides it (the OpenAI Agents SDK's default tool error function).
 """
 from __future__ import annotations
 
@@ -18,6 +23,13 @@ import json
 from typing import Any
 
 _NONE = object()
+
+
+class _Raised(str):
+    """A run that raised: no output (an empty text, never equal to one a tool returned)."""
+
+
+RAISED = _Raised("")
 
 
 def call_key(name: str, arguments: Any) -> str:
@@ -52,9 +64,24 @@ class ToolOutputs:
 
     def __init__(self) -> None:
         self._by_call: dict[str, list[str]] = {}
+        self._raised: dict[str, list[str]] = {}  # per call key: the messages of the exceptions its runs raised
 
     def record(self, name: str, args: Any, content: str) -> None:
         self._by_call.setdefault(call_key(name, args), []).append(content)
+
+    def record_raised(self, name: str, args: Any, message: str, *, returned: bool = False) -> None:
+        """A run raised `message`; `returned`: that run's output is already recorded (the exception was
+        raised from it, as a client raises on an HTTP error status), so it is not counted twice."""
+        key = call_key(name, args)
+        runs = self._by_call.setdefault(key, [])
+        if returned and runs:
+            runs[-1] = RAISED
+        else:
+            runs.append(RAISED)
+        self._raised.setdefault(key, []).append(message)
+
+    def raised(self, name: str, args: Any) -> list[str]:
+        return list(self._raised.get(call_key(name, args), []))
 
     def is_own_output(self, key: str, received: str, nth: int) -> bool:
         """Is `received`, the `nth` result (1-based) the model got for this tool and arguments, the tool's own?"""
@@ -62,6 +89,10 @@ class ToolOutputs:
         if len(produced) < nth:  # fewer runs than results: this one was not run
             return False
         if received in produced:
+            return True
+        if any(message.strip() and message.strip() in received for message in self._raised.get(key, [])):
+            return True
+        if produced[nth - 1] is RAISED:  # the run answering this result raised: any report of it is its own
             return True
         got = _value(received)
         return any(_forwards(got, content) for content in produced)

@@ -1,31 +1,56 @@
-"""The OpenAI Agents SDK's default loop (Runner.run, max_turns 10), on Chat Completions.
+"""The OpenAI Agents SDK's default loop (Runner.run, max_turns 10: DEFAULT_MAX_TURNS in run_config.py), on
+Chat Completions. Tools are made with `function_tool`, as its users make them, so a tool that raises goes
+through the SDK's default failure_error_function (the model reads a fixed "An error occurred while running
+the tool. Please try again."); a FunctionTool built by hand would let the exception end the run instead.
 
 Run by `loopkit bench` with the framework's own venv: reads the run's spec (JSON) on stdin, prints one
 JSON line {"answer", "error"} last. Imports the framework and the standard library only.
 """
+import inspect
 import json
 import sys
+import urllib.error
 import urllib.request
 
-from agents import Agent, FunctionTool, OpenAIChatCompletionsModel, Runner, set_tracing_disabled
+from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool, set_tracing_disabled
 from openai import AsyncOpenAI
 
 spec = json.load(sys.stdin)
 
 
 def call_tool(name, arguments):
-    """The kit's fake tool, run by the bench behind POST /loopkit/tool; the answer is the result text."""
+    """The kit's fake tool, run by the bench behind POST /loopkit/tool; the answer is the result text.
+    A tool that fails raises here, as real tool code does: an HTTP error status as urllib's HTTPError, a
+    timeout as TimeoutError, any other failure as RuntimeError; the framework's error path does the rest."""
     body = json.dumps({"name": name, "arguments": arguments}).encode()
     request = urllib.request.Request(spec["tool_url"], body, {"content-type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as answer:
-        return answer.read().decode()
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.read().decode()
+    except urllib.error.HTTPError as failed:
+        raised = failed.headers.get("x-loopkit-raised", "HTTPError")
+        if raised == "HTTPError":
+            raise
+        raise (TimeoutError if raised == "TimeoutError" else RuntimeError)(failed.read().decode()) from None
+
+
+TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict}
 
 
 def tool(t):
-    async def invoke(ctx, args_json):
-        return call_tool(t["name"], args_json)
-    return FunctionTool(name=t["name"], description=t["description"], params_json_schema=t["parameters"],
-                        on_invoke_tool=invoke, strict_json_schema=False)
+    """A function with the tool's parameters as its signature, made a tool by `function_tool`."""
+    props, required = t["parameters"].get("properties", {}), set(t["parameters"].get("required", []))
+    params = [inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY,
+                                annotation=TYPES.get(schema.get("type"), str) if key in required
+                                else TYPES.get(schema.get("type"), str) | None,
+                                default=inspect.Parameter.empty if key in required else None)
+              for key, schema in props.items()]
+
+    def invoke(**kwargs):
+        return call_tool(t["name"], json.dumps({k: v for k, v in kwargs.items() if v is not None}))
+    invoke.__signature__ = inspect.Signature(params)
+    invoke.__annotations__ = {p.name: p.annotation for p in params}
+    return function_tool(invoke, name_override=t["name"], description_override=t["description"], strict_mode=False)
 
 
 set_tracing_disabled(True)

@@ -5,6 +5,7 @@ JSON line {"answer", "error"} last. Imports the framework and the standard libra
 """
 import json
 import sys
+import urllib.error
 import urllib.request
 
 from openai import AsyncOpenAI
@@ -16,11 +17,19 @@ spec = json.load(sys.stdin)
 
 
 def call_tool(name, arguments):
-    """The kit's fake tool, run by the bench behind POST /loopkit/tool; the answer is the result text."""
+    """The kit's fake tool, run by the bench behind POST /loopkit/tool; the answer is the result text.
+    A tool that fails raises here, as real tool code does: an HTTP error status as urllib's HTTPError, a
+    timeout as TimeoutError, any other failure as RuntimeError; the framework's error path does the rest."""
     body = json.dumps({"name": name, "arguments": arguments}).encode()
     request = urllib.request.Request(spec["tool_url"], body, {"content-type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as answer:
-        return answer.read().decode()
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.read().decode()
+    except urllib.error.HTTPError as failed:
+        raised = failed.headers.get("x-loopkit-raised", "HTTPError")
+        if raised == "HTTPError":
+            raise
+        raise (TimeoutError if raised == "TimeoutError" else RuntimeError)(failed.read().decode()) from None
 
 
 def tool(t):

@@ -7,6 +7,7 @@ JSON line {"answer", "error"} last. Imports the framework and the standard libra
 import json
 import os
 import sys
+import urllib.error
 import urllib.request
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -18,11 +19,19 @@ TYPES = {"string", "boolean", "integer", "number", "array", "object", "any", "nu
 
 
 def call_tool(name, arguments):
-    """The kit's fake tool, run by the bench behind POST /loopkit/tool; the answer is the result text."""
+    """The kit's fake tool, run by the bench behind POST /loopkit/tool; the answer is the result text.
+    A tool that fails raises here, as real tool code does: an HTTP error status as urllib's HTTPError, a
+    timeout as TimeoutError, any other failure as RuntimeError; the framework's error path does the rest."""
     body = json.dumps({"name": name, "arguments": arguments}).encode()
     request = urllib.request.Request(spec["tool_url"], body, {"content-type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as answer:
-        return answer.read().decode()
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.read().decode()
+    except urllib.error.HTTPError as failed:
+        raised = failed.headers.get("x-loopkit-raised", "HTTPError")
+        if raised == "HTTPError":
+            raise
+        raise (TimeoutError if raised == "TimeoutError" else RuntimeError)(failed.read().decode()) from None
 
 
 def tool(t):
