@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ...core.messages import AssistantMessage, Message, ToolCall, ToolMessage
+from ...core.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 
 
 @dataclass
@@ -45,10 +45,20 @@ class Pairing:
         self._used: set[str] = set()  # every call id logged so far
         self._kit_ids: set[str] = set()
         self._reused: set[str] = set()  # ids logged on more than one call
+        self._users: set[str] = set()  # kit ids of calls a user entry made (the user's own actions)
 
     def add(self, message: Message, entry: int) -> None:
         self.c.messages.append(message)
         self.c.positions.append(entry)
+
+    def user_calls(self, entry: int, calls: list[tuple]) -> None:
+        """Calls a user entry made (a simulated user acting on its device): the user's actions, not the
+        agent's, so they are not judged; their results are read as part of the user's turn."""
+        for k, (logged, name, arguments) in enumerate(calls):
+            logged = logged if isinstance(logged, str) and logged else None
+            kit_id = f"user_{entry}_{k}"
+            self._users.add(kit_id)
+            self._open.append((logged or "", ToolCall(kit_id, name, arguments), entry))
 
     def say(self, entry: int, text: Optional[str], calls: list[tuple]) -> None:
         """An assistant entry: its text and its calls as (id or None, tool name, argument text), each with
@@ -89,6 +99,9 @@ class Pairing:
             self.c.notes.append(f"message {entry}: the result was paired by position with the call to "
                                 f"{call.name} at message {at} ({why})")
         _, call, _ = self._open.pop(i)
+        if call.id in self._users:
+            self.add(UserMessage(f"{call.name}({call.arguments}) returned: {content}"), entry)
+            return
         if i == 0 and not (len(same) == 1 and not reused):
             self.c.by_position.add(call.id)
         if not captured:
