@@ -11,7 +11,8 @@ Indexing: `conversation` is the position of the conversation in the file as diag
 index, or the index in the list of conversations an object holds) and `message` the 0-based index of the
 entry that holds the call in the conversation's own message list, every entry counted whatever its role;
 the labeller used the same rule. A label whose message holds no call to that tool with those arguments in
-diagnose's reading is a mismatch: it is listed, never corrected, and left out of the tallies.
+diagnose's reading is a mismatch: it is listed, never corrected, and left out of the tallies. A label whose
+`repeats_message` (the earlier identical call) is not among the verdict's `evidence` is listed too.
 
 Agreement: `loop` agrees when the call is flagged (intervene or stop); "flagged by then" also counts a
 loop whose conversation was flagged at or before that call (the guard had already spoken). `legitimate`
@@ -75,6 +76,10 @@ def tally(labels: list[dict[str, Any]], verdicts: dict, mismatches: list[str]) -
             mismatches.append(f"{label['file']} conversation {label['conversation']} message {label['message']}: "
                               f"no call to {label['tool']} with those arguments there in diagnose's reading")
             continue
+        if "repeats_message" in label and label["repeats_message"] not in found["evidence"]:
+            mismatches.append(f"{label['file']} conversation {label['conversation']} message {label['message']}: "
+                              f"the earlier call at {label['repeats_message']} is not among diagnose's evidence "
+                              f"{found['evidence']}")
         before = any(c["verdict"] != "run" for c in calls if c["message"] <= label["message"])
         counts[label["label"]][found["verdict"]] += 1
         counts[label["label"]]["flagged by then"] += before
@@ -114,7 +119,8 @@ def main() -> None:
     if args.without:
         kept = [x for x in labels if x["file"] not in args.without]
         report(f"without {', '.join(args.without)}: {len(kept)} labels", tally(kept, verdicts, []))
-    print(f"\nindex mismatches (label's message holds no such call in diagnose's reading): {len(mismatches)}")
+    print(f"\nindex mismatches (no such call at the label's message, or its `repeats_message` not among the "
+          f"earlier identical calls diagnose lists as evidence): {len(mismatches)}")
     for line in mismatches:
         print("  " + line)
     if args.list:
