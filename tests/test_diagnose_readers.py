@@ -294,3 +294,15 @@ def test_an_object_with_neither_messages_nor_conversations_is_one_line(tmp_path)
     with pytest.raises(NotALog) as caught:
         list(read_log(path))
     assert "\n" not in str(caught.value) and "expected" in str(caught.value)
+
+
+def test_one_object_on_one_line_that_is_no_log_is_one_line_too(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"runs": [{"score": 1}], "name": "x"}) + "\n")
+    with pytest.raises(NotALog, match="expected"):
+        list(read_log(path))
+    path.write_text(json.dumps(_results_file([{"messages": [{"role": "user", "content": "hi"}]}]))[:-3])
+    problems: list[str] = []
+    with pytest.raises(NotALog, match="no readable line"):  # cut off: said, and no traceback
+        list(read_log(path, problems.append))
+    assert len(problems) == 1 and "truncated" in problems[0]

@@ -63,6 +63,16 @@ def read_log(path: str | Path, problem: Optional[Problem] = None) -> Iterator[Co
                 yield from _lines(source, io.StringIO(text), say)  # JSON Lines whose first line is bad
                 return
             yield from _whole(source, data, say)
+        elif first == "{" and not (rest and rest[0].strip()):  # one object on one line: a file, or one line
+            text = f.read()
+            try:
+                obj: Any = json.loads(text)
+            except ValueError:
+                obj = None  # a cut-off line: JSON Lines say so, with its number
+            if isinstance(obj, dict) and _kind(obj) == "conversation":  # no log: one line, as for an indented file
+                yield from _whole(source, obj, say)
+            else:
+                yield from _lines(source, io.StringIO(text), say)
         elif first in "[{" and first:
             yield from _lines(source, f, say)
         else:
