@@ -306,3 +306,17 @@ def test_one_object_on_one_line_that_is_no_log_is_one_line_too(tmp_path):
     with pytest.raises(NotALog, match="no readable line"):  # cut off: said, and no traceback
         list(read_log(path, problems.append))
     assert len(problems) == 1 and "truncated" in problems[0]
+
+
+def test_a_harness_marker_entry_is_counted_not_read_and_a_result_naming_another_tool_is_noted(tmp_path):
+    messages = [{"role": "user", "content": "fix it"},
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "think", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "c1", "name": "get_order", "content": "{}"},
+                {"role": "exit", "content": "done"}]
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"messages": messages}))
+    (c,), problems = _read(path)
+    assert problems == [] and c.positions == [0, 1, 2]
+    assert any("message 3" in n and "'exit'" in n for n in c.notes)
+    assert any("message 2" in n and "get_order" in n and "think" in n for n in c.notes)

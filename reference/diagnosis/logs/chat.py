@@ -111,7 +111,9 @@ def _chat(p: Pairing, i: int, e: dict[str, Any]) -> None:
         text = text_of(e.get("content"))
         flag = e.get("error", e.get("is_error"))  # a log's own failure flag, where it keeps one
         p.answer(i, e.get("tool_call_id", e.get("id")), text,
-                 is_error=flag if isinstance(flag, bool) else says_error(text))
+                 is_error=flag if isinstance(flag, bool) else says_error(text), named=e.get("name"))
+    elif not e.get("tool_calls"):  # a harness's own marker (an `exit` entry): no part of what the model read
+        p.c.notes.append(f"message {i}: role {role!r} is none the API defines; counted, not read")
     else:
         raise ValueError(f"unknown role {role!r}")
 

@@ -82,8 +82,10 @@ class Pairing:
             kit_calls.append(call)
         self.add(AssistantMessage(text or None, tuple(kit_calls)), entry)
 
-    def answer(self, entry: int, logged: Optional[str], content: str, is_error: bool, captured: bool = True) -> None:
-        """A tool result naming the call it answers (or not); `captured` False when the log holds no content."""
+    def answer(self, entry: int, logged: Optional[str], content: str, is_error: bool, captured: bool = True,
+               named: Any = None) -> None:
+        """A tool result naming the call it answers (or not); `captured` False when the log holds no content;
+        `named` the tool the result says it came from, where the log writes one."""
         if not self._open:
             self.c.problems.append(f"message {entry}: a tool result with no open call before it (skipped)")
             return
@@ -98,7 +100,10 @@ class Pairing:
                    else f"no open call has the id {logged}")
             self.c.notes.append(f"message {entry}: the result was paired by position with the call to "
                                 f"{call.name} at message {at} ({why})")
-        _, call, _ = self._open.pop(i)
+        _, call, at = self._open.pop(i)
+        if isinstance(named, str) and named and named != call.name:  # the log contradicts itself: say so
+            self.c.notes.append(f"message {entry}: the result names the tool {named}, but it answers the call "
+                                f"to {call.name} at message {at}")
         if call.id in self._users:
             self.add(UserMessage(f"{call.name}({call.arguments}) returned: {content}"), entry)
             return
