@@ -2,7 +2,9 @@
 OpenAI Responses items. One list is one conversation; `read_list` tells the format by content.
 
     chat        {"role": "assistant", "tool_calls": [{"id", "function": {"name", "arguments"}}]},
-                {"role": "tool", "tool_call_id", "content"}  (and the older function_call / role "function")
+                {"role": "tool", "tool_call_id", "content"}  (and the older function_call / role "function");
+                harnesses also log calls as {"id", "name", "arguments"} and results naming their call by `id`
+                with a boolean `error`, and a user entry may carry calls of its own (the user's actions)
     anthropic   {"role": "assistant", "content": [{"type": "tool_use", "id", "name", "input"}]},
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id", "content", "is_error"}]}
     responses   {"type": "function_call", "call_id", "name", "arguments"},
