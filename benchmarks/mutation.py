@@ -7,7 +7,7 @@
 
 Needs cosmic-ray (`pip install cosmic-ray`; not a dev dependency: a full run takes ~12 minutes of CPU).
 
-Why cosmic-ray and not mutmut: the exercise tests load their target *by path* (tests/conftest.py,
+Why cosmic-ray and not mutmut: the exercise tests load their target *by path* (tests/helpers/targets.py,
 `--target`), and cosmic-ray mutates the file on disk and runs an ordinary test command, so it needs no
 import hook. mutmut 3 swaps functions through trampolines keyed by the module's import name, which a
 module loaded from a path under a hashed name never matches.

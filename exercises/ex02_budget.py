@@ -5,10 +5,10 @@ The task
     and a slow tool can eat a minute. Write `Budget`, the part the guarded loop
     (reference/loops/guarded.py) asks before it spends anything:
 
-        before_request(episode, messages, step) -> Trip | None    before every model request
-        before_tool(episode, call) -> Trip | None                 before every tool run
+        before_request(episode, messages, step) -> Stop | None    before every model request
+        before_tool(episode, call) -> Stop | None                 before every tool run
 
-    A Trip is `(StopReason, detail)`: why to stop, and one line that names the limit, e.g.
+    A `Stop(reason, detail)` says why to stop, with one line that names the limit, e.g.
     "token budget: 56,404 used + ~33,463 for the next request > 60,000". None means: go on.
     There are four limits: steps, tokens, simulated seconds and dollars. Any of them may be None (not
     enforced). The first limit that *would be crossed* stops the run.
@@ -18,7 +18,7 @@ The task
 
 What you are given
     `Spend` (reference/parts/budget.py: what was spent, or what one request is expected to spend),
-    `Trip`, and the dataclass `Budget` below with its limits, its `output_reserve` and `from_limits`.
+    `Stop`, and the dataclass `Budget` below with its limits, its `output_reserve` and `from_limits`.
     Its five methods are yours; the three helpers answer the two questions above: `spent(episode)`
     (what the run has spent so far), `next_request(episode, messages)` (what the request about to be sent would spend) and
     `tool_seconds(episode, name)` (how long that tool is expected to take).
@@ -55,12 +55,13 @@ from reference import Episode, StopReason, ToolCall, Usage, to_wire  # noqa: F40
 from reference.core.messages import Message
 from reference.sim.scenario.schema import LimitsDef
 from reference.sim.tokens import request_tokens  # noqa: F401
-from reference.loops.hooks import Trip  # (StopReason, detail): why to stop, in one line
+from reference.loops import hooks
+from reference.loops.hooks import Stop  # Stop(reason, detail): why to stop, in one line
 from reference.parts.budget import Spend  # given: steps, tokens, seconds, cost_usd (all default 0)
 
 
 @dataclass
-class Budget:
+class Budget(hooks.Budget):  # the protocol of the guarded loop's budget hook
     max_steps: Optional[int] = None
     max_run_tokens: Optional[int] = None
     max_seconds: Optional[float] = None
@@ -78,11 +79,11 @@ class Budget:
     def next_request(self, episode: Episode, messages: Sequence[Message]) -> Spend:
         raise NotImplementedError("Exercise 2: estimate the request you are about to send")
 
-    def before_request(self, episode: Episode, messages: Sequence[Message], step: int) -> Optional[Trip]:
+    def before_request(self, episode: Episode, messages: Sequence[Message], step: int) -> Optional[Stop]:
         raise NotImplementedError("Exercise 2: would the next request cross a limit?")
 
     def tool_seconds(self, episode: Episode, name: str) -> float:
         raise NotImplementedError("Exercise 2: how long did this tool take before?")
 
-    def before_tool(self, episode: Episode, call: ToolCall) -> Optional[Trip]:
+    def before_tool(self, episode: Episode, call: ToolCall) -> Optional[Stop]:
         raise NotImplementedError("Exercise 2: would this tool run cross the time budget?")

@@ -54,8 +54,8 @@ import unicodedata
 from typing import Any, Optional, Sequence
 
 from reference import AssistantMessage, Episode, Message, StopReason, ToolCall, ToolMessage, UserMessage  # noqa: F401
-from reference.parts.guards.airports import AirportCodeError, metro  # noqa: F401  (IATA code -> metro area, raises)
-from reference.loops.hooks import RUN, Verdict  # noqa: F401
+from reference.core.airports import AirportCodeError, metro  # noqa: F401  (IATA code -> metro area, raises)
+from reference.loops.hooks import RUN, Stop, Verdict  # noqa: F401
 
 # ---------------------------------------------------------------- given: helpers you can use (no need to edit)
 # From reference/parts/guards/given.py (read it there):
@@ -122,7 +122,7 @@ class LoopGuard(GuardState):
     def after_result(self, episode: Episode, call: ToolCall, result: ToolMessage) -> ToolMessage:
         raise NotImplementedError("Exercise 3, step 4: after_result")
 
-    def after_step(self, episode: Episode, messages: Sequence[Message]) -> Optional[tuple[StopReason, str]]:
+    def after_step(self, episode: Episode, messages: Sequence[Message]) -> Optional[Stop]:
         raise NotImplementedError("Exercise 3, step 4: after_step")
 
     def flag(self, call: ToolCall, pattern: str, evidence: str, instruction: str, result: Any = None,

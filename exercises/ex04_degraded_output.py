@@ -1,8 +1,8 @@
 """Exercise 4: a degraded result instead of "max steps reached".
 
 The task
-    Write `degrade(episode, messages, trip)`: the part the guarded loop calls when a run stops
-    without a final answer (step limit, budget, loop detected...). `trip` is `(stop_reason, detail)`.
+    Write `degrade(episode, messages, stop)`: the part the guarded loop calls when a run stops
+    without a final answer (step limit, budget, loop detected...). `stop` is a `Stop` (reference.loops.hooks): `stop.reason`, `stop.detail`.
     Return a `Degraded` (from reference.parts.degrade) that tells the user why the run stopped, what was
     obtained, what is unfinished and what they can do next. Nothing in it may be invented: every
     obtained item must be a tool result that succeeded.
@@ -21,7 +21,7 @@ What you are given
                                      "narrow", "rephrase", "retry_later", "hand_over".
 
 What the tests expect (tests/test_ex04_degraded_output.py)
-    - every stop returns a Degraded with its stop reason, and its detail carries the trip's detail;
+    - every stop returns a Degraded with its stop reason, and its detail carries the stop's detail;
     - obtained: exactly the tool results that are facts, in the order they first came. Errors,
       exceptions, business failures (HTTP 200 with `{"success": false, ...}`) and empty results (None,
       "", [], {}, or an object whose every field is one of those: `{"results": []}` found nothing) are
@@ -45,8 +45,9 @@ Check your work with `loopkit check ex04`; ask for a hint with `loopkit hint ex0
 from __future__ import annotations
 
 from reference import Episode, Message, StopReason  # noqa: F401  (you will need them)
+from reference.loops.hooks import Stop  # noqa: F401  (why the run stopped: .reason, .detail)
 from reference.parts.degrade import Degraded, NextStep, Obtained  # noqa: F401
 
 
-def degrade(episode: Episode, messages: list[Message], trip: tuple[StopReason, str]) -> Degraded:
+def degrade(episode: Episode, messages: list[Message], stop: Stop) -> Degraded:
     raise NotImplementedError("Exercise 4: build the degraded result described above, then run `loopkit check ex04`")

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from reference import Episode, StopReason, ToolCall, ToolMessage, ToolOutcome, ToolSpec  # noqa: F401
+from reference.loops.hooks import Executor, Stop  # the executor's protocol; why a run stops
 from reference.core.lazy import load_jsonschema  # noqa: F401  (jsonschema, imported on first use)
 from reference.parts.executor.redaction import safe_text  # noqa: F401
 
@@ -77,7 +78,7 @@ def translate(call: ToolCall, failure: Failure, attempts: int = 1, alternatives:
     raise NotImplementedError("Exercise 5, step 3: the error the model can act on")
 
 
-class ToolErrorExecutor:
+class ToolErrorExecutor(Executor):
     def __init__(self, episode: Episode, max_attempts: int = 3, failure_threshold: int = 2,
                  max_same_rejections: int = 3):
         raise NotImplementedError("Exercise 5, steps 4-7: the executor")
@@ -88,7 +89,7 @@ class ToolErrorExecutor:
     def execute(self, episode: Episode, call: ToolCall) -> ToolMessage:
         raise NotImplementedError
 
-    def after_step(self, episode: Episode) -> Optional[tuple[StopReason, str]]:
+    def after_step(self, episode: Episode) -> Optional[Stop]:
         raise NotImplementedError
 
 

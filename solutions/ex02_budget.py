@@ -20,12 +20,13 @@ from reference import Episode, StopReason, ToolCall, Usage, to_wire
 from reference.core.messages import Message
 from reference.sim.scenario.schema import LimitsDef
 from reference.sim.tokens import request_tokens
-from reference.loops.hooks import Trip  # (StopReason, detail): why to stop, in one line
+from reference.loops import hooks
+from reference.loops.hooks import Stop  # Stop(reason, detail): why to stop, in one line
 from reference.parts.budget import Spend  # given: steps, tokens, seconds, cost_usd (all default 0)
 
 
 @dataclass
-class Budget:
+class Budget(hooks.Budget):  # the protocol of the guarded loop's budget hook
     max_steps: Optional[int] = None
     max_run_tokens: Optional[int] = None
     max_seconds: Optional[float] = None
@@ -49,20 +50,20 @@ class Budget:
         return Spend(1, usage.total_tokens, seconds, episode.ledger.pricing.cost(usage))
 
     # Step 3
-    def before_request(self, episode: Episode, messages: Sequence[Message], step: int) -> Optional[Trip]:
+    def before_request(self, episode: Episode, messages: Sequence[Message], step: int) -> Optional[Stop]:
         used = self.spent(episode)
         if self.max_steps is not None and used.steps >= self.max_steps:
-            return StopReason.MAX_STEPS, f"step limit: {used.steps} model requests made, the limit is {self.max_steps}"
+            return Stop(StopReason.MAX_STEPS, f"step limit: {used.steps} model requests made, the limit is {self.max_steps}")
         nxt = self.next_request(episode, messages)
         if self.max_run_tokens is not None and used.tokens + nxt.tokens > self.max_run_tokens:
-            return StopReason.TOKEN_BUDGET, (f"token budget: {used.tokens:,} used + ~{nxt.tokens:,} for the next "
-                                             f"request > {self.max_run_tokens:,}")
+            return Stop(StopReason.TOKEN_BUDGET, f"token budget: {used.tokens:,} used + ~{nxt.tokens:,} for the next "
+                        f"request > {self.max_run_tokens:,}")
         if self.max_cost_usd is not None and used.cost_usd + nxt.cost_usd > self.max_cost_usd:
-            return StopReason.COST_BUDGET, (f"cost budget: ${used.cost_usd:.4f} used + ~${nxt.cost_usd:.4f} for the "
-                                            f"next request > ${self.max_cost_usd:g}")
+            return Stop(StopReason.COST_BUDGET, f"cost budget: ${used.cost_usd:.4f} used + ~${nxt.cost_usd:.4f} for the "
+                        f"next request > ${self.max_cost_usd:g}")
         if self.max_seconds is not None and used.seconds + nxt.seconds > self.max_seconds:
-            return StopReason.TIME_BUDGET, (f"time budget: {used.seconds:.1f} s used + ~{nxt.seconds:.1f} s for the "
-                                            f"next request > {self.max_seconds:g} s")
+            return Stop(StopReason.TIME_BUDGET, f"time budget: {used.seconds:.1f} s used + ~{nxt.seconds:.1f} s for the "
+                        f"next request > {self.max_seconds:g} s")
         return None
 
     # Step 4
@@ -70,11 +71,11 @@ class Budget:
         return max((t.seconds for s in episode.ledger.steps for t in s.tools if t.name == name), default=0.0)
 
     # Step 5
-    def before_tool(self, episode: Episode, call: ToolCall) -> Optional[Trip]:
+    def before_tool(self, episode: Episode, call: ToolCall) -> Optional[Stop]:
         if self.max_seconds is None:
             return None
         used, more = episode.clock.elapsed, self.tool_seconds(episode, call.name)
         if used + more > self.max_seconds:
-            return StopReason.TIME_BUDGET, (f"time budget: {used:.1f} s used + ~{more:.1f} s for {call.name} "
-                                            f"> {self.max_seconds:g} s")
+            return Stop(StopReason.TIME_BUDGET, f"time budget: {used:.1f} s used + ~{more:.1f} s for {call.name} "
+                        f"> {self.max_seconds:g} s")
         return None

@@ -12,8 +12,8 @@ import unicodedata
 from typing import Any, Optional, Sequence
 
 from reference import AssistantMessage, Episode, Message, StopReason, ToolCall, ToolMessage, UserMessage  # noqa: F401
-from reference.parts.guards.airports import AirportCodeError, metro  # noqa: F401  (IATA code -> metro area, raises)
-from reference.loops.hooks import RUN, Verdict  # noqa: F401
+from reference.core.airports import AirportCodeError, metro  # noqa: F401  (IATA code -> metro area, raises)
+from reference.loops.hooks import RUN, Stop, Verdict  # noqa: F401
 
 # ---------------------------------------------------------------- given: the helpers the exercise hands over
 from reference.parts.guards.given import (  # noqa: F401
@@ -160,13 +160,13 @@ class LoopGuard(GuardState):
                 result=payload if ok else None, not_run=False), result)
         return result
 
-    def after_step(self, episode: Episode, messages: Sequence[Message]) -> Optional[tuple[StopReason, str]]:
+    def after_step(self, episode: Episode, messages: Sequence[Message]) -> Optional[Stop]:
         if self._step_ok:
             self.quiet_steps = 0 if self._step_new else self.quiet_steps + 1
         self._step_ok = self._step_flagged = False
         self._step_new = 0
-        trip, self.pending = self.pending, None
-        return trip
+        stop, self.pending = self.pending, None
+        return stop
 
     def flag(self, call: ToolCall, pattern: str, evidence: str, instruction: str, result: Any = None,
              not_run: bool = True) -> Verdict:
@@ -181,7 +181,7 @@ class LoopGuard(GuardState):
         if first_in_turn and self.strikes > self.interventions:
             message = feedback(call, pattern, evidence, options, "The run is stopping: the loop went on after "
                                "the warning.", result, not_run)
-            return Verdict("stop", message=message, trip=(STOP_REASONS[pattern], f"{pattern}: {evidence}"))
+            return Verdict("stop", message=message, stop=Stop(STOP_REASONS[pattern], f"{pattern}: {evidence}"))
         return Verdict("intervene", message=feedback(call, pattern, evidence, options,
                                                      instruction + " If this goes on, the run stops.", result, not_run))
 

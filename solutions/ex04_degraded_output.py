@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 from reference import Episode, Message, StopReason
+from reference.loops.hooks import Stop
 from reference.parts.degrade import Degraded, NextStep, Obtained
 
 EMPTY = (None, "", [], {})
@@ -76,8 +77,8 @@ def is_done(item, obtained: list[Obtained]) -> bool:
                for o in obtained)
 
 
-def degrade(episode: Episode, messages: list[Message], trip: tuple[StopReason, str]) -> Degraded:
-    reason, detail = StopReason(trip[0]), trip[1]
+def degrade(episode: Episode, messages: list[Message], stop: Stop) -> Degraded:
+    reason, detail = stop.reason, stop.detail
     obtained = obtained_from(episode)
     items = episode.scenario.checklist
     done = [i.item for i in items if is_done(i, obtained)]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from reference import Episode, StopReason, ToolCall, ToolMessage, ToolOutcome, ToolSpec
+from reference.loops.hooks import Executor, Stop  # the executor's protocol; why a run stops
 from reference.core.lazy import load_jsonschema
 from reference.parts.executor.redaction import safe_text
 
@@ -95,7 +96,7 @@ def translate(call: ToolCall, failure: Failure, attempts: int = 1, alternatives:
     return ToolMessage(call.id, json.dumps(body, ensure_ascii=False), is_error=True)
 
 
-class ToolErrorExecutor:
+class ToolErrorExecutor(Executor):
     """Steps 4-7: the `Executor` of the guarded loop (offered / execute / after_step)."""
 
     def __init__(self, episode: Episode, max_attempts: int = 3, failure_threshold: int = 2,
@@ -108,7 +109,7 @@ class ToolErrorExecutor:
         self.failures: dict[str, int] = {}  # tool -> failed calls in a row
         self.withdrawn: set[str] = set()
         self.rejections: dict[str, int] = {}  # the same rejected call -> how many times
-        self.trip: Optional[tuple[StopReason, str]] = None
+        self.stop: Optional[Stop] = None
         self.alternatives = {t.name: list(t.alternatives) for t in episode.scenario.tools}
 
     def offered(self, episode: Episode) -> list[ToolSpec]:
@@ -120,11 +121,11 @@ class ToolErrorExecutor:
         except Exception:  # never raise into the loop, whatever happened
             return translate(call, Failure("internal_error", False))
 
-    def after_step(self, episode: Episode) -> Optional[tuple[StopReason, str]]:
-        if self.trip:
-            return self.trip
+    def after_step(self, episode: Episode) -> Optional[Stop]:
+        if self.stop:
+            return self.stop
         if self.withdrawn and not self.offered(episode):
-            return StopReason.CIRCUIT_OPEN, f"every tool was withdrawn: {', '.join(sorted(self.withdrawn))}"
+            return Stop(StopReason.CIRCUIT_OPEN, f"every tool was withdrawn: {', '.join(sorted(self.withdrawn))}")
         return None
 
     # Step 4: malformed calls never reach a tool.
@@ -198,8 +199,8 @@ class ToolErrorExecutor:
         key = call.name + " " + " ".join(call.arguments.split())
         self.rejections[key] = self.rejections.get(key, 0) + 1
         if self.rejections[key] >= self.max_same_rejections:
-            self.trip = (StopReason.REPEATED_CALL,
-                         f"the same rejected call to '{call.name}' came {self.rejections[key]} times")
+            self.stop = Stop(StopReason.REPEATED_CALL,
+                             f"the same rejected call to '{call.name}' came {self.rejections[key]} times")
 
 
 def _signature(schema: dict[str, Any]) -> dict[str, str]:

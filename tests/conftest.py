@@ -8,17 +8,19 @@
 """
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """With pytest-xdist's workers (`-n auto`), each test file goes whole to one worker unless --dist says
+    otherwise: a notebook's cells must run in order in one kernel, and a module's fixture is then made once."""
+    if getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", "no") == "no":
+        config.option.dist = "loadfile"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -46,22 +48,3 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "target" in metafunc.fixturenames:
         targets = [t.strip() for t in metafunc.config.getoption("target").split(",") if t.strip()]
         metafunc.parametrize("target", targets, ids=[Path(t).stem for t in targets])
-
-
-def load_exercise(target: str, name: str):
-    """Import `name`.py from the target (solutions/, exercises/, a directory, or one .py file)."""
-    if target in ("solutions", "exercises"):
-        path = ROOT / target / f"{name}.py"
-    elif target.endswith(".py"):
-        path = Path(target)
-    else:
-        path = Path(target) / f"{name}.py"
-    path = path.resolve()
-    module_name = f"_loopkit_target_{hashlib.sha1(str(path).encode()).hexdigest()[:10]}_{name}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:
-        raise FileNotFoundError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module  # dataclasses (and pickling) look their module up there
-    spec.loader.exec_module(module)
-    return module

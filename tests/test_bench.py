@@ -1,15 +1,14 @@
 """`loopkit bench`: the verdicts without any framework, and one smoke run with the lightest framework.
 
-The smoke test is marked `bench`: it runs only where pydantic-ai's venv exists (made by `loopkit bench`
-under ~/.cache/loopkit-bench) or LOOPKIT_BENCH=1 asks for it (then it makes the venv, network once).
+The smoke test is marked `bench` and runs only when asked for: `pytest -m bench` (.ci/run does, once). It makes
+pydantic-ai's venv under ~/.cache/loopkit-bench the first time (from PyPI), as `loopkit bench` does.
 """
 import json
-import os
 import urllib.request
 
 import pytest
 
-from reference.bench.frameworks import FRAMEWORKS, ensure_venv, ready
+from reference.bench.frameworks import FRAMEWORKS, ensure_venv
 from reference.bench.host import TOOL_PATH, BenchApp
 from reference.bench.report import markdown, read_table
 from reference.bench.run import Outcome, run_one, task_done
@@ -71,8 +70,6 @@ def test_the_server_refuses_model_requests_over_its_cap():
 
 
 @pytest.mark.bench
-@pytest.mark.skipif(not (ready(FRAMEWORKS["pydantic-ai"]) or os.environ.get("LOOPKIT_BENCH") == "1"),
-                    reason="pydantic-ai's bench venv is missing (loopkit bench --frameworks pydantic-ai makes it)")
 def test_pydantic_ai_answers_the_happy_path_in_two_calls():
     ensure_venv(FRAMEWORKS["pydantic-ai"])
     outcome = run_one(FRAMEWORKS["pydantic-ai"], find("happy-path"), timeout=120, max_requests=10)

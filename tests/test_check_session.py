@@ -8,6 +8,7 @@ limit, or shows a traceback.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -72,9 +73,39 @@ def compare(lessons, targets: list[str], tmp_path: Path) -> dict[str, list[str]]
     return found
 
 
+def collected(lessons, targets: list[str]) -> dict[str, set[str]]:
+    """test file stem -> the test ids plain pytest collects for these targets (collected, not run)."""
+    done = subprocess.run([sys.executable, "-m", "pytest", *(str(ROOT / lesson.test_file) for lesson in lessons),
+                           "--collect-only", "-p", "no:cacheprovider", "--target", ",".join(targets)],  # -q: addopts
+                          cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "LOOPKIT_ONLY": "{}", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    ids: dict[str, set[str]] = {}
+    for line in done.stdout.splitlines():
+        path, sep, test = line.partition("::")
+        if sep:
+            ids.setdefault(Path(path).stem, set()).add(test)
+    return ids
+
+
 @pytest.fixture(scope="module")
-def solution_and_stub(tmp_path_factory):
-    return compare(LESSONS, ["solutions", "exercises"], tmp_path_factory.mktemp("plain"))
+def solution_and_stub():
+    """exercise -> the tests whose outcome differs between plain pytest and the check, for the solution and the stub.
+
+    What plain pytest gives there is known without running every test once more: each exercise test passes on the
+    solution (the suite runs them so: tests/test_exNN_*.py) and fails on the stub (tests/test_red_flags.py runs
+    them so, and fails otherwise). Plain pytest only collects here, for the test ids; the check runs them all.
+    Red-flag files have no such known outcome: `test_..._for_every_red_flag` runs both (`slow`)."""
+    plain = collected(LESSONS, ["solutions", "exercises"])
+    found = {}
+    for lesson in LESSONS:
+        ours = checked(run_tests(lesson, "solutions,exercises"))
+        theirs = {test: "solutions" in re.split(r"[\[\]-]", test) for test in plain.get(Path(lesson.test_file).stem, ())}
+        assert theirs and all(("exercises" in re.split(r"[\[\]-]", t)) != ok for t, ok in theirs.items()), theirs
+        found[lesson.exercise] = [f"{test}: pytest {'passes' if theirs.get(test) else 'fails'}, check "
+                                  f"{'passes' if ours.get(test) else 'fails'}"
+                                  for test in sorted({*theirs, *ours}) if theirs.get(test) != ours.get(test)]
+    return found
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.exercise)
@@ -100,7 +131,13 @@ def test_a_test_that_fails_after_several_runs_is_judged_with_a_fork_per_run(tmp_
 
 # ---------------------------------------------------------------- hostile loops
 
-LIMITS = CheckLimits(seconds=2.5, memory_mb=256, run_seconds=0.5)
+# What each case decides comes from what the loop does, never from how busy the machine is. A run that never
+# returns meets the run limit (RUN_LIMIT) whatever the load; every other limit is a guard against a hang, far above
+# what the ex01 tests take. Only the cases that end at the whole check's limit (WHOLE_CHECK) depend on the tests
+# before the hostile one finishing within it: those wait out a limit 20 times what those tests take, and are `slow`.
+RUN_LIMIT = CheckLimits(seconds=300, memory_mb=256, run_seconds=2)
+GUARD = CheckLimits(seconds=300, memory_mb=256, run_seconds=60)
+WHOLE_CHECK = CheckLimits(seconds=20, memory_mb=256, run_seconds=60)
 SOLVED = (ROOT / "solutions" / "ex01_react_loop.py").read_text(encoding="utf-8").replace("def react_loop(",
                                                                                          "def _solved(")
 TRIGGER = {  # when the hostile line runs: in one scenario (through run_candidate), or when called directly
@@ -111,8 +148,8 @@ RUN_TEST = "test_a_failing_tool_does_not_crash_the_loop"
 DIRECT_TEST = "test_the_default_step_limit_is_eight"
 # name -> (what the loop does, where, the test that fails, what its explanation says, do later tests run)
 HOSTILE = {
-    "spins": ("while True:\n            pass", "run", RUN_TEST, "ran past the 0.5 s time limit", True),
-    "sleeps": ("time.sleep(3600)", "run", RUN_TEST, "ran past the 0.5 s time limit (0 model calls by then)", True),
+    "spins": ("while True:\n            pass", "run", RUN_TEST, "ran past the 2 s time limit", True),
+    "sleeps": ("time.sleep(3600)", "run", RUN_TEST, "ran past the 2 s time limit (0 model calls by then)", True),
     "exits": ("sys.exit(3)", "run", RUN_TEST, "your loop called sys.exit(3)", True),
     "interrupts": ("raise KeyboardInterrupt", "run", RUN_TEST, "your loop raised KeyboardInterrupt", True),
     "os_exit": ("os._exit(3)", "run", RUN_TEST, "ended while this test ran (exit code 3): your code called os._exit(3)",
@@ -123,11 +160,11 @@ HOSTILE = {
                         True),
     "swallows_everything": ("while True:\n            try:\n                time.sleep(3600)\n"
                             "            except BaseException:\n                pass", "run", RUN_TEST,
-                            "did not finish within 2.5 s, the limit for the whole check", False),
+                            "did not finish within 20 s, the limit for the whole check", False),
     "hangs_in_c_code": ("sum(itertools.repeat(1, 10 ** 12))", "run", RUN_TEST,  # never checks for signals
-                        "did not finish within 2.5 s, the limit for the whole check", False),
+                        "did not finish within 20 s, the limit for the whole check", False),
     "sleeps_when_called_directly": ("time.sleep(3600)", "direct", DIRECT_TEST,
-                                    "did not finish within 2.5 s, the limit for the whole check", False),
+                                    "did not finish within 20 s, the limit for the whole check", False),
     "interrupts_when_called_directly": ("raise KeyboardInterrupt", "direct", DIRECT_TEST,
                                         "your code raised KeyboardInterrupt, which stops pytest", False),
     "exits_when_called_directly": ("sys.exit(4)", "direct", DIRECT_TEST, "your code called sys.exit(4)", True),
@@ -147,16 +184,25 @@ def hostile_file(tmp_path: Path, name: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("name", list(HOSTILE))
+def limits_for(name: str) -> CheckLimits:
+    says = HOSTILE[name][3]
+    return WHOLE_CHECK if "the limit for the whole check" in says else RUN_LIMIT if "time limit" in says else GUARD
+
+
+ENDS_AT_THE_WHOLE_CHECK_LIMIT = [name for name in HOSTILE if limits_for(name) is WHOLE_CHECK]
+CASES = [pytest.param(name, marks=pytest.mark.slow) if name in ENDS_AT_THE_WHOLE_CHECK_LIMIT else name
+         for name in HOSTILE]
+
+
+@pytest.mark.parametrize("name", CASES)
 def test_a_hostile_loop_gets_a_clear_report_and_the_finished_outcomes_are_kept(name, tmp_path):
     _, _, failing, says, later_run = HOSTILE[name]
-    lesson = lesson_for("ex01")
+    limits = limits_for(name)
     started = time.monotonic()
-    run = run_tests(lesson, str(hostile_file(tmp_path, name)), limits=LIMITS)
+    run = run_tests(lesson_for("ex01"), str(hostile_file(tmp_path, name)), limits=limits)
     took = time.monotonic() - started
-    # The promise is the limit plus about 1 s (measured: docs/grading.md); the bound here is looser, so that a
-    # loaded machine cannot fail it, and still far below what a hang would take.
-    assert took < LIMITS.seconds + 5, f"{name}: the check took {took:.1f} s (its limit: {LIMITS.seconds:g} s)"
+    # the promise is the limit plus about 1 s (docs/grading.md); this bound only tells a hang from a busy machine
+    assert took < limits.seconds + 120, f"{name}: the check took {took:.1f} s (its limit: {limits.seconds:g} s)"
     failed = [o.function for o in run.failed]
     assert failed == ([failing] if failing else []), (name, run.failed)
     if failing:

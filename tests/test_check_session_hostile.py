@@ -2,7 +2,8 @@
 "`loopkit check`"): floods of output, leaked threads, process-wide state changed by a run, its own machinery
 broken, bad limits in the environment, crafted explanations, processes that leave the session's group.
 
-Small limits throughout: the session ends within a few seconds whatever the code does.
+None of these cases ends at a time limit: the limits here are guards against a hang, far above what the ex01 tests
+take however busy the machine is, so that what each test decides never depends on the machine's load.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from reference.runs.grading import run_candidate
 from reference.runs.inline import SESSION, Session
 
 ROOT = Path(__file__).resolve().parent.parent
-LIMITS = CheckLimits(seconds=8, memory_mb=512, run_seconds=1)
+LIMITS = CheckLimits(seconds=300, memory_mb=512, run_seconds=60)
 SOLVED = (ROOT / "solutions" / "ex01_react_loop.py").read_text(encoding="utf-8").replace("def react_loop(",
                                                                                          "def _solved(")
 
@@ -47,7 +48,7 @@ def one_per_test(run) -> None:
 def test_a_loop_that_prints_megabytes_per_run_passes_as_under_pytest(tmp_path):
     """Its output is kept as the fork sandbox keeps it (64 KB a run), never piled up in pytest's capture."""
     path = every_run(tmp_path, "prints", 'print("x" * 3_000_000)\nos.write(2, b"y" * 1_000_000)')
-    run = run_tests(lesson_for("ex01"), str(path), limits=CheckLimits(seconds=20, memory_mb=256, run_seconds=2))
+    run = run_tests(lesson_for("ex01"), str(path), limits=CheckLimits(seconds=300, memory_mb=256, run_seconds=60))
     one_per_test(run)
     assert not run.failed and run.exit_code == 0 and not run.output, run
 
@@ -75,7 +76,7 @@ def test_a_thread_left_running_by_every_run_does_not_exhaust_the_session(tmp_pat
     """A forgotten threading.Timer per run: plain pytest forks each run, so the threads die with it; the session
     keeps them all, at 1 MB of stack and no malloc arena of their own each."""
     path = every_run(tmp_path, "timers", "threading.Timer(30.0, lambda: None).start()")
-    run = run_tests(lesson_for("ex01"), str(path), limits=CheckLimits(seconds=10, memory_mb=512, run_seconds=1))
+    run = run_tests(lesson_for("ex01"), str(path), limits=LIMITS)
     one_per_test(run)
     assert not run.failed, run.failed
 

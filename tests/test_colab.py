@@ -5,7 +5,7 @@ Colab is played here: the stored notebook is copied alone into an empty folder, 
 `google.colab` module is put on the kernel's path, LOOPKIT_REPO_URL points at a `git clone` of this
 repository, and LOOPKIT_PIP at a recorder, so that the test checks the install command without
 installing. `pytest -m slow tests/test_colab.py` also runs every cell with the real pip into a
-throw-away virtual environment (minutes; .ci/run does not need it).
+throw-away virtual environment (minutes; .ci/run runs it once).
 """
 from __future__ import annotations
 
@@ -21,9 +21,10 @@ import pytest
 
 from reference.lessons import LESSONS
 
+from tests.helpers.scripts import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "notebooks"))
-import badges  # noqa: E402  (notebooks/badges.py)
+badges = load_script("notebooks/badges.py")
 
 URL = badges.repository_url()
 NAME = badges.github_path(URL).split("/")[-1]
@@ -115,24 +116,43 @@ PROBE = ("import os, kit, reference\n"
          "print(kit.load_exercise('{exercise}').__file__)")
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.exercise)
-def test_the_first_cells_set_the_kit_up_as_on_colab(lesson, tmp_path, origin, monkeypatch):
-    """The notebook alone in /content: the first cell clones, installs (recorded), moves into notebooks/,
-    and the lesson's own set-up cell then imports `kit` and `reference` from the clone. The first cell
-    runs twice, as when someone re-runs it: the clone is kept, the install is a no-op."""
-    content, recorded = colab(tmp_path, origin, monkeypatch)
-    stored = nbformat.read(ROOT / lesson.notebook, as_version=4)
-    own_setup = next(c for c in stored.cells[2:] if c.cell_type == "code" and "from kit import" in c.source)
-    run = [stored.cells[1].source, stored.cells[1].source, own_setup.source, PROBE.format(exercise=lesson.exercise)]
-    outputs = run_cells(ROOT / lesson.notebook, content, [nbformat.v4.new_code_cell(source) for source in run])
-    clone = content / NAME
-    assert (clone / "notebooks" / "kit.py").exists(), "the first cell clones the repository into the working folder"
-    root, cwd, reference_file, exercise_file = outputs[-1].split()
-    assert Path(root) == clone and Path(cwd) == clone / "notebooks", outputs[-1]
-    assert reference_file.startswith(str(clone)) and exercise_file.startswith(str(clone / "solutions")), outputs[-1]
+@pytest.fixture(scope="module")
+def played(tmp_path_factory, origin) -> tuple[Path, dict[str, str], list]:
+    """The notebooks' first cell (the same in each: test_every_notebook_starts_with_its_badge_and_the_colab_cell)
+    run twice in one fresh kernel in an empty /content, as when someone re-runs it, then each lesson's own set-up
+    cell and a probe of what it imported: (the clone, lesson -> the probe's output, the installs recorded)."""
+    tmp_path = tmp_path_factory.mktemp("colab")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        content, recorded = colab(tmp_path, origin, monkeypatch)
+        first = nbformat.read(ROOT / LESSONS[0].notebook, as_version=4).cells[1].source
+        run = [first, first]
+        for lesson in LESSONS:
+            stored = nbformat.read(ROOT / lesson.notebook, as_version=4)
+            run += [next(c.source for c in stored.cells[2:] if c.cell_type == "code" and "from kit import" in c.source),
+                    PROBE.format(exercise=lesson.exercise)]
+        outputs = run_cells(ROOT / LESSONS[0].notebook, content, [nbformat.v4.new_code_cell(source) for source in run])
+    probes = dict(zip((lesson.exercise for lesson in LESSONS), outputs[3::2]))
     installs = [json.loads(line) for line in recorded.read_text(encoding="utf-8").splitlines()]
+    return content / NAME, probes, installs
+
+
+def test_the_first_cell_clones_once_and_installs_the_kit_alone(played):
+    """Run twice, as when someone re-runs it: the clone is kept, the install is a no-op."""
+    clone, _, installs = played
+    assert (clone / "notebooks" / "kit.py").exists(), "the first cell clones the repository into the working folder"
     assert installs == [["install", "--quiet", "-e", str(clone)]] * 2, \
         f"`pip install -e <clone>`: the kit alone, no dev extra, no --upgrade; got {installs}"
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.exercise)
+def test_the_first_cells_set_the_kit_up_as_on_colab(lesson, played):
+    """After the first cell, the lesson's own set-up cell imports `kit` and `reference` from the clone, in
+    notebooks/ of the clone."""
+    clone, probes, _ = played
+    root, cwd, reference_file, exercise_file = probes[lesson.exercise].split()
+    assert Path(root) == clone and Path(cwd) == clone / "notebooks", probes[lesson.exercise]
+    assert reference_file.startswith(str(clone)) and exercise_file.startswith(str(clone / "solutions")), \
+        probes[lesson.exercise]
 
 
 @pytest.mark.slow

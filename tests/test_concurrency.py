@@ -1,5 +1,5 @@
 """Runs are independent: the guarded loop gives the same result in 8 threads, in 8 processes, and
-one after the other (project issue 9, part C).
+one after the other.
 
 Each way starts in a fresh interpreter, so the first runs also race through the first imports: the
 executor imports jsonschema on its first schema check, and that import once went wrong when threads
@@ -15,11 +15,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "tests" / "concurrent_runs.py"
 
 
 def runs(how: str) -> list[dict]:
-    done = subprocess.run([sys.executable, str(SCRIPT), how], cwd=ROOT, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "tests.helpers.concurrent_runs", how], cwd=ROOT, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]

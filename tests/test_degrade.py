@@ -12,12 +12,12 @@ from reference.parts.degrade.degrader import clipped
 from reference.parts.degrade.evidence import gather
 from reference.parts.degrade.grounding import ungrounded, values_in
 from reference.loops.guarded import guarded_loop
-from reference.loops.hooks import Parts
+from reference.loops.hooks import Budget, Parts, Stop
 from reference.wire.protocol import check_request
 from reference.core.result import RunResult
 from reference.core.toolresult import read_body
 from reference.sim.scenario.schema import LimitsDef
-from test_ex04_degraded_output import FAILURES, HALLUCINATING, TinyBudget, TinyGuard
+from tests.helpers.degraded import FAILURES, HALLUCINATING, TinyBudget, TinyGuard
 
 
 def guarded(scenario, degrader: Degrader, parts: str = "", max_steps: int | None = None,
@@ -34,11 +34,11 @@ def guarded(scenario, degrader: Degrader, parts: str = "", max_steps: int | None
     return episode, result
 
 
-class OneStep:
+class OneStep(Budget):
     """Stops after one model request, leaving the loop's second step for the last answer."""
 
     def before_request(self, episode, messages, step):
-        return (StopReason.MAX_STEPS, "one step only") if episode.ledger.steps else None
+        return Stop(StopReason.MAX_STEPS, "one step only") if episode.ledger.steps else None
 
     def before_tool(self, episode, call):
         return None
@@ -165,7 +165,7 @@ def test_the_budgets_headroom_decides_when_one_is_given():
 
     _, result = guarded("repeat-exact", Degrader(budget=Tight()), "guard")
     assert result.degraded.final.status == "skipped" and "300 tokens left" in result.degraded.final.reason
-    _, result = guarded("repeat-exact", Degrader(budget=object()), "guard")  # no headroom: scenario limits
+    _, result = guarded("repeat-exact", Degrader(budget=OneStep()), "guard")  # keeps no books: scenario limits
     assert result.degraded.final.status == "used"
 
 
@@ -212,14 +212,14 @@ def test_a_final_turn_with_tool_calls_is_not_appended():
 def test_provider_error_stop_skips_the_final_request():
     episode = Episode.from_scenario(find("repeat-exact"))
     guarded_loop(episode, 1)
-    d = Degrader()(episode, [], (StopReason.ERROR, "the provider kept answering 503"))
+    d = Degrader()(episode, [], Stop(StopReason.ERROR, "the provider kept answering 503"))
     assert d.final.status == "skipped" and [s.action for s in d.next_steps] == ["retry_later", "hand_over"]
 
 
 def test_completed_is_not_degraded_and_bad_settings_are_refused():
     episode = Episode.from_scenario(find("happy-path"))
     with pytest.raises(ValueError, match="completed run is not degraded"):
-        Degrader()(episode, [], (StopReason.COMPLETED, ""))
+        Degrader()(episode, [], Stop(StopReason.COMPLETED, ""))
     with pytest.raises(ValueError, match="reserve_fraction"):
         Degrader(reserve_fraction=1.0)
     with pytest.raises(ValueError, match="clip_results"):

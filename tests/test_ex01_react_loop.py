@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from conftest import load_exercise
 from reference import Episode, ProtocolError, StopReason, catalogue, find, parse_scenario
 from reference.core.messages import message_to_dict
 from reference.runs.grading import CappedModel, run_candidate
+from tests.helpers.targets import load_exercise
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import load_exercise
 from reference import Episode, StopReason, ToolCall, Usage, find, parse_scenario, to_wire
 from reference.parts.budget import policy_for
 from reference.runs.grading import run_candidate
@@ -16,6 +15,7 @@ from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
 from reference.loops.react import react_loop
 from reference.sim.tokens import request_tokens
+from tests.helpers.targets import load_exercise
 
 WIRES = ["openai-chat", "openai-responses", "anthropic"]
 MAX_RESERVE = 4096  # the most a sensible budget keeps for one answer (a typical max_tokens)
@@ -367,7 +367,7 @@ def test_a_request_or_tool_that_exactly_fills_a_limit_may_run(ex):
             "only when it would be exceeded")
         less = exact - 1 if field == "max_run_tokens" else exact * (1 - 1e-6)
         trip = ex.Budget(**{field: less}).before_request(episode, messages, 1)
-        assert trip is not None and trip[0] is reason, f"scenario `slow-tools`: {field}={less} must trip {reason.value}"
+        assert trip is not None and trip.reason is reason, f"scenario `slow-tools`: {field}={less} must trip {reason.value}"
     messages = drive(episode, 1)  # one request, then the 20-s report
     used, model = episode.clock.elapsed, max(s.model_seconds for s in episode.ledger.steps)
     assert ex.Budget(max_seconds=used + model).before_request(episode, messages, 2) is None, (
@@ -377,7 +377,7 @@ def test_a_request_or_tool_that_exactly_fills_a_limit_may_run(ex):
     assert ex.Budget(max_seconds=used + 20).before_tool(episode, call) is None, (
         f"scenario `slow-tools`: {used:.2f} s used + the report's 20 s is exactly max_seconds; the report fits")
     trip = ex.Budget(max_seconds=used + 19.5).before_tool(episode, call)
-    assert trip is not None and trip[0] is StopReason.TIME_BUDGET, "a 20-s report does not fit in 19.5 s"
+    assert trip is not None and trip.reason is StopReason.TIME_BUDGET, "a 20-s report does not fit in 19.5 s"
 
 
 @pytest.mark.parametrize("field, reason", [("max_steps", StopReason.MAX_STEPS),
@@ -402,7 +402,7 @@ def test_the_step_limit_trips_when_already_past_it(ex):
     episode = Episode.from_scenario(find("happy-path"))
     messages = drive(episode, 2)
     trip = ex.Budget(max_steps=1).before_request(episode, messages, 3)
-    assert trip is not None and trip[0] is StopReason.MAX_STEPS, (
+    assert trip is not None and trip.reason is StopReason.MAX_STEPS, (
         "scenario `happy-path`: 2 requests made and max_steps=1: the limit is passed, the budget must say so")
 
 

@@ -11,11 +11,11 @@ import re
 
 import pytest
 
-from conftest import load_exercise
 from reference import ProtocolError, Scenario, StopReason, ToolMessage, find, parse_scenario
 from reference.runs.grading import run_candidate
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
+from tests.helpers.targets import load_exercise
 
 TODAY = dt.date(2026, 11, 30)  # the scenarios' clock
 FLIGHTS = find("repeat-noisy").tools[0].parameters  # origin/destination: format iata; date: YYYY-MM-DD or tomorrow
@@ -373,7 +373,7 @@ def test_polling_without_a_volatile_flag_is_not_flagged(ex):
                  "annotations (readOnlyHint, openWorldHint): read the tool definition (`self.tools[name].polls`)")
 
 
-# ---------------------------------------------------------------- issue 8: dates, turns, metadata
+# ---------------------------------------------------------------- dates, turns, metadata
 
 def test_dates_in_any_unambiguous_spelling_are_one_date(ex):
     schema = {"type": "string", "format": "date"}

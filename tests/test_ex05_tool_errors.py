@@ -13,12 +13,12 @@ import time
 
 import pytest
 
-from conftest import load_exercise
 from reference import RunResult, StopReason, ToolMessage, ToolOutcome, ToolTimeout, find, parse_scenario
 from reference.runs.grading import run_candidate
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
 from reference.runs.runner import evaluate
+from tests.helpers.targets import load_exercise
 
 # A stack trace with everything that must never reach a model: a path, SQL, a host, an IP, a DSN with
 # a password, an API key. All of it fake.

@@ -9,7 +9,6 @@ from typing import Any, Callable
 
 import pytest
 
-from conftest import load_exercise
 from reference.core.errors import ProtocolError, ProviderError
 from reference.core.messages import ToolCall, ToolMessage
 from reference.core.result import StopReason
@@ -19,6 +18,7 @@ from reference.harness.trace import Trace
 from reference.runs.registry import run_loop
 from reference.runs.runner import evaluate
 from reference.sim.scenario.loading import catalogue, find, parse_scenario
+from tests.helpers.targets import load_exercise
 
 SCENARIOS = catalogue()
 SHAPES = ("error_storm", "cycle", "repeat", "healthy")  # what the exercise's classifier tells apart

@@ -10,13 +10,13 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from conftest import load_exercise
 from reference import Episode, find, parse_scenario
 from reference.core.messages import ToolCall, ToolMessage
 from reference.core.toolresult import read_body
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts, PlainExecutor
 from reference.runs.runner import completed
+from tests.helpers.targets import load_exercise
 
 
 def ex(target):

@@ -1,4 +1,4 @@
-"""Issue 8, behaviour 13, on scenarios nobody wrote by hand: the first 200 seeds of
+"""The guarded loop's step limit and spending, on scenarios nobody wrote by hand: the first 200 seeds of
 benchmarks/generated_scenarios.py (the benchmark runs 2,000; its figures are in docs/scenarios.md).
 
 A step is one model request, hard: the guarded loop never makes more model requests than the step limit,
@@ -8,24 +8,25 @@ scenario: at most 1.1 x its tokens + 300 (all 200 hold today; two misses are tol
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "benchmarks"))
+from tests.helpers.scripts import load_script
 
-import generated_scenarios  # noqa: E402
-
-ROWS = [generated_scenarios.measure(seed) for seed in range(200)]
+generated_scenarios = load_script("benchmarks/generated_scenarios.py")
 
 
-def test_the_guarded_loop_never_makes_more_model_requests_than_the_step_limit():
-    over = [(r["seed"], r["guarded_calls"], r["max_steps"]) for r in ROWS if r["overshoot"]]
+@pytest.fixture(scope="module")
+def rows() -> list[dict]:
+    return [generated_scenarios.measure(seed) for seed in range(200)]
+
+
+def test_the_guarded_loop_never_makes_more_model_requests_than_the_step_limit(rows):
+    over = [(r["seed"], r["guarded_calls"], r["max_steps"]) for r in rows if r["overshoot"]]
     assert not over, f"(seed, model calls, step limit): {over}"
 
 
-def test_the_guarded_loop_spends_at_most_a_tenth_more_than_the_naive_loop_plus_300_tokens():
-    over = [(r["seed"], r["guarded_tokens"], r["naive_tokens"]) for r in ROWS if r["over_tokens"]]
+def test_the_guarded_loop_spends_at_most_a_tenth_more_than_the_naive_loop_plus_300_tokens(rows):
+    over = [(r["seed"], r["guarded_tokens"], r["naive_tokens"]) for r in rows if r["over_tokens"]]
     assert len(over) <= 2, f"(seed, guarded tokens, naive tokens): {over}"
 
 

@@ -1,30 +1,34 @@
 """The grader never hangs and never dies, whatever the loop under test does, and says what it did.
 
-The hostile loops (tests/hostile_loops.py) run in one subprocess (this file, run as a script), under
-a 2 s limit and 256 MB: a grader that hung or died would fail these tests rather than take pytest
-with it. Each is run as a candidate file is (`hostile_loops.py::name`: in a fresh interpreter), and the clean
-runs around it as a test's own function is (in a fork). The subprocess writes one record per loop: the story, the verdict, and the story of a clean
-run of the same scenario after it, in the same process (nothing the hostile loop did may leak into it).
-Each record is also checked against the clean run before it.
+The hostile loops (tests/helpers/hostile_loops.py) run in one subprocess (`python -m tests.helpers.hostile_loops`),
+under 256 MB: a grader that hung or died would fail these tests rather than take pytest with it. The loops that
+never return run under a 0.5 s limit; every other run under a limit no run of a few milliseconds reaches on a busy
+machine (a guard against a hang, not a measure), so that no outcome depends on how busy the machine is. The
+subprocess writes one record per loop: the story, the verdict, and the story of a clean run of the same scenario
+after it, in the same process (nothing the hostile loop did may leak into it). Each hostile loop is run as a
+candidate file is (`hostile_loops.py::name`: in a fresh interpreter), the clean runs around it as a test's own
+function is (in a fork). Each record is also checked against the clean run before it.
 """
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
-LIMIT = 2.0
+LIMIT = 0.5  # for the loops that never return: they reach it however busy the machine is
+GUARD = 120.0  # for every other run: a hang, not a measure
 MEMORY_MB = 256
+NEVER_RETURN = {"busy_loop", "sleeps"}
 
 # loop -> (scenario, what its story must say, the error's class name or None for a result)
 CASES = {
-    "busy_loop": ("repeat-exact", "ran past the 2 s time limit", "TimeLimit"),
-    "sleeps": ("repeat-exact", "ran past the 2 s time limit (0 model calls by then)", "TimeLimit"),
+    "busy_loop": ("repeat-exact", "ran past the 0.5 s time limit", "TimeLimit"),
+    "sleeps": ("repeat-exact", "ran past the 0.5 s time limit (0 model calls by then)", "TimeLimit"),
+    "reads_the_script": ("repeat-exact", "stop reason max_steps, 8 model calls (step limit 8), 8 tool calls", None),
     "swaps_the_capped_model": ("repeat-exact", "your loop made 28 model calls and was still going; the step limit "
                                                "was 8", "RunawayLoop"),
     "catches_the_runaway": ("repeat-exact", "your loop made 28 model calls and was still going", "RunawayLoop"),
@@ -53,53 +57,19 @@ CASES = {
                                            "its channel to the grader and went on", "BrokenChannel"),
     "sends_garbage": ("repeat-exact", "your loop's process sent the grader something it cannot read: a message that "
                                       "is not valid JSON (or nested too deeply)", "BrokenChannel"),
-    "reads_the_script": ("repeat-exact", "stop reason max_steps, 8 model calls (step limit 8), 8 tool calls", None),
     "has_an_unprintable_exception": ("repeat-exact", "your loop raised Unprintable: <Unprintable: its message could "
                                                      "not be read>", "CandidateRaised"),
 }
-
-
-def facts(attempt) -> dict:
-    result = attempt.result
-    return {"story": attempt.story(), "error": type(attempt.error).__name__ if attempt.error else None,
-            "model_calls": attempt.model_calls, "stop_reason": result.stop_reason.value if result else None,
-            "output_bytes": attempt.output_bytes, "output_kept": len(attempt.output), "printed": attempt.output[:300]}
-
-
-def run_all(out_path: str) -> None:
-    """In the subprocess: every hostile loop, each between two clean runs of its scenario."""
-    sys.path.insert(0, str(HERE))
-    import hostile_loops
-    from reference.runs.grading import run_candidate
-
-    def run(loop, scenario):
-        return facts(run_candidate(loop, scenario, time_limit=LIMIT, memory_mb=MEMORY_MB))
-
-    def timed(loop, scenario):
-        started = time.monotonic()
-        return {**run(loop, scenario), "seconds": time.monotonic() - started}
-
-    run(f"{HERE / 'hostile_loops.py'}::clean", "happy-path")  # the zygote started once, before the clock
-    records = {}
-    for name, (scenario, _, _) in CASES.items():
-        records[name] = {"before": run(hostile_loops.clean, scenario),
-                         "hostile": timed(f"{HERE / 'hostile_loops.py'}::{name}", scenario),
-                         "after": run(hostile_loops.clean, scenario)}
-    Path(out_path).write_text(json.dumps(records), encoding="utf-8")
-    # a normal exit: a thread or process the grader failed to end would hold it, and the test would say so
-
-
-if __name__ == "__main__" and len(sys.argv) == 2:
-    run_all(sys.argv[1])
-    sys.exit(0)
 
 
 @pytest.fixture(scope="module")
 def records(tmp_path_factory):
     out = tmp_path_factory.mktemp("hostile") / "records.json"
     try:
-        proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), str(out)], cwd=HERE.parent,
-                              capture_output=True, timeout=300, start_new_session=True)
+        cases = {name: (scenario, LIMIT if name in NEVER_RETURN else GUARD) for name, (scenario, _, _) in CASES.items()}
+        proc = subprocess.run([sys.executable, "-m", "tests.helpers.hostile_loops", str(out), json.dumps(cases),
+                               str(MEMORY_MB)], cwd=HERE.parent, capture_output=True, timeout=600,
+                              start_new_session=True)
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f"the grader's process did not end (hung, or held by something a loop left behind): "
                     f"{(exc.stderr or b'')[-2000:].decode(errors='replace')}")
@@ -116,11 +86,17 @@ def test_a_hostile_loop_gets_a_clear_report(records, name):
     assert hostile["story"].startswith(f"scenario `{scenario}`: ") and says in hostile["story"], hostile
     assert hostile["error"] == error, hostile
     assert len(hostile["story"]) < 5000, f"{name}: a story of {len(hostile['story']):,} characters"
-    assert hostile["seconds"] < LIMIT + 1, f"{name}: its report took {hostile['seconds']:.2f} s (limit {LIMIT:g} s)"
     if error is None:
         assert hostile["stop_reason"] is not None
     else:
         assert hostile["stop_reason"] is None, f"{name}: a run that failed has no result: {hostile}"
+    limit = LIMIT if name in NEVER_RETURN else GUARD
+    assert hostile["seconds"] < limit + 60, f"{name}: its report took {hostile['seconds']:.2f} s (a hang guard)"
+
+
+def test_a_candidate_file_sees_nothing_of_the_script_or_the_expectations(records):
+    printed = records["records"]["reads_the_script"]["hostile"]["printed"]
+    assert printed.strip() == "FOUND 0 script=0 expect=None rules=0", printed
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -134,11 +110,6 @@ def test_what_a_loop_prints_is_kept_in_part_and_counted(records):
     flood = records["records"]["floods_stdout"]["hostile"]
     assert flood["output_bytes"] == 200 * 1024 * 1024 and flood["output_kept"] == 64 * 1024, flood
     assert records["stdout_bytes"] < 1024 * 1024, "the flood reached the grader's own output"
-
-
-def test_a_candidate_file_sees_nothing_of_the_script_or_the_expectations(records):
-    printed = records["records"]["reads_the_script"]["hostile"]["printed"]
-    assert printed.strip() == "FOUND 0 script=0 expect=None rules=0", printed
 
 
 def test_a_huge_message_is_cut_and_its_length_said(records):
@@ -158,8 +129,7 @@ from reference.runs.grading import run_candidate  # noqa: E402
 from reference.runs.registry import get_loop  # noqa: E402
 from reference.sim.tools import ToolTimeout  # noqa: E402
 
-sys.path.insert(0, str(HERE))
-import hostile_loops  # noqa: E402
+from tests.helpers import hostile_loops  # noqa: E402
 
 
 def test_values_cross_the_channel_as_they_were():

@@ -1,4 +1,4 @@
-"""The fast paths of the guard's and the budget's hooks give exactly what the plain ones give (issue 9-D).
+"""The fast paths of the guard's and the budget's hooks give exactly what the plain ones give.
 
 - `jsontext.dumps(...)` (one C encoder, made once) is `json.dumps(value, ...)`;
 - the guard reads a result in one walk (`ResultReader.read`): the fingerprint and the values of the plain

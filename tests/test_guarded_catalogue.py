@@ -1,4 +1,4 @@
-"""The fully guarded loop on the whole catalogue: what issue 3 and 4 promise, checked scenario by scenario."""
+"""The fully guarded loop on the whole catalogue: what lessons 3 and 4 promise, checked scenario by scenario."""
 from __future__ import annotations
 
 import pytest

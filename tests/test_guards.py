@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from reference import Episode, StopReason, ToolCall, ToolMessage, find, parse_scenario
 from reference.parts.guards import THRESHOLDS, LoopGuard, canonical, fingerprint, result_fingerprint, thresholds_for
-from reference.parts.guards import airports, detectors
+from reference.core import airports
+from reference.parts.guards import detectors
 from reference.parts.guards.checks import airport_problems
-from reference.parts.guards.fingerprint import show
+from reference.core.canonical import show
 from reference.parts.guards.results import is_empty, leaf_values, news
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts

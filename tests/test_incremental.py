@@ -22,8 +22,7 @@ from reference.sim.clock import SimClock
 from reference.sim.scenario.schema_tools import RuleDef
 from reference.sim.tools import RuleIndex
 from reference.wire.protocol import WIRE_FORMATS, check_request, to_wire
-
-from test_protocol import INVARIANTS, TOOLS
+from tests.helpers.protocol_cases import INVARIANTS, TOOLS
 
 OTHER_TOOLS = [ToolSpec("search_docs", "Search.", {"type": "object", "properties": {}}), ToolSpec("a b")]
 

@@ -5,8 +5,6 @@ import pytest
 
 from reference.lab.engine import LabConfig, compare, run_config
 
-pytest.importorskip("ipywidgets")
-
 
 def test_a_bare_loop_runs_to_the_step_limit_and_the_guarded_one_stops_the_repeat():
     bare, guarded = compare(LabConfig("repeat-exact"), LabConfig("repeat-exact").with_loop("guarded"))

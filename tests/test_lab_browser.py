@@ -2,8 +2,9 @@
 Debian's chromium (/usr/bin/chromium; no browser download), a slider moves, and the chart and the stop
 reason change. A screenshot is kept in artifacts/ (ignored by git).
 
-Skipped when chromium, playwright or voila is missing, unless LOOPKIT_REQUIRE_BROWSER=1 (.ci/run sets
-it after installing them), which turns the skip into a failure.
+Marked `browser`: it runs only when asked for (`pytest -m browser`). Skipped when chromium, playwright or voila
+is missing, unless LOOPKIT_REQUIRE_BROWSER=1 (.ci/run sets it after installing them), which turns the skip into
+a failure.
 """
 from __future__ import annotations
 

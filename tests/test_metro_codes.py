@@ -1,12 +1,12 @@
-"""Issue 8.1: metropolitan-area codes, both directions (each member maps to its area, each area to itself); no
+"""Metropolitan-area codes, both directions (each member maps to its area, each area to itself); no
 airport in two areas unless a source says so; the guard's canonicaliser uses them. No test here depends on the
 installed airportsdata release: a member the release lacks is skipped, not failed."""
 from collections import Counter
 
 import pytest
 
-from reference.parts.guards import airports
-from reference.parts.guards import metro_codes as m
+from reference.core import airports
+from reference.core import metro_codes as m
 
 MEMBERS = sorted((metro, code) for metro, codes in m.METRO_AREAS.items() for code in codes)
 

@@ -33,7 +33,6 @@ def test_ticks_add_only_what_the_runs_could_not_show(naive):
 
 
 def test_the_widgets_reveal_and_rescore(naive):
-    pytest.importorskip("ipywidgets")
     from reference.lab.mock import MockInterviewWidgets
 
     ui = MockInterviewWidgets(MockInterview(load_bank()), naive)

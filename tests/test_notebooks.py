@@ -49,7 +49,9 @@ def test_every_exercise_test_has_exactly_one_hint(lesson):
 
 def test_the_notebooks_helper_finds_the_kit_from_any_working_folder(tmp_path):
     """notebooks/kit.py locates the repository from its own file, not from the kernel's working folder."""
-    script = (f"import sys; sys.path.insert(0, {str(ROOT / 'notebooks')!r}); import kit; "
+    script = ("import importlib.util, sys; "  # as a kernel started in notebooks/ imports it, from anywhere else
+              f"spec = importlib.util.spec_from_file_location('kit', {str(ROOT / 'notebooks' / 'kit.py')!r}); "
+              "kit = sys.modules['kit'] = importlib.util.module_from_spec(spec); spec.loader.exec_module(kit); "
               "print(kit.ROOT); print(kit.load_exercise('ex01').react_loop.__name__); "
               "print(kit.load_exercise('ex02_budget', 'exercises').__name__)")
     done = subprocess.run([sys.executable, "-I", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60)

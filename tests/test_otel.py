@@ -5,11 +5,9 @@ import io
 import json
 
 import pytest
-
-pytest.importorskip("opentelemetry.sdk")
-from opentelemetry import trace as otel_trace  # noqa: E402
-from opentelemetry.sdk.metrics.export import InMemoryMetricReader  # noqa: E402
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
+from opentelemetry import trace as otel_trace
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from reference.diagnosis.otel import export, file_exporter, meter_provider, tracer_provider  # noqa: E402
 from reference.harness.episode import Episode  # noqa: E402

@@ -25,7 +25,7 @@ from reference.sim.scenario.schema_tools import (MAX_GROW_CHARS, MAX_RESULT_CHAR
                                                  RuleDef, ToolDef)
 from reference.sim.clock import SimClock
 from reference.sim.tools import FakeTool
-from test_scenarios import VALID
+from tests.helpers.scenario_text import VALID
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "scenarios.md"
 

@@ -2,31 +2,13 @@
 from __future__ import annotations
 
 import re
+
 import pytest
 
 from reference import ScenarioError, catalogue, find, load_scenario
 from reference.core.result import StopReason
 from reference.sim.scenario.loading import CATALOGUE
-
-# What an interviewer writes: the smallest complete scenario, used as the base of the broken ones.
-VALID = """\
-name: refund-lookup
-title: One lookup, then the answer
-user: "What is the refund window?"
-tools:
-  - name: search_docs
-    description: Search the help centre.
-    parameters: {type: object, properties: {query: {type: string}}, required: [query]}
-    rules:
-      - result: {data: {text: "Refunds within 30 days."}}
-model:
-  script:
-    - call: {tool: search_docs, args: {query: refund window}}
-    - answer: "You can get a refund within 30 days."
-expect:
-  completable: true
-  stop_reason: completed
-"""
+from tests.helpers.scenario_text import VALID
 
 PYDANTIC_NOISE = re.compile(r"function-(after|before|wrap|plain)\[|union\[|tagged-union|literal\[|type=|"
                             r"errors\.pydantic\.dev|For further information|Value error,|instance of \w+|"

@@ -13,12 +13,12 @@ import anthropic
 import openai
 import pytest
 
-from conftest import load_exercise
 from reference import Episode, ProtocolError, Scenario, StopReason, find
 from reference.runs.grading import run_candidate
 from reference.loops.react import react_loop
 from reference.providers.adapters import AnthropicModel, OpenAIChatModel, scripted_anthropic_client, sdk_episode
 from reference.providers.server import ANTHROPIC_BASE_URL, ScriptedServer
+from tests.helpers.targets import load_exercise
 
 WIRES = ["openai-chat", "openai-responses", "anthropic"]
 RED_FLAGS = Path(__file__).resolve().parent / "red_flags"

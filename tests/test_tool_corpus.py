@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "benchmarks"))
+from reference import load_scenario, parse_scenario
+from tests.helpers.scripts import load_script
 
-import tool_corpus_eval as E  # noqa: E402
-import tool_corpus_facts as F  # noqa: E402
-import tool_corpus_generate as G  # noqa: E402
-from reference import load_scenario, parse_scenario  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+E = load_script("benchmarks/tool_corpus_eval.py")  # the evaluation brings its sibling modules with it
+F = E.F
+G = sys.modules["tool_corpus_generate"]
 
 RECORDS = [json.loads(line) for line in F.CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
 TOOLS = F.load_corpus()

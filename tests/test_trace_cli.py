@@ -80,8 +80,6 @@ def test_every_naive_run_to_the_step_limit_becomes_a_case_the_guarded_loop_passe
 
 @pytest.mark.parametrize("wire", ["openai-chat", "openai-responses", "anthropic"])
 def test_a_run_through_the_official_sdk_is_traced_and_replays(wire):
-    pytest.importorskip("openai")
-    pytest.importorskip("anthropic")
     from reference.providers.adapters import sdk_episode
 
     episode, server = sdk_episode(find("metric-trend"), wire, trace=Trace())

@@ -19,12 +19,12 @@ from reference import AssistantMessage, SystemMessage, ToolCall, ToolMessage, To
 from reference.wire.protocol import WIRE_FORMATS, check_request, to_wire
 from reference.wire import anthropic_messages, openai_chat, openai_responses
 
-anthropic_types = pytest.importorskip("anthropic.types")
-anthropic_create = pytest.importorskip("anthropic.types.message_create_params")
-chat_types = pytest.importorskip("openai.types.chat")
-chat_create = pytest.importorskip("openai.types.chat.completion_create_params")
-responses_types = pytest.importorskip("openai.types.responses")
-responses_create = pytest.importorskip("openai.types.responses.response_create_params")
+import anthropic.types as anthropic_types
+import anthropic.types.message_create_params as anthropic_create
+import openai.types.chat as chat_types
+import openai.types.chat.completion_create_params as chat_create
+import openai.types.responses as responses_types
+import openai.types.responses.response_create_params as responses_create
 
 MODULES = {"openai-chat": openai_chat, "openai-responses": openai_responses, "anthropic": anthropic_messages}
 LOSES_IS_ERROR = ("openai-chat", "openai-responses")  # no error flag on a tool result in OpenAI's formats

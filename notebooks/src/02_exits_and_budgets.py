@@ -226,6 +226,13 @@ exit_code = loopkit(["hint", "ex02", "1"])  # what `loopkit hint ex02 1` prints 
 # - `before_tool(episode, call)`: would this tool run cross the time budget, going by its earlier runs?
 #   A tool's *first* call cannot be refused this way: there is no earlier run to estimate it from.
 #
+# Either answer is `None` (go on) or a `Stop(reason, detail)` from `reference/loops/hooks.py`: one frozen
+# value that every part returns and the degraded output reads (why, in one line; whether the failure may
+# heal; how long to wait). The hooks are the whole contract between the loop and a part: a budget
+# subclasses the `Budget` protocol, and gets `headroom(episode)`, what is left of each limit for the
+# trace, with a default it can override. *It prevents* a quieter false stop: a part that returned a
+# bare tuple the loop misread, or a method the loop looked up by name and silently skipped.
+#
 # Spending is read from the harness's ledger and clock: the budget keeps no second set of books. The
 # core of it:
 

@@ -46,12 +46,13 @@ from IPython.display import Markdown, display
 
 from reference import AssistantMessage, Episode, StopReason, ToolMessage, find
 from reference.parts.guards import THRESHOLDS, LoopGuard, fingerprint, result_fingerprint, show
-from reference.parts.guards import airports, detectors
-from reference.parts.guards.dates import read_date
-from reference.parts.guards.results import leaf_values, without_metadata
-from reference.parts.guards.traits import ToolInfo, identity
+from reference.core import airports
+from reference.parts.guards import detectors
+from reference.core.dates import read_date
+from reference.parts.guards.results import leaf_values, subject_of, without_metadata
+from reference.parts.guards.effects import ToolInfo
 from reference.loops.guarded import guarded_loop
-from reference.loops.hooks import RUN, Parts
+from reference.loops.hooks import RUN, Parts, Stop
 from reference.loops.react import react_loop
 from reference.cli.table import print_table as table
 from reference.runs.runner import completed, evaluate
@@ -111,7 +112,7 @@ class RawKeyGuard:
         key = (call.name, call.arguments, result.content)
         self.counts[key] = self.counts.get(key, 0) + 1
         if self.counts[key] >= self.limit:
-            self.pending = (StopReason.REPEATED_CALL, f"{call.name} called {self.counts[key]} times")
+            self.pending = Stop(StopReason.REPEATED_CALL, f"{call.name} called {self.counts[key]} times")
         return result
 
     def after_step(self, episode, messages):
@@ -230,7 +231,7 @@ for call in calls[:4]:
 # Beijing (Capital, PEK, and Daxing, PKX); SHA is Shanghai, and is also the code of Hongqiao airport
 # (Pudong is PVG). IATA's own list ("Multi Airport Cities", for fares) is narrower than what a flight
 # search uses: since October 2022 NYC is only JFK and LGA for pricing, yet a search for NYC still
-# returns Newark. So the areas come from `reference/parts/guards/metro_codes.py`: IATA's list plus a
+# returns Newark. So the areas come from `reference/core/metro_codes.py`: IATA's list plus a
 # small supplement, each entry with its source (EWR in NYC, BWI in WAS...); `airportsdata` only names
 # the airports. No figure below depends on the installed airportsdata release:
 
@@ -308,7 +309,8 @@ for content in ['{"ok": true, "data": {"results": []}}',
 # - **echo**: the model's own text barely changing between steps (supporting evidence only).
 #
 # Legitimate repetition passes without special cases: paging asks for a new page (a new fingerprint),
-# polling a tool marked `volatile: true` repeats the action but gets a new result each time (progress).
+# polling repeats the action but gets a new result each time (progress). Which earlier calls still count
+# is decided by the detectors that use these functions (state epochs, below).
 
 # %%
 print("repeat anywhere:     ", detectors.repeated_call(["A", "B"], "A"))
@@ -400,38 +402,57 @@ plt.show()
 # %% [markdown]
 # ### What is not a loop: a false stop is as bad as a missed one
 #
-# A guard tuned only on loops learns to stop things. Measured on scenarios written without it, the
-# first version of this guard stopped legitimate work: a batch of stock checks, a poll of a tool with no
-# `volatile` flag, three calls that happened to sit in one turn. The user gets no answer either way, so
-# each rule below is about *not* flagging:
+# A guard tuned only on loops learns to stop things. Measured on scenarios written without it, an
+# earlier version of this guard stopped legitimate work: a re-read after a write, the poll of a job the
+# agent had just started, the re-read that an HTTP 412 asks for. It rested on lists of names and keywords
+# that fit the catalogue, and every new kind of tool needed a new entry. The guard now rests on a few
+# principles, each one sentence, each with the false positive it prevents
+# (`reference/parts/guards/registry.py` lists the detectors; each file states its rule and holds a
+# legitimate scenario that a test runs):
 #
-# - **Dates in any spelling, one date.** "Dec 1, 2026", "1 December 2026", "tomorrow", "Tuesday" (the
-#   next Tuesday after today) are one date on the run's clock (python-dateutil: small, strict, and it
-#   reads no wall clock). 01/02/2026 reads differently day-first and month-first: never merged, and the
-#   model is asked which it means.
-# - **Identity.** Different arguments returning one result is a rephrased search only when the calls ask
-#   about the same thing. The *identity arguments* (ids, codes, dates, short names; not free-text
-#   queries, not paging or size options) decide it; an answer about a new thing is news even if it says
-#   `true` again.
+# - **State epochs: a call repeats another only if nothing in between could change its answer.** A call
+#   that succeeded and may change state opens a new epoch for every read; so does an error saying the
+#   resource changed (409, 412, a new ETag); a new user message refreshes what reads knew. Whether a call
+#   may change state comes from its MCP annotations (with the spec's defaults for a missing hint:
+#   readOnlyHint false, openWorldHint true), else from the HTTP method it states, else, as a last resort,
+#   from its name. *It prevents* flagging "read the document, change it, read it again to check".
+#   A failed call changed nothing: the same call after the same error stays a repeat, whatever the user
+#   said since.
+# - **Progress is new information.** Results are compared without what the call itself put there (echoes
+#   of its own query, offset or id) and without metadata (timestamps, request ids). An answer about a
+#   new subject is news even if it says `true` again; a changed answer to the same call (polling) is news.
+#   *It prevents* flagging a batch of stock checks that all say "in stock", and a poll whose status moves;
+#   it *catches* searches whose only "new" value is their own echoed query, and guessing (404 after 404
+#   on id after id).
+# - **Rephrasing is wording, not a new subject.** Calls of one tool that differ only in free wording (text
+#   of two words or more) and get one answer are one question. *It prevents* flagging four SKUs that share
+#   an answer: an id is a subject, a phrase is wording.
+# - **Cycles.** A-B-A-B with nothing in between that could change either answer is one loop. *It
+#   prevents* flagging two moving builds watched in turn.
+# - **One canonical form.** "Is this the same call?" has one answer in the kit
+#   (`reference/core/canonical.py`): the guard, the executor, the trace and trace diagnosis ask it. *It
+#   prevents* the guard and the trace disagreeing about what repeated.
+# - **Words that do not invite the behaviour.** The feedback never names what it warns against ("do not
+#   call it again" plants "call it again"): evidence says what happened, the instruction what to do
+#   instead, and both stay short, because every later request re-reads them.
+# - **Dates in any spelling, one date.** "Dec 1, 2026", "tomorrow", "Tuesday" are one date on the run's
+#   clock; 01/02/2026 reads differently day-first and month-first: never merged, and the model is asked.
 # - **Per turn, not per call.** The calls of one assistant message were written before the model could
 #   read any warning: a copy inside the turn is answered without running it, and the turn is one lapse.
-# - **Polling without a kit-only flag.** A repeat of a tool whose description is about a job or live
-#   state, or whose MCP annotations say it reads a moving world, runs and is judged by its result:
-#   changed is progress, unchanged (metadata aside) is the same question answered the same way.
 
 # %%
 today = dt.date(2026, 11, 30)
 for spelling in ["2026-12-01", "Dec 1, 2026", "1 December 2026", "tomorrow", "Tuesday", "01/02/2026", "13/01/2026"]:
     reading = read_date(spelling, today)
     print(f"{spelling!r:>18} -> {reading.iso or 'ambiguous: ' + ' or '.join(reading.readings)}")
-stock = ToolInfo({"type": "object", "properties": {"sku": {"type": "string"}}})
-docs = ToolInfo({"type": "object", "properties": {"query": {"type": "string"}}}, "Full-text search over the help centre.")
-print("identity of check_stock(sku=KB-101):", identity(stock, {"sku": "KB-101"}),
-      "| of search_docs(query=...):", identity(docs, {"query": "damaged item refund"}))
-print("polled?", {name: ToolInfo({}, d, None, a).polls for name, d, a in [
-    ("get_order", "An order by id.", {}), ("get_export", "Status of an export job.", {}),
-    ("get_build", "The CI build of a commit.", {"readOnlyHint": True, "openWorldHint": True}),
-    ("charge_card", "Charge a card.", {"readOnlyHint": False})]})
+print("subject of check_stock(sku=KB-101):", subject_of({"sku": "KB-101"}),
+      "| of search_docs(query=...):", subject_of({"query": "damaged item refund"}))
+for tool in [ToolInfo("get_order", description="An order by id."),
+             ToolInfo("get_build", annotations={"readOnlyHint": True}),
+             ToolInfo("update_page", description="PUT /pages/{id} - change a page."),
+             ToolInfo("charge_card", annotations={})]:
+    print(f"{tool.name:<12} may change state: {tool.writes!s:<5} (from its {tool.source}); "
+          f"its answer moves by itself: {tool.moves_by_itself}")
 
 # %% [markdown]
 # ### Thresholds per intent
@@ -585,10 +606,11 @@ for name in ("repeat-noisy", "repeat-noisy-stubborn"):
 #
 # 4. *Your guard stopped a batch of lookups that all returned the same thing. Bug or feature?*
 #    A strong answer: a bug, and as bad as a missed loop (the user gets no answer either way). Same
-#    result counts as a rephrase only for the same question (the same identity arguments: four SKUs are
-#    four questions); a poll whose answer changes is progress, and real tools carry no `volatile` flag,
-#    so read the description and the MCP annotations and judge a repeat by its result; timestamps and
-#    request ids are not news; the calls of one turn are one lapse. And it measures the guard on
+#    result counts as a rephrase only for the same subject (wording aside: four SKUs are four
+#    questions); a poll whose answer changes is progress, and real tools carry no `volatile` flag, so
+#    read the MCP annotations (with the spec's defaults), then the HTTP method, and treat a read after a
+#    successful write as a new question (state epochs); echoes of the call's own arguments, timestamps
+#    and request ids are not news; the calls of one turn are one lapse. And it measures the guard on
 #    scenarios it was not tuned on, counting false stops next to missed loops.
 #
 # **Weak answers the interviewer hears:** "count calls and stop at N" (no normalisation, kills

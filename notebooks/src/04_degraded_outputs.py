@@ -140,7 +140,7 @@ table([{"tool": tool, "outcome": outcome, "runs": n} for (tool, outcome), n in b
 #
 # Section 2 sorted what a stopped run holds into facts and non-facts. Write the part that turns a stop
 # into something the user can use: why the run stopped, what was obtained (facts only), what is
-# unfinished and what to do next. Write `degrade(episode, messages, trip)` in
+# unfinished and what to do next. Write `degrade(episode, messages, stop)` in
 # `exercises/ex04_degraded_output.py` (its docstring states the task, what you are given and what the
 # tests expect), then from the repository root:
 #
@@ -167,6 +167,13 @@ exit_code = loopkit(["hint", "ex04", "1"])  # what `loopkit hint ex04 1` prints 
 # `reference/parts/degrade/` turns those rules into the guarded loop's `degrade` part. With only that
 # part switched on (no budget, no guard), the run is the same run, same calls, same cost; only the
 # ending changes.
+#
+# What the degrade part is told is one `Stop` value (`reference/loops/hooks.py`): the reason, one line
+# of detail, and what only the part that stopped the run knows, whether the failure may heal by itself
+# (`retryable`), how long the service asked to wait (`retry_after`), and whether it was the model
+# service that failed (then it is not asked for a last answer). *It prevents* the advice that turns a
+# stop into a loop one level up: "try again now" for a failure that cannot heal, or a last request sent
+# to a service that just said it is overloaded.
 
 # %%
 episode = Episode.from_scenario(incident)

@@ -46,7 +46,7 @@ from reference.sim import tokens
 from reference.parts.executor import taxonomy
 from reference.parts.executor import ResilientExecutor
 from reference.loops.guarded import guarded_loop
-from reference.loops.hooks import Parts, PlainExecutor
+from reference.loops.hooks import Executor, Parts, PlainExecutor
 from reference.cli.table import print_table as table
 from reference.runs.runner import evaluate
 
@@ -107,7 +107,7 @@ def retry(times: int = 3, wait: float = 1.0):
     return decorate
 
 
-class NaiveExecutor:
+class NaiveExecutor(Executor):  # the protocol of the executor hook
     def offered(self, episode):
         return episode.tools.specs
 
@@ -481,6 +481,16 @@ table(rows, list(rows[0]))
 # %% [markdown]
 # The error body keeps its class when it is translated (`"retryable": true` after a timeout), so the
 # loop guard does not count a later call after a retryable error as a loop (`retry-is-not-a-loop`).
+#
+# What an error tells the loop guard follows from one principle: **a call that failed changed nothing.**
+# The same call after the same deterministic error is a repeat (a 400 or a 404 does not heal because the
+# user said something new), and the same error class on argument after argument, ids guessed one by one
+# with 404 after 404, brings no new information: lesson 3's no-progress rule counts it. But an error that
+# says the *resource* changed (HTTP 409 Conflict, 412 Precondition Failed, a new ETag) is news about the
+# world: it opens a new state epoch, so reading the resource again for its new ETag is the fix, not a
+# repeat. *It prevents* the false stop on an optimistic-concurrency retry, the one place where reading
+# the same thing twice is exactly what the API asks for. A call the executor refused for its form
+# before any tool saw it (a schema error) says nothing about the world, so it is never counted as a guess.
 #
 # ### Failures one level down, and secrets in a success
 #

@@ -22,7 +22,7 @@ from typing import Any, Callable, Optional
 from ..core.messages import ToolCall, ToolMessage, ToolSpec
 from ..core.toolresult import read_body, to_json, tool_error
 from ..harness.episode import Episode
-from ..loops.hooks import Executor, PlainExecutor, Trip
+from ..loops.hooks import Executor, PlainExecutor, Stop
 from .router import Route, route_for
 from .state import RunState
 
@@ -68,7 +68,7 @@ def without_slots(spec: ToolSpec, slots: dict[str, str]) -> ToolSpec:
 
 
 @dataclass
-class ChecklistRuntime:
+class ChecklistRuntime(Executor):
     route: Route
     state: RunState
     inner: Executor = field(default_factory=PlainExecutor)
@@ -114,8 +114,11 @@ class ChecklistRuntime:
             self._render_if_complete(episode)
         return result
 
-    def after_step(self, episode: Episode) -> Optional[Trip]:
+    def after_step(self, episode: Episode) -> Optional[Stop]:
         return self.inner.after_step(episode)
+
+    def after_model_failure(self, episode: Episode, exc: BaseException, attempt: int) -> Optional[Stop]:
+        return self.inner.after_model_failure(episode, exc, attempt)
 
     def _render_if_complete(self, episode: Episode) -> None:
         if self.state.tools_done and self.route.renders and self.state.card is None:

@@ -32,7 +32,7 @@ from ..harness.trace import load
 
 # the HTTP status of a failed outcome -> the scenario fault that produces it (reference/sim/tools.py)
 FAULT_BY_STATUS = {429: "rate_limit", 503: "server_error", 400: "invalid_argument", 403: "permission_denied",
-                   404: "not_found"}
+                   404: "not_found", 409: "conflict", 412: "precondition_failed"}
 FAULT_BY_EXCEPTION = {"ToolTimeout": "timeout", "ConnectionResetError": "connection_reset"}
 NOT_CAPTURED = "[not captured: content capture was off] "
 

@@ -29,7 +29,7 @@ from typing import Any, Optional
 
 from ..harness.trace import load
 from ..parts.executor.taxonomy import business_failure
-from ..parts.guards.fingerprint import fingerprint
+from ..core.canonical import fingerprint
 from ..sim.clock import parse_start
 
 PROBLEMS = ("error_storm", "blowup", "cycle", "repeat", "drift", "rephrase")  # tie-break order

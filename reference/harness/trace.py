@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import unicodedata
 from pathlib import Path
 from typing import IO, Any, Callable, Mapping, Optional, Sequence, Union
 
+from ..core.canonical import call_fingerprint
 from ..core.messages import AssistantMessage, Message, ToolMessage, ToolSpec
 from ..core.redact import redact, redact_text
 from ..core.toolresult import read_body
@@ -37,48 +37,12 @@ VERSION = 1
 Fingerprint = Callable[[str, str, Optional[Mapping[str, Any]]], str]  # (tool, argument text, schema) -> text
 
 
-# ---------------------------------------------------------------- a small canonicaliser
-
-def _clean(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).split())
-
-
-def _folds(schema: Any) -> bool:
-    """Case does not matter for this value: an airport code, or the schema says so."""
-    return isinstance(schema, Mapping) and (schema.get("format") == "iata"
-                                            or "case-insensitive" in str(schema.get("description", "")).lower())
-
-
-def _canonical(value: Any, schema: Any = None) -> Any:
-    props = schema.get("properties", {}) if isinstance(schema, Mapping) else {}
-    if isinstance(value, dict):
-        return {_clean(k): _canonical(v, props.get(_clean(k)) if isinstance(props, Mapping) else None)
-                for k, v in value.items()}
-    if isinstance(value, list):
-        return [_canonical(v, schema.get("items") if isinstance(schema, Mapping) else None) for v in value]
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str):
-        text = _clean(value)
-        try:  # "2" and 2 are one number
-            number = float(text)
-            return int(number) if number.is_integer() else number
-        except ValueError:
-            return text.casefold() if _folds(schema) else text
-    return value
-
-
 def canonical_fingerprint(tool: str, arguments: str, parameters: Optional[Mapping[str, Any]] = None) -> str:
-    """`tool {canonical arguments}`: key order, whitespace, Unicode forms, number spellings and (where the
-    schema says case does not matter) case do not change it. Lesson 3's guard knows more (airport metro
-    areas, "tomorrow"); it lives in `parts`, above this layer: pass its function as `fingerprint=` to
-    use it."""
-    try:
-        args = json.loads(arguments)
-    except (ValueError, RecursionError):
-        return f"{tool} {_clean(arguments)}"
-    body = json.dumps(_canonical(args, parameters or {}), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return f"{tool} {body}"
+    """`tool {canonical spelling}`: the canonical form of reference/core/canonical.py (the one the loop guard
+    and the executor use), spelling only: key order, whitespace, Unicode forms, numbers, paths and (where the
+    schema says case does not matter) case do not change it; an airport code or a date keeps its meaning as
+    written, so that trace diagnosis can tell a re-spelt question from a repeat."""
+    return call_fingerprint(tool, arguments, parameters, meaning=False)
 
 
 def _chars(text: str, raw: bool = False) -> int:

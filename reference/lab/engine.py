@@ -100,8 +100,8 @@ def parts_for(config: LabConfig, episode: Episode) -> Parts:
         budget.sources["max_run_tokens"] = "the lab's slider"
     guard = None
     if config.guard:
-        guard = LoopGuard.for_episode(episode)
-        guard.thresholds = replace(guard.thresholds, allowed_runs=max(1, config.threshold))
+        kit = LoopGuard.for_episode(episode)
+        guard = LoopGuard(kit.tools, replace(kit.thresholds, allowed_runs=max(1, config.threshold)))
     return Parts(budget=budget if config.budget else None, guard=guard,
                  degrade=Degrader(budget=budget) if config.degrade else None,
                  executor=ResilientExecutor.for_episode(episode) if config.executor else PlainExecutor())

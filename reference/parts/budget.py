@@ -51,7 +51,8 @@ from ..harness.episode import Episode
 from ..core.messages import Message, ToolCall
 from ..core.model import Usage
 from ..core.result import StopReason
-from ..loops.hooks import Trip
+from ..loops import hooks
+from ..loops.hooks import Stop
 from ..sim.scenario.schema import LimitsDef
 
 
@@ -126,7 +127,7 @@ def tier_fills(limits: LimitsDef, tier: IntentPolicy) -> tuple[str, ...]:
 
 
 @dataclass
-class RunBudget:
+class RunBudget(hooks.Budget):
     """Steps, tokens, simulated seconds and dollars; the first limit that would be crossed stops the run.
 
     Implements the `Budget` protocol of reference/loops/guarded.py. Spending is read from the episode's
@@ -198,14 +199,14 @@ class RunBudget:
         return {k: limit - spent for k, (limit, spent) in left.items() if limit is not None}
 
     # -- the Budget protocol ---------------------------------------------------------------------
-    def before_request(self, episode: Episode, messages: Sequence[Message], step: int) -> Optional[Trip]:
+    def before_request(self, episode: Episode, messages: Sequence[Message], step: int) -> Optional[Stop]:
         """Would the next request cross a limit? Steps first, then tokens, cost and time (when two would
         trip at once, the first of these is reported). `step` is the loop's own count; the ledger's is used,
         so that a loop that miscounts cannot slip past the limit."""
         used = self.spent(episode)
         if self.max_steps is not None and used.steps >= self.max_steps:
-            return (StopReason.MAX_STEPS, f"step limit: {used.steps} model requests made, the limit is "
-                    f"{self.max_steps}{self._by('max_steps')}")
+            return Stop(StopReason.MAX_STEPS, f"step limit: {used.steps} model requests made, the limit is "
+                        f"{self.max_steps}{self._by('max_steps')}")
         nxt = self.next_request(episode, messages)
         checks = (
             (StopReason.TOKEN_BUDGET, "token budget", "max_run_tokens", used.tokens, nxt.tokens, _int),
@@ -218,7 +219,7 @@ class RunBudget:
                 return trip
         return None
 
-    def before_tool(self, episode: Episode, call: ToolCall) -> Optional[Trip]:
+    def before_tool(self, episode: Episode, call: ToolCall) -> Optional[Stop]:
         """Would this tool run cross the time budget, if it takes as long as it took before?"""
         more = self.tool_seconds(episode, call.name)
         return self._over(StopReason.TIME_BUDGET, "time budget", "max_seconds", episode.clock.elapsed, more, _sec,
@@ -226,13 +227,13 @@ class RunBudget:
 
     # -- helpers ---------------------------------------------------------------------------------------
     def _over(self, reason: StopReason, label: str, name: str, spent: float, more: float, fmt: Any,
-              what: str) -> Optional[Trip]:
-        """A trip when `more` does not fit what is left of the whole limit. The final-answer reserve is not
+              what: str) -> Optional[Stop]:
+        """A stop when `more` does not fit what is left of the whole limit. The final-answer reserve is not
         taken off here: refusing a request that fits would end a run the model might have finished."""
         limit = getattr(self, name)
         if limit is None or spent + more <= limit:
             return None
-        return (reason, f"{label}: {fmt(spent)} used + ~{fmt(more)} for {what} > {fmt(limit)}{self._by(name)}")
+        return Stop(reason, f"{label}: {fmt(spent)} used + ~{fmt(more)} for {what} > {fmt(limit)}{self._by(name)}")
 
 
     def _by(self, name: str) -> str:

@@ -54,6 +54,9 @@ FAULTS: dict[str, tuple[int, str, bool, str]] = {
     "invalid_argument": (400, "invalid_argument", False, "Invalid argument."),
     "permission_denied": (403, "permission_denied", False, "Permission denied."),
     "not_found": (404, "not_found", False, "Not found."),
+    "conflict": (409, "conflict", False, "HTTP 409 Conflict: the resource was changed by another request."),
+    "precondition_failed": (412, "precondition_failed", False,
+                            "HTTP 412 Precondition Failed: the resource changed since it was read."),
 }
 
 

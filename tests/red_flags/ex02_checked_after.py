@@ -17,13 +17,13 @@ class Budget(_Solved):
     def before_request(self, episode, messages, step):
         ledger = episode.ledger  # the flaw: only what was already spent, never the request about to be sent
         if self.max_steps is not None and len(ledger.steps) >= self.max_steps:
-            return StopReason.MAX_STEPS, f"step limit {self.max_steps}"  # noqa: F821
+            return Stop(StopReason.MAX_STEPS, f"step limit {self.max_steps}")  # noqa: F821
         if self.max_run_tokens is not None and ledger.usage.total_tokens > self.max_run_tokens:
-            return StopReason.TOKEN_BUDGET, f"token budget {self.max_run_tokens:,} exhausted"  # noqa: F821
+            return Stop(StopReason.TOKEN_BUDGET, f"token budget {self.max_run_tokens:,} exhausted")  # noqa: F821
         if self.max_cost_usd is not None and ledger.cost_usd > self.max_cost_usd:
-            return StopReason.COST_BUDGET, f"cost budget ${self.max_cost_usd} exhausted"  # noqa: F821
+            return Stop(StopReason.COST_BUDGET, f"cost budget ${self.max_cost_usd} exhausted")  # noqa: F821
         if self.max_seconds is not None and episode.clock.elapsed > self.max_seconds:
-            return StopReason.TIME_BUDGET, f"time budget {self.max_seconds} s exhausted"  # noqa: F821
+            return Stop(StopReason.TIME_BUDGET, f"time budget {self.max_seconds} s exhausted")  # noqa: F821
         return None
 
     def before_tool(self, episode, call):

@@ -18,7 +18,7 @@ class Budget(_Solved):
 
     def before_request(self, episode, messages, step):
         if self.max_steps is not None and self.made["requests"] >= self.max_steps:
-            return StopReason.MAX_STEPS, f"step limit: {self.made['requests']} requests made"  # noqa: F821
+            return Stop(StopReason.MAX_STEPS, f"step limit: {self.made['requests']} requests made")  # noqa: F821
         trip = super().before_request(episode, messages, step)
         if trip is None:
             self.made["requests"] += 1

@@ -16,7 +16,7 @@ _Solved = Budget  # noqa: F821  (defined by the solution above)
 class Budget(_Solved):
     def before_request(self, episode, messages, step):
         if self.max_steps is not None and len(episode.ledger.steps) >= self.max_steps:
-            return StopReason.MAX_STEPS, f"step limit: {self.max_steps} steps"  # noqa: F821
+            return Stop(StopReason.MAX_STEPS, f"step limit: {self.max_steps} steps")  # noqa: F821
         return None  # the flaw: tokens, time and cost are never looked at
 
     def before_tool(self, episode, call):

@@ -5,8 +5,8 @@ from reference import StopReason, ToolMessage
 from reference.parts.degrade import Degraded, NextStep, Obtained
 
 
-def degrade(episode, messages, trip):
-    reason, detail = StopReason(trip[0]), trip[1]
+def degrade(episode, messages, stop):
+    reason, detail = stop.reason, stop.detail
     calls = {c.id: (c, i) for i, m in enumerate(messages) if m.role == "assistant" for c in m.tool_calls}
     obtained, seen = [], set()
     for m in messages:

@@ -3,8 +3,8 @@ from reference import StopReason
 from reference.parts.degrade import Degraded, NextStep, Obtained
 
 
-def degrade(episode, messages, trip):
-    reason, detail = StopReason(trip[0]), trip[1]
+def degrade(episode, messages, stop):
+    reason, detail = stop.reason, stop.detail
     obtained, seen = [], set()
     for step in episode.ledger.steps:
         for r in step.tools:

@@ -5,10 +5,11 @@ first RuntimeError, KeyError or JSONDecodeError ends the run with a traceback in
 """
 import json
 
+from reference.loops import hooks
 from reference import ToolMessage, ToolTimeout
 
 
-class Executor:
+class Executor(hooks.Executor):
     def offered(self, episode):
         return episode.tools.specs
 

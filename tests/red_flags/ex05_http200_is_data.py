@@ -6,10 +6,11 @@ keeps checking its status.
 """
 import json
 
+from reference.loops import hooks
 from reference import ToolMessage
 
 
-class Executor:
+class Executor(hooks.Executor):
     def offered(self, episode):
         return episode.tools.specs
 

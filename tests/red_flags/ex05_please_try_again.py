@@ -5,12 +5,13 @@ was wrong nor what to send instead, and "try again" invites exactly the repeat t
 """
 import json
 
+from reference.loops import hooks
 from reference import ToolMessage
 
 VAGUE = json.dumps({"ok": False, "message": "Something went wrong. Please try again."})
 
 
-class Executor:
+class Executor(hooks.Executor):
     def offered(self, episode):
         return episode.tools.specs
 

@@ -5,10 +5,11 @@ time and quota, and on a tool that writes they can do harm. Only what can heal i
 """
 import json
 
+from reference.loops import hooks
 from reference import ToolMessage
 
 
-class Executor:
+class Executor(hooks.Executor):
     def offered(self, episode):
         return episode.tools.specs
 

@@ -6,6 +6,7 @@ retry can never fire. Both halves look right on their own; together, a timeout i
 """
 import json
 
+from reference.loops import hooks
 from reference import ToolMessage
 
 
@@ -23,7 +24,7 @@ def retry(times=3, wait=0.5):
     return decorate
 
 
-class Executor:
+class Executor(hooks.Executor):
     def offered(self, episode):
         return episode.tools.specs
 

@@ -6,10 +6,11 @@ logs, and maybe the user) file paths, SQL, host names and whatever secret the ex
 import json
 import traceback
 
+from reference.loops import hooks
 from reference import ToolMessage
 
 
-class Executor:
+class Executor(hooks.Executor):
     def offered(self, episode):
         return episode.tools.specs
 

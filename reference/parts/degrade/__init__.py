@@ -7,7 +7,7 @@
     what is unfinished the task's checklist items that no successful call covered
     what to do next    narrow the request, rephrase it, retry later, hand it over to a person
 
-    degraded = Degrader(final_answer=False)(episode, messages, (StopReason.MAX_STEPS, "no answer after 8 steps"))
+    degraded = Degrader(final_answer=False)(episode, messages, Stop(StopReason.MAX_STEPS, "no answer after 8 steps"))
     print(degraded.answer)          # the text the user sees
     degraded.to_dict()              # the same, structured, for the UI and the trace
 

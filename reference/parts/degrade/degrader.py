@@ -9,6 +9,7 @@ from ...core.model import Usage
 from ...core.result import StopReason
 from ...core.toolresult import clip, read_body, to_json
 from ...harness.episode import Episode
+from ...loops.hooks import Budget, Stop
 from ...sim.scenario.schema import LimitsDef
 from ...sim.tokens import request_tokens
 from ...wire.protocol import to_wire
@@ -24,7 +25,7 @@ FINAL_NOTE = ("[The run stopped: {why}. Do not call tools. Answer my request now
 
 @dataclass
 class Degrader:
-    """The `degrade` part of the guarded loop: `Degrader()(episode, messages, trip) -> Degraded`.
+    """The `degrade` part of the guarded loop: `Degrader()(episode, messages, stop) -> Degraded`.
 
     With `final_answer=True`, one last request with `tool_choice="none"` asks the model to write the
     answer from what was gathered. Its price is one more request over the *whole* history, so it
@@ -56,7 +57,7 @@ class Degrader:
     answer_tokens: int = 400  # what the final answer may take (a real request sets it as max_tokens)
     answer_seconds: float = 10.0  # how long writing it may take: measure yours (p95 of final answers)
     clip_results: Optional[int] = None  # cut each tool result in the final request to this many characters
-    budget: Any = None  # the run's budget, if it has `headroom(episode)` (lesson 2's RunBudget): what is
+    budget: Optional[Budget] = None  # the run's budget (lesson 2's RunBudget), its `headroom(episode)`: what is
     #                     left of *its* limits is what the final answer may spend; else the scenario's limits
 
     def __post_init__(self) -> None:
@@ -77,18 +78,18 @@ class Degrader:
             "max_seconds": None if limits.max_seconds is None else limits.max_seconds * keep,
         })
 
-    def __call__(self, episode: Episode, messages: list[Message], trip: tuple[StopReason, str]) -> Degraded:
-        reason, detail = StopReason(trip[0]), trip[1]
+    def __call__(self, episode: Episode, messages: list[Message], stop: Stop) -> Degraded:
+        reason, detail = stop.reason, stop.detail
         if reason is StopReason.COMPLETED:
             raise ValueError("a completed run is not degraded: return the model's answer instead")
         obtained, tried = gather(episode)
         done, unfinished = checklist(episode, obtained)
         tool_items = [i.item for i in episode.scenario.checklist if i.tool and i.item in unfinished]
-        advice = next_steps(reason, unfinished, tool_items, retryable=getattr(trip, "retryable", None),
-                            retry_after=getattr(trip, "retry_after", None))  # a StopTrip knows the error's class
+        advice = next_steps(reason, unfinished, tool_items, retryable=stop.retryable,
+                            retry_after=stop.retry_after)
         degraded = Degraded(reason, detail, obtained, unfinished, advice, done=done, tried=tried)
         degraded.answer = degraded.render()
-        if self.final_answer and getattr(trip, "model_failed", False):  # the service said wait: do not ask it again
+        if self.final_answer and stop.model_failed:  # the service said wait: do not ask it again
             degraded.final = FinalCall("skipped", "the model service failed; it is not asked again now")
         elif self.final_answer:
             self._final(episode, messages, degraded)
@@ -108,9 +109,8 @@ class Degrader:
         minus what the ledger has spent. Steps too: the final answer is one of the run's steps, paid from
         the same limit (the loop's own, `episode.max_steps`, when it is tighter)."""
         limits, ledger = episode.limits, episode.ledger
-        if self.budget is not None and hasattr(self.budget, "headroom"):
-            left = dict(self.budget.headroom(episode))
-        else:
+        left = dict(self.budget.headroom(episode)) if self.budget is not None else {}
+        if not left:  # no budget, or one that keeps no books of its own
             spent = {"tokens": (limits.max_run_tokens, ledger.usage.total_tokens),
                      "cost_usd": (limits.max_cost_usd, ledger.cost_usd),
                      "seconds": (limits.max_seconds, episode.clock.elapsed)}

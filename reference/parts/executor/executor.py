@@ -28,11 +28,13 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ...core.canonical import call_fingerprint
 from ...core.messages import ToolCall, ToolMessage, ToolSpec
 from ...core.result import StopReason
 from ...core.toolresult import to_json
 from ...harness.episode import Episode
-from ...loops.hooks import StopTrip, Trip
+from ...loops import hooks
+from ...loops.hooks import Stop
 from . import translate
 from .oversize import clip_oversized
 from .redaction import scrub
@@ -54,7 +56,7 @@ class ToolAttempt:
 
 
 @dataclass
-class ResilientExecutor:
+class ResilientExecutor(hooks.Executor):
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     failure_threshold: int = 2  # failed calls in a row (each already retried) before the circuit opens
     max_same_rejections: int = 3  # the same rejected call this many times stops the run
@@ -75,7 +77,7 @@ class ResilientExecutor:
         self._rejections: dict[str, int] = {}  # rejected call -> how many times
         self._succeeded: list[tuple[str, dict[str, Any]]] = []
         self._offered: Optional[set[str]] = None  # names offered in the latest request
-        self._trip: Optional[Trip] = None
+        self._trip: Optional[Stop] = None
         self._validators = Validators()
         self.model_retries = 0  # model requests sent again after a provider failure
 
@@ -111,7 +113,7 @@ class ResilientExecutor:
             failure = Failure("internal_error", exception=type(exc).__name__)
             return translate.translate(call, failure, alternatives=self._alternatives(episode, call.name))
 
-    def after_step(self, episode: Episode) -> Optional[Trip]:
+    def after_step(self, episode: Episode) -> Optional[Stop]:
         if self._trip:
             return self._trip
         if not self.withdrawn:
@@ -122,11 +124,11 @@ class ResilientExecutor:
             which = "; ".join(f"{t} {why}" for t, why in self.withdrawn.items())
             heals = all(KINDS.get(why.rsplit("last: ", 1)[-1], KINDS["internal_error"]).retryable
                         for why in self.withdrawn.values())  # timeouts may heal; a bug does not
-            return StopTrip(StopReason.CIRCUIT_OPEN, f"{which}; no tool the task still needs is left",
+            return Stop(StopReason.CIRCUIT_OPEN, f"{which}; no tool the task still needs is left",
                             retryable=heals)
         return None
 
-    def after_model_failure(self, episode: Episode, exc: BaseException, attempt: int) -> Optional[Trip]:
+    def after_model_failure(self, episode: Episode, exc: BaseException, attempt: int) -> Optional[Stop]:
         """The model request failed (429, 5xx, 529, a timeout): wait and let the loop send it again (None),
         or say why the run stops. The same rule as a tool's retries (retries.py)."""
         failure = classify_exception(exc)
@@ -140,13 +142,13 @@ class ResilientExecutor:
             self.model_retries += 1
             if episode.wait(decision.wait):
                 return None
-            return StopTrip(StopReason.CANCELLED, "the user pressed stop during a retry wait")
+            return Stop(StopReason.CANCELLED, "the user pressed stop during a retry wait")
         if decision.stop:
-            return StopTrip(StopReason.TIME_BUDGET, f"{what}: {decision.gave_up}; retry after "
+            return Stop(StopReason.TIME_BUDGET, f"{what}: {decision.gave_up}; retry after "
                             f"{failure.retry_after:g} s", retryable=True, retry_after=failure.retry_after, model_failed=True)
         if not failure.retryable:
-            return StopTrip(StopReason.ERROR, f"{what}; it is not retryable", retryable=False, model_failed=True)
-        return StopTrip(StopReason.ERROR, f"{what} {attempt} time{'s' if attempt > 1 else ''}; {decision.gave_up}",
+            return Stop(StopReason.ERROR, f"{what}; it is not retryable", retryable=False, model_failed=True)
+        return Stop(StopReason.ERROR, f"{what} {attempt} time{'s' if attempt > 1 else ''}; {decision.gave_up}",
                         retryable=True, retry_after=failure.retry_after, model_failed=True)
 
     # -- one call -------------------------------------------------------------------------------
@@ -196,14 +198,14 @@ class ResilientExecutor:
             decision = decide(failure, number, self.policy, self.rng,
                               time_left(episode, self.max_seconds, self.requests_after), took)
             if decision.stop and self._trip is None:  # waiting that long is not an option: end the run
-                self._trip = StopTrip(StopReason.TIME_BUDGET, f"'{call.name}' {failure.kind.summary}: "
+                self._trip = Stop(StopReason.TIME_BUDGET, f"'{call.name}' {failure.kind.summary}: "
                                       f"{decision.gave_up}; retry after {failure.retry_after:g} s",
                                       retryable=True, retry_after=failure.retry_after)
             if decision.wait is None:
                 return outcome, failure, number, decision.gave_up
             before = episode.clock.elapsed
             if not episode.wait(decision.wait):  # simulated; the user may press stop while we wait
-                self._trip = self._trip or StopTrip(StopReason.CANCELLED, "the user pressed stop during a retry wait")
+                self._trip = self._trip or Stop(StopReason.CANCELLED, "the user pressed stop during a retry wait")
                 record.waited_after = episode.clock.elapsed - before
                 return outcome, failure, number, "the user pressed stop"
             record.waited_after = decision.wait
@@ -245,12 +247,12 @@ class ResilientExecutor:
 
     def _count_rejection(self, call: ToolCall, error_type: str) -> None:
         """The same rejected call again and again is a loop: stop it after `max_same_rejections`."""
-        key = f"{call.name}\x00{_canonical(call.arguments)}"
+        key = call_fingerprint(call.name, call.arguments)  # the one answer to "the same call?"
         self._rejections[key] = self._rejections.get(key, 0) + 1
         if self._rejections[key] >= self.max_same_rejections and self._trip is None:
-            self._trip = (StopReason.REPEATED_CALL,
-                          f"the model sent the same rejected call to '{call.name}' {self._rejections[key]} times "
-                          f"({error_type})")
+            self._trip = Stop(StopReason.REPEATED_CALL,
+                              f"the model sent the same rejected call to '{call.name}' {self._rejections[key]} times "
+                              f"({error_type})")
 
     def _open_circuit(self, call: ToolCall, failure: Failure, body: dict[str, Any]) -> None:
         """Withdraw the tool, and turn the failure's error body into the news that it is gone."""
@@ -284,10 +286,3 @@ class ResilientExecutor:
         tool = next((t for t in episode.scenario.tools if t.name == name), None)
         offered = self._offered if self._offered is not None else set(episode.tools.names)
         return [a for a in getattr(tool, "alternatives", []) if a in offered and a not in self.withdrawn]
-
-
-def _canonical(arguments: str) -> str:
-    try:
-        return json.dumps(json.loads(arguments), sort_keys=True, ensure_ascii=False)
-    except (ValueError, RecursionError):
-        return arguments.strip()

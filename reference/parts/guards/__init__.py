@@ -1,22 +1,27 @@
-"""Lesson 3: loop guards that intervene before they interrupt.
+"""Lesson 3: loop guards that intervene before they interrupt, built on a few principles.
 
-    fingerprint.py  normalised action fingerprints (schema-aware, at any depth; dates; airports)
-    dates.py        any unambiguous date spelling on the simulated clock (python-dateutil); 01/02 is ambiguous
-    airports.py     IATA codes to metropolitan areas; actionable errors, never a guess
-    metro_codes.py  the metropolitan areas: IATA's list plus a sourced supplement (EWR is in NYC)
-    checks.py       arguments the guard will not send (airports, ambiguous dates), at any depth, with their path
-    results.py      result fingerprints and news, without metadata (timestamps, request ids)
-    traits.py       what a tool definition says: may it be polled, its identity arguments
-    detectors.py    repeated call, A-B-A-B alternation, same result, no progress, echo
-    state.py        what the guard remembers: each call (GuardedCall), the step (Step), the transcript read so far
+    registry.py     the detectors, in the order they are asked; one file each, with its rule in one
+                    sentence and a legitimate case it must not fire on:
+      repeats.py      state epochs: a call repeats another only if nothing in between could change its answer
+      cycles.py       calls taking turns (A-B-A-B) with nothing in between that could change either answer
+      rephrasing.py   calls about one subject that differ only in wording and get one answer
+      progress.py     steps that bring no new information (empty answers, guessing), however different they look
+    effects.py      may a call change state: MCP annotations, then the HTTP method, then the name (last resort)
+    results.py      what a result says: without metadata and without echoes of the call's own arguments
+    state.py        what the guard remembers (Memory): each call, its state epoch, the transcript read so far
+    detectors.py    the small pure functions the detectors share (counts, A-B-A-B windows, echo)
     thresholds.py   how much repetition passes, per intent
     feedback.py     what the model is told: evidence, options, the `loop_detected` body
-    guard.py        `LoopGuard.for_episode(episode)`: the `Guard` of reference/loops/guarded.py
+    checks.py       arguments the guard will not send (airports, ambiguous dates), at any depth
+    guard.py        `LoopGuard.for_episode(episode)`: the `Guard` of reference/loops/hooks.py
+    given.py, traits.py   what exercise 3 hands the learner (a simpler guard, with name lists)
+
+"Is this the same call?" is answered once, for the whole kit, by reference/core/canonical.py.
 
     from reference.parts.guards import LoopGuard
     guarded_loop(episode, episode.limits.max_steps, Parts(guard=LoopGuard.for_episode(episode)))
 """
-from .fingerprint import canonical, fingerprint, show
+from ...core.canonical import canonical, fingerprint, show
 from .guard import LoopGuard
 from .results import result_fingerprint
 from .thresholds import THRESHOLDS, Thresholds, thresholds_for

@@ -3,9 +3,9 @@
 Two checks, wherever the value sits (`origin`, `legs[1].to`, `stay.check_in`):
 
 - an airport (`"format": "iata"`) that does not exist, or is a real code for somewhere the user did not
-  ask about (BJX is in Mexico, not Beijing): airports.py, which never guesses;
+  ask about (BJX is in Mexico, not Beijing): core/airports.py, which never guesses;
 - a date (fingerprint.is_date) written so that it reads as two different days (01/02/2026): the guard
-  will not pick one (dates.py).
+  will not pick one (core/dates.py).
 
 Each problem names the path, the rule, what was written, the property's description and an example:
 
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from collections.abc import Iterator, Mapping
 from typing import Any, Optional
 
-from . import airports
-from .dates import read_date
-from .fingerprint import is_airport, is_date
+from ...core import airports
+from ...core.dates import read_date
+from ...core.canonical import is_airport, is_date
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,18 @@ def argument_problems(arguments: Mapping[str, Any], parameters: Optional[Mapping
                     f"or {month_first} (month first)." + (f" {about.rstrip('.')}." if about else "")
                     + f" Example: {today.isoformat()}."), (day_first, month_first), "date"))
     return problems
+
+
+def has_checks(schema: Any, name: str = "") -> bool:
+    """Has the schema an airport or date property anywhere (something for `argument_problems` to check)?"""
+    if not isinstance(schema, Mapping):
+        return False
+    if is_airport(schema) or is_date(schema, name):
+        return True
+    props = schema.get("properties")
+    if isinstance(props, Mapping) and any(has_checks(v, str(k)) for k, v in props.items()):
+        return True
+    return has_checks(schema.get("items"), name)
 
 
 def _where(path: str, nested: bool) -> str:

@@ -1,4 +1,4 @@
-"""Lesson 3: the loop detectors. Small pure functions over what the run has done so far.
+"""Lesson 3: the small pure functions the detectors (registry.py) share, over what the run has done so far.
 
 Counting identical calls is the first signal, not the only one:
 
@@ -8,16 +8,16 @@ Counting identical calls is the first signal, not the only one:
     no_progress     N steps in a row that brought no new entity or value (empty results count as nothing)
     echo            the model's own words barely change from one step to the next (a supporting signal)
 
-Repetition is not always a loop. Paging asks for new arguments (a new fingerprint); polling a
-`volatile` tool repeats the action but gets a new result each time (progress). The detectors are
-fed fingerprints and per-step counts of new values, so both pass without special cases here.
+Repetition is not always a loop. Paging asks for new arguments (a new fingerprint); polling repeats the
+action but gets a new result each time (progress). These functions are fed fingerprints and per-step
+counts of new values; which earlier calls still count (state epochs) is the detectors' business.
 """
 from __future__ import annotations
 
 import difflib
 from typing import Mapping, Optional, Sequence
 
-from .fingerprint import clean_text
+from ...core.canonical import clean_text
 
 
 def repeated_call(history: Sequence[str], action: str, allowed_runs: int = 1) -> Optional[int]:

@@ -3,6 +3,10 @@
 Every intervention is a structured tool result (`"error_type": "loop_detected"`) answering the call
 that was caught, so the history stays protocol-valid; an argument the guard will not send gets an
 actionable `invalid_argument` error instead.
+
+The words never name the behaviour they warn against ("do not call it again" plants "call it again"): the
+evidence says what happened, the instruction says what to do instead, and both stay short, because every
+later request re-reads them. Field names an API defines (`retryable`) stay.
 """
 from __future__ import annotations
 
@@ -13,8 +17,8 @@ from ...core.messages import ToolCall, ToolMessage
 from ...core.toolresult import to_json
 from . import detectors
 from .checks import ArgumentProblem
-from .fingerprint import show
-from .state import GuardedCall
+from ...core.canonical import show
+from .state import GuardedCall, Memory
 
 
 @dataclass
@@ -41,16 +45,15 @@ def repeated_call(action: str, earlier: int, before: Sequence[GuardedCall], curr
         evidence += (" The arguments were written differently but mean the same call: "
                      + "; ".join(spellings[:4]) + ".")
     if ran_again:
-        evidence += (" It was run again in case the answer had changed: it has not (timestamps and request ids"
-                     " aside). The same question answered the same way is not progress; the result is included"
-                     " here as `result`.")
+        evidence += (" Its answer may have moved, so it ran: the answer is unchanged (timestamps and request ids"
+                     " aside), and is included here as `result`.")
     elif ran:
         evidence += f" Its result is already in the conversation (step {ran[-1].step})."
     evidence += echo
     tool = action.split(" ", 1)[0]
     return Detection("repeated_call", evidence, earlier + 1, options(tools, tool, ran=bool(ran)),
-                     f"Do not call {show(action)} again. Answer the user now with what you have, or "
-                     "take one of the options. If this goes on, the run stops.")
+                     "Answer the user now with what you have, or take one of the options. "
+                     "If this goes on, the run stops.")
 
 
 def same_turn(action: str, step: int, tools: Sequence[str]) -> Detection:
@@ -59,40 +62,38 @@ def same_turn(action: str, step: int, tools: Sequence[str]) -> Detection:
     evidence = (f"{show(action)} was asked for twice in the same turn (step {step}): the first call answers it; "
                 "this copy was not run.")
     return Detection("repeated_call", evidence, 2, options(tools, tool, ran=True),
-                     f"Ask each question once. Use the result of the first {tool} call of this turn, "
-                     "or answer the user. If this goes on, the run stops.")
+                     f"Use the result of the first {tool} call of this turn, or answer the user. "
+                     "If this goes on, the run stops.")
 
 
 def alternation(a: str, b: str, steps: Sequence[int], length: int, tools: Sequence[str], echo: str) -> Detection:
     """A-B-A-B: the last `length` calls (asked for in `steps`) alternate between actions `a` and `b`."""
-    evidence = (f"You are going back and forth between {show(a)} and {show(b)}: "
-                f"{length} calls in a row alternate between them "
-                f"(steps {', '.join(map(str, steps))})."
+    evidence = (f"{length} calls in a row took turns between {show(a)} and {show(b)} "
+                f"(steps {', '.join(map(str, steps))}), and nothing between them could change their answers."
                 + echo)
     return Detection("alternation", evidence, length,
                      options(tools, a.split(" ", 1)[0], b.split(" ", 1)[0], ran=True),
-                     f"Stop alternating between {show(a).split('(')[0]} and {show(b).split('(')[0]}. The "
-                     "results will not change by asking again: answer the user with what both results say, "
-                     "or use a different tool. If this goes on, the run stops.")
+                     "Answer the user with what both results say, or use a different tool. "
+                     "If this goes on, the run stops.")
 
 
 def same_result(tool: str, actions: Sequence[str], tools: Sequence[str]) -> Detection:
     """Different calls of `tool` (`actions`) returned one result."""
-    evidence = (f"{len(actions)} different {tool} calls returned the same result: "
-                + "; ".join(show(a) for a in actions) + ". Rephrasing does not change what this tool knows.")
+    evidence = (f"{len(actions)} {tool} calls worded differently returned the same result: "
+                + "; ".join(show(a) for a in actions) + ". The wording does not change what this tool knows.")
     return Detection("same_result", evidence, len(actions), options(tools, tool, ran=True, rephrase=True),
-                     f"Do not rephrase {tool} again. Answer the user from the result you have (it is "
-                     "included here as `result`), or use a different tool. If this goes on, the run stops.")
+                     "Answer the user from the result you have (it is included here as `result`), or use a "
+                     "different tool. If this goes on, the run stops.")
 
 
 def no_progress(run: int, recent: Sequence[GuardedCall], tools: Sequence[str]) -> Detection:
     """`run` steps without a new value; `recent` are the calls that ran in them."""
-    evidence = (f"The last {run} steps brought no new information (no new entity or value in any "
-                f"successful result): " + "; ".join(show(a.action) for a in recent[-4:]) + ".")
+    evidence = (f"The last {run} steps brought no new information (no new value, and no new kind of error): "
+                + "; ".join(show(a.action) for a in recent[-4:]) + ".")
     tool = recent[-1].action.split(" ", 1)[0] if recent else ""
     return Detection("no_progress", evidence, run, options(tools, tool, ran=False, rephrase=True),
-                     "Stop repeating what brings nothing new. Tell the user what you tried and what you found "
-                     "(or that nothing was found), and what they can do next. If this goes on, the run stops.")
+                     "Tell the user what you tried and what you found (or that nothing was found), and what "
+                     "they can do next. If this goes on, the run stops.")
 
 
 def options(tools: Sequence[str], *caught: str, ran: bool, rephrase: bool = False) -> list[str]:
@@ -104,6 +105,11 @@ def options(tools: Sequence[str], *caught: str, ran: bool, rephrase: bool = Fals
         out.append("use another tool: " + ", ".join(others))
     out.append("change what you ask, not how it is spelt" if not rephrase else "ask the user to narrow the request")
     return out
+
+
+def echo_of(m: Memory) -> str:
+    """The echo note for the model's own last two texts, as the guard has read them."""
+    return echo(m.read.said, m.thresholds.echo_similarity)
 
 
 def echo(said: Sequence[Optional[str]], similarity: float) -> str:
@@ -123,7 +129,7 @@ def another_in_turn(d: Detection, *, not_run: bool) -> dict[str, Any]:
     """A second flag in the same turn: short, because the first flag's note already says it all (every
     later request re-reads what the model was told, and a note repeated per call costs per call)."""
     return {"ok": False, "error_type": "loop_detected", "pattern": d.pattern, "retryable": False,
-            "not_run": not_run, "message": "Also a repeat: see the note on the first call flagged in this turn."}
+            "not_run": not_run, "message": "See the note on the first call flagged in this turn."}
 
 
 def invalid_argument(call: ToolCall, problems: Sequence[ArgumentProblem]) -> ToolMessage:

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ...core.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from .checks import airport_problems
-from .dates import RELATIVE_DAYS, canonical_date
+from ...core.dates import RELATIVE_DAYS, canonical_date
 from .results import without_metadata
 from .traits import ToolInfo, identity
 from .thresholds import STOP_REASONS
 from .thresholds import THRESHOLDS as _GUARD_THRESHOLDS
 from ...core.result import StopReason
-from ...loops.hooks import Verdict
+from ...loops.hooks import Stop, Verdict
 
 if TYPE_CHECKING:
     from ...harness.episode import Episode
@@ -96,7 +96,7 @@ class GuardState:
         self.seen: set[str] = set()  # every value any successful result has shown
         self.quiet_steps = 0  # steps in a row whose successful results brought nothing new
         self.strikes = 0
-        self.pending: Optional[tuple[StopReason, str]] = None
+        self.pending: Optional[Stop] = None
         self.identities: dict[str, str] = {}  # action -> its identity arguments (`identity`, given)
         # A turn is one model answer, one assistant message: a new answer is a new turn even if a faulty model
         # reused the call ids of the last one (compare the message, not its ids).
@@ -109,7 +109,7 @@ class GuardState:
     def _wrap(self, verdict: Verdict, result: ToolMessage) -> ToolMessage:
         """After a call ran: the feedback replaces its result, or (stopping) the real result stays."""
         if verdict.action == "stop":
-            self.pending = verdict.trip
+            self.pending = verdict.stop
             return result
         assert verdict.message is not None
         return verdict.message

@@ -1,51 +1,46 @@
 """Lesson 3: the loop guard. Intervene first, then interrupt.
 
-On the first detection the guard does not kill the run. The offending call is not executed (a
-repeat, an alternation) or its result is wrapped (the same result again, no progress, which can only
-be seen once the call has run), and the model gets a structured feedback message as that call's
-tool result, so the history stays protocol-valid:
+The guard keeps the books (state.py: every call, its state epoch, what its answer brought) and asks the
+detectors of registry.py, in order; the first that fires speaks for the call. On the first detection the
+run goes on: the call is not executed (a repeat, a cycle) or its result is wrapped (the same answer again,
+no progress, which can only be seen once the call has run), and the model gets a structured feedback
+message as that call's tool result, so the history stays protocol-valid:
 
     {"ok": false, "error_type": "loop_detected", "pattern": "repeated_call",
      "evidence": "get_order_status(order_id=A1234) was already run once (step 1) ...",
-     "options": ["answer the user now with ...", "call a different tool ...", ...],
-     "instruction": "Do not call ... again. ... If this goes on, the run stops."}
+     "options": ["answer now with the results you have", ...],
+     "instruction": "Answer the user now with what you have, or take one of the options. ..."}
 
 Often that one message is enough: the model answers. If it persists, the run stops with the pattern's
 stop reason. Lapses are counted PER TURN, not per call: the calls of one assistant message were written
 together, before the model could read any warning, so however many of them the guard catches they are
-one lapse; a stop needs a detection in a later turn, after the model could have read the warning. A call
-repeated inside one turn is answered without running it.
+one lapse; a stop needs a detection in a later turn, after the model could have read the warning.
 
-What is and is not a loop (traits.py, results.py): a repeat of a tool that may change runs and is judged
-by its result (polling); different arguments returning one result is a rephrase only when the calls ask
-about the same thing (identity arguments); timestamps and request ids are not news.
+The guard reads everything it needs from its three hooks (loops/hooks.py): the history handed to
+`before_call` (what the user said, and when), each call, and each result. Anything that drives it the
+same way (the guarded loop, a shadow run over a recorded log) gets the same decisions.
 
     guard = LoopGuard.for_episode(episode)
     result = guarded_loop(episode, episode.limits.max_steps, Parts(guard=guard))
     guard.events  # what it saw and what it did, step by step
-
-The guard's work per call does not grow with the run: it reads only new messages, and every detector
-looks at a bounded window or a dictionary (benchmarks/long_run.py).
 """
 from __future__ import annotations
 
-import json
-from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
+from ...core.canonical import action_of, canonical_arguments, raw_fingerprint, show
 from ...core.messages import Message, ToolCall, ToolMessage
-from ...core.result import StopReason
 from ...core.toolresult import read_body, to_json
-from ...loops.hooks import RUN, Trip, Verdict
-from . import detectors, feedback
-from .checks import argument_problems
+from ...loops.hooks import RUN, Stop, Verdict
+from . import feedback
+from .checks import argument_problems, has_checks
+from .effects import ToolInfo, resource_changed
 from .feedback import Detection
-from .fingerprint import action_of, canonical_arguments, raw_fingerprint, show
-from .results import ResultReader, parse_result
-from .state import GuardedCall, Step, Transcript
+from .registry import DETECTORS
+from .results import ResultReader, argument_leaves, found_nothing, parse_result, subject_of, without_echoes
+from .state import GuardedCall, Memory
 from .thresholds import STOP_REASONS, THRESHOLDS, Thresholds, thresholds_for
-from .traits import ToolInfo, identity
 
 if TYPE_CHECKING:
     from ...harness.episode import Episode
@@ -57,176 +52,143 @@ __all__ = ["LoopGuard", "STOP_REASONS", "THRESHOLDS", "Thresholds", "ToolInfo", 
 class LoopGuard:
     tools: dict[str, ToolInfo]
     thresholds: Thresholds = Thresholds()
-    attempts: list[GuardedCall] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)  # what the guard did, for traces
     strikes: int = 0  # turns with a detection so far; the one after `thresholds.interventions` stops the run
-    _by_id: dict[str, GuardedCall] = field(default_factory=dict)
-    _by_action: dict[str, list[GuardedCall]] = field(default_factory=dict)  # action -> its attempts, in order
-    _identity: dict[str, str] = field(default_factory=dict)  # action -> its identity arguments
-    _last_result: dict[str, str] = field(default_factory=dict)  # action -> its latest result fingerprint
-    _changing: set[str] = field(default_factory=set)  # actions whose last re-run changed their result
-    _by_result: dict[str, list[str]] = field(default_factory=dict)  # "tool result identity" -> actions
-    _seen: set[str] = field(default_factory=set)  # every value the run's results have shown
-    _recent: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest actions, for A-B-A-B
-    _ran: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest calls that ran
-    _new_per_step: deque = field(default_factory=lambda: deque(maxlen=16))  # new values, per step that counts
-    _now: Step = field(default_factory=Step)
-    _read: Transcript = field(default_factory=Transcript)
-    _pending: Optional[tuple[StopReason, str]] = None  # a stop decided after a result, reported after the step
-    _results: ResultReader = field(default_factory=ResultReader, repr=False, compare=False)  # reads each result
+    memory: Memory = field(init=False)
+    _pending: Optional[Stop] = None  # a stop decided after a result, reported after the step
+    _results: ResultReader = field(default_factory=ResultReader, repr=False, compare=False)
+    _checked: dict[str, bool] = field(default_factory=dict)  # tool -> has it arguments checks.py checks
+
+    def __post_init__(self) -> None:
+        self.memory = Memory(self.tools, self.thresholds)
 
     @classmethod
     def for_episode(cls, episode: "Episode") -> "LoopGuard":
-        tools = {t.name: ToolInfo(t.parameters, t.description, t.volatile, dict(t.annotations or {}),
+        tools = {t.name: ToolInfo(t.name, t.parameters, t.description,
+                                  None if t.annotations is None else dict(t.annotations), t.volatile,
                                   frozenset(t.metadata)) for t in episode.scenario.tools}
         for spec in episode.tools.specs:  # tools offered without a scenario definition
-            tools.setdefault(spec.name, ToolInfo(spec.parameters, spec.description))
+            tools.setdefault(spec.name, ToolInfo(spec.name, spec.parameters, spec.description))
         return cls(tools, thresholds_for(episode.scenario.intent))
 
+    @property
+    def attempts(self) -> list[GuardedCall]:
+        return self.memory.attempts
+
     # -- hook 1: before each tool call ---------------------------------------------------------
-    def before_call(self, episode: "Episode", call: ToolCall, messages: Sequence[Message]) -> "Verdict":
+    def before_call(self, episode: "Episode", call: ToolCall, messages: Sequence[Message]) -> Verdict:
+        m = self.memory
         self._enter_step(messages)
-        info = self.tools.get(call.name)
-        params = info.parameters if info else None
+        info = m.info(call.name)
         today = episode.clock.today()
         try:
             args: Optional[dict[str, Any]] = call.parsed_arguments()
-            canonical_args = canonical_arguments(args, params, today)
-            action = action_of(call.name, canonical_args)
-            if action not in self._identity:
-                self._identity[action] = identity(info, canonical_args)
+            canonical = canonical_arguments(args, info.parameters, today)
+            attempt = GuardedCall(m.now.number, call, action_of(call.name, canonical), arguments=canonical,
+                                  subject=f"{call.name} {subject_of(canonical)}")
         except ValueError:  # not a JSON object: the executor answers it; we still count it
-            args, action = None, raw_fingerprint(call.name, call.arguments)
-        earlier = self._by_action.setdefault(action, [])
-        attempt = GuardedCall(self._now.number, call, action)
-        twin = self._now.actions.get(action)
-        if twin:
-            detection = feedback.same_turn(action, self._by_id[twin].step, list(self.tools))
-        elif not earlier and self.thresholds.allowed_runs > 0:
-            detection = None  # a first attempt repeats nothing, and an A-B-A-B window holds its last action twice
-        else:
-            detection = self._alternation(list(self._recent), action, info) or self._repeat(earlier, attempt, info)
-        self.attempts.append(attempt)
-        self._by_id[call.id] = attempt
-        earlier.append(attempt)
-        self._recent.append(action)
-        self._now.actions.setdefault(action, call.id)
+            args = None
+            attempt = GuardedCall(m.now.number, call, raw_fingerprint(call.name, call.arguments))
+        attempt.epoch, attempt.heard, attempt.writes = m.epoch, m.read.heard, info.writes
+        detection = next((d for d in (det.before_call(m, attempt) for det in DETECTORS) if d), None)
+        m.attempts.append(attempt)
+        m.by_id[call.id] = attempt
+        m.by_action.setdefault(attempt.action, []).append(attempt)
+        m.recent.append(attempt)
+        m.now.actions.setdefault(attempt.action, call.id)
         if detection:
             return self._flag(detection, call, not_run=True)
-        if args is not None and params and info and info.checked:
-            problems = argument_problems(args, params, self._read.request, today)
+        checked = self._checked.get(call.name)
+        if checked is None:
+            checked = self._checked[call.name] = has_checks(info.parameters)
+        if args is not None and checked:
+            problems = argument_problems(args, info.parameters, m.read.request, today)
             if problems:
-                self.events.append({"step": self._now.number, "pattern": "invalid_argument", "action": show(action),
+                self.events.append({"step": m.now.number, "pattern": "invalid_argument", "action": show(attempt.action),
                                     "did": "answered with an actionable error"})
                 return Verdict("intervene", message=feedback.invalid_argument(call, problems))
         return RUN
 
     # -- hook 2: after each tool result -------------------------------------------------------
     def after_result(self, episode: "Episode", call: ToolCall, result: ToolMessage) -> ToolMessage:
-        attempt = self._by_id.get(call.id)
-        if attempt is None:  # a call we never saw: leave it alone
+        m = self.memory
+        a = m.by_id.get(call.id)
+        if a is None:  # a call we never saw: leave it alone
             return result
-        info = self.tools.get(call.name)
-        metadata = info.metadata if info else frozenset()
-        attempt.ran = True
-        self._ran.append(attempt)
-        ok, payload = parse_result(result.content)
-        ok = ok and not result.is_error
-        # payload_fingerprint(ok, content) and, for a success, leaf_values(content), where content is
-        # without_metadata(payload, metadata): in one walk (metadata is never news)
-        attempt.result, values = self._results.read(ok, payload, metadata, values=ok)
-        attempt.failed = not ok
-        attempt.retryable_error = not ok and _retryable(result.content)
-        before = self._last_result.get(attempt.action)
-        if ok:
-            self._last_result[attempt.action] = attempt.result
-            if before is not None:  # a re-run: did the answer change? (metadata aside)
-                (self._changing.add if before != attempt.result else self._changing.discard)(attempt.action)
-        empty = not values
-        fresh = values - self._seen
-        if ok and not empty:  # a successful answer about a new thing is news, even if it says "true"
-            asked = f"{call.name} {self._identity.get(attempt.action, '')}"
-            if asked not in self._seen:
-                fresh.add(asked)
-        self._seen |= fresh
-        self._now.new += len(fresh)
-        # A step in which every call failed is neither progress nor a stall: errors are answered by the
-        # executor (actionable errors, retries, circuit breakers: lesson 5), and wrapping them here would
-        # hide the very message the model needs. An identical failing call is still caught as a repeat.
-        self._now.counts = self._now.counts or ok
-
-        detection = None
-        if ok and attempt.recheck and before == attempt.result:  # asked again, answered the same way
-            runs = self._by_action[attempt.action]
-            detection = feedback.repeated_call(attempt.action, len(runs) - 1, runs[:-1], attempt,
-                                               list(self.tools), self._echo(), ran_again=True)
-        elif ok and not empty:  # empty results are no-progress's business, not this one's
-            key = f"{call.name} {attempt.result} {self._identity.get(attempt.action, '')}"
-            actions = self._by_result.setdefault(key, [])
-            if attempt.action not in actions:
-                actions.append(attempt.action)  # distinct actions: the detector is asked once there are enough
-                same = len(actions) >= self.thresholds.same_result_actions and detectors.same_result(
-                    {key: actions}, key, self.thresholds.same_result_actions)
-                if same:
-                    detection = feedback.same_result(call.name, same, list(self.tools))
-        if (detection is None and self._now.counts and not self._now.flagged and not self._now.new  # news: progress
-                and self._now.turn and call.id == self._now.turn[-1]):
-            run = detectors.no_progress([*self._new_per_step, self._now.new], self.thresholds.no_progress_steps)
-            if run:
-                recent = [a for a in self._ran if a.step > self._now.number - run]
-                detection = feedback.no_progress(run, recent, list(self.tools))
+        steps = episode.ledger.steps
+        reached = any(t.call_id == call.id for t in steps[-1].tools) if steps else True  # the tool saw it
+        before = self._book(a, result, reached)
+        detection = next((d for d in (det.after_result(m, a, before) for det in DETECTORS) if d), None)
         if detection is None:
             return result
         flagged = self._flag(detection, call, not_run=False, original=result)
         if flagged.action == "stop":  # keep the real result in the history: a degraded answer can use it
-            self._pending = flagged.trip
+            self._pending = flagged.stop
             return result
         assert flagged.message is not None
         return flagged.message
 
     # -- hook 3: after each step --------------------------------------------------------------
-    def after_step(self, episode: "Episode", messages: Sequence[Message]) -> "Optional[Trip]":
-        if self._now.counts:
-            self._new_per_step.append(self._now.new)
-        self._now.end()
-        trip, self._pending = self._pending, None
-        return trip
+    def after_step(self, episode: "Episode", messages: Sequence[Message]) -> Optional[Stop]:
+        m = self.memory
+        if m.now.counts:
+            m.new_per_step.append(m.now.new)
+        m.now.end()
+        stop, self._pending = self._pending, None
+        return stop
 
-    # -- the detectors that run before a call (the others need its result) ------------------
-    def _repeat(self, earlier: list[GuardedCall], attempt: GuardedCall, info: Optional[ToolInfo]) -> Optional[Detection]:
-        action = attempt.action
-        count = detectors.repeated_call([a.action for a in earlier[-self.thresholds.allowed_runs:]], action,
-                                        self.thresholds.allowed_runs)
-        if count is None:
-            return None
-        if earlier[-1].retryable_error:
-            return None  # retrying after a retryable error is not a loop (lesson 5 moves it into code)
-        if earlier[-1].failed and _spelling(earlier[-1].call) != _spelling(attempt.call):
-            return None  # the tool refused one spelling ("Dec 1, 2026"); this is the model correcting it, not a repeat
-        polls = info.polls if info else None
-        if polls == "volatile" or action in self._changing:
-            return None  # polling: its result changed last time (or may take a while to): progress, or no-progress's call
-        if polls == "recheck" and earlier[-1].ran:
-            attempt.recheck = True  # may have changed: run it, and judge it by its result
-            return None
-        return feedback.repeated_call(action, len(earlier), earlier, attempt, list(self.tools), self._echo())
-
-    def _alternation(self, history: list[str], action: str, info: Optional[ToolInfo]) -> Optional[Detection]:
-        length = self.thresholds.alternation_length
-        pair = detectors.alternation(history, action, length)
-        if pair is None or (info and info.polls == "volatile") or set(pair) & self._changing:
-            return None  # a status that keeps changing between two checks is being watched, not looped on
-        steps = [x.step for x in self.attempts[-(length - 1):]] + [self._now.number]
-        return feedback.alternation(*pair, steps, length, list(self.tools), self._echo())
-
-    def _echo(self) -> str:
-        return feedback.echo(self._read.said, self.thresholds.echo_similarity)
+    # -- the books: what one result says --------------------------------------------------------
+    def _book(self, a: GuardedCall, result: ToolMessage, reached: bool) -> Optional[str]:
+        """Record what `a`'s result brought; returns the answer the same call got last time, if it stands.
+        `reached`: the tool itself answered (a call refused for its form before it ran says nothing about
+        the world, so it is never a guess)."""
+        m, info = self.memory, self.memory.info(a.call.name)
+        a.ran = True
+        m.ran.append(a)
+        ok, payload = parse_result(result.content)
+        ok = ok and not result.is_error
+        content = without_echoes(payload, a.arguments) if ok else payload
+        a.result, values = self._results.read(ok, content, info.metadata, values=ok)
+        a.failed, a.empty = not ok, not values or found_nothing(content)
+        values = set() if a.empty else values  # zeros that say "nothing found" are no news
+        body = None if ok else (read_body(result.content) or {"message": result.content})  # plain-text errors too
+        a.retryable_error = bool(body and body.get("retryable") is True)
+        a.error_class = str(body.get("error_type") or "error") if body else None
+        last = m.last_result.get(a.action)
+        before = last[2] if last and last[:2] == (a.epoch, a.heard) else None
+        fresh = values - m.seen
+        if ok:
+            m.last_result[a.action] = (a.epoch, a.heard, a.result)
+            if before is not None:  # the same call, asked again: did its answer move? (metadata aside)
+                (m.changing.add if before != a.result else m.changing.discard)(a.action)
+            if not a.empty or a.writes:  # an answer about a new subject, or a write that took, is news
+                fresh.add(f"asked {a.subject}" if not a.writes else f"wrote {a.action} {m.epoch}")
+            if a.writes:  # it may have changed what every read would say
+                m.epoch, m.made = m.epoch + 1, {str(v) for _, v in argument_leaves(content)
+                                                  if isinstance(v, (str, int, float)) and not isinstance(v, bool)}
+            key = m.answer_key(a)
+            if key is not None:
+                m.answers.setdefault(key, []).append(a)
+        elif resource_changed(body):  # 409, 412, a new ETag: what was read is stale
+            m.epoch, m.made = m.epoch + 1, set()
+        elif reached and not a.retryable_error:  # a deterministic failure: news the first time, a guess after
+            tried = m.errors.setdefault((a.call.name, a.error_class or "error"), set())
+            if not tried:
+                fresh.add(f"error {a.call.name} {a.error_class}")
+            m.now.counts = m.now.counts or a.action not in tried
+            tried.add(a.action)
+        fresh -= m.seen
+        m.seen |= fresh
+        m.now.new += len(fresh)
+        m.now.counts = m.now.counts or ok
+        return before
 
     # -- intervene first, then interrupt ------------------------------------------------------
-    def _flag(self, d: Detection, call: ToolCall, not_run: bool, original: Optional[ToolMessage] = None) -> "Verdict":
-        first_in_turn = not self._now.flagged  # one lapse per turn, however many calls it caught
+    def _flag(self, d: Detection, call: ToolCall, not_run: bool, original: Optional[ToolMessage] = None) -> Verdict:
+        m = self.memory
+        first_in_turn = not m.now.flagged  # one lapse per turn, however many calls it caught
         self.strikes += first_in_turn
-        self._now.flagged = True
+        m.now.flagged = True
         n = self.thresholds.interventions
         warned = f"{n} warning" + ("" if n == 1 else "s")
         stopping = first_in_turn and self.strikes > self.thresholds.interventions
@@ -235,9 +197,8 @@ class LoopGuard:
             else feedback.another_in_turn(d, not_run=not_run)
         if original is not None:
             ok, payload = parse_result(original.content)
-            body["result"] = payload if ok and not original.is_error else None
-        self.events.append({"step": self._now.number, "pattern": d.pattern,
-                            "action": show(self._by_id[call.id].action),
+            body["result"] = payload  # the answer, or the error, that the feedback stands in for
+        self.events.append({"step": m.now.number, "pattern": d.pattern, "action": show(m.by_id[call.id].action),
                             "did": "stopped the run" if stopping else
                             ("answered the call without running it" if not_run else "wrapped the result")})
         message = ToolMessage(call.id, to_json(body), is_error=True)
@@ -245,25 +206,13 @@ class LoopGuard:
             # the detail is for the user and support: the evidence without the note addressed to the model
             evidence = d.evidence.replace(" Your last two messages are", " The model's last two messages were")
             detail = f"{d.pattern}: the model carried on after {warned}. {evidence}"
-            return Verdict("stop", message=message, trip=(STOP_REASONS[d.pattern], detail))
+            return Verdict("stop", message=message, stop=Stop(STOP_REASONS[d.pattern], detail))
         return Verdict("intervene", message=message)
 
     def _enter_step(self, messages: Sequence[Message]) -> None:
-        self._read.catch_up(messages)
-        if self._read.steps != self._now.number:
-            self._now.number = self._read.steps
-            self._now.turn = self._read.last_turn
-            self._now.actions = {}
-
-
-def _spelling(call: ToolCall) -> str:
-    """The arguments as written, key order and whitespace aside."""
-    try:
-        return json.dumps(call.parsed_arguments(), sort_keys=True)
-    except ValueError:
-        return call.arguments
-
-
-def _retryable(content: str) -> bool:
-    body = read_body(content)
-    return body is not None and body.get("retryable") is True
+        m = self.memory
+        m.read.catch_up(messages)
+        if m.read.steps != m.now.number:
+            m.now.number = m.read.steps
+            m.now.turn = m.read.last_turn
+            m.now.actions = {}

@@ -29,8 +29,8 @@ from typing import Any, Iterable, Optional
 
 from ...core import jsontext
 from ...core.toolresult import read_result
-from .dates import canonical_date
-from .fingerprint import _DATE_NAME, _number, canonical_data, clean_text
+from ...core.dates import canonical_date
+from ...core.canonical import _DATE_NAME, _number, canonical_data, clean_text
 
 _ID_SUFFIXES = ("request_id", "trace_id", "span_id", "correlation_id", "traceparent", "etag", "nonce")
 _MOMENT_NAMES = {"timestamp", "ts", "server_time", "as_of", "last_checked", "last_updated", "last_modified", "now"}
@@ -219,3 +219,66 @@ class ResultReader:
         if found is not None and not (value is None or value == ""):
             found.add(f"{key}={value}" if isinstance(value, bool) else _leaf_text(value))
         return _number(value) if isinstance(value, (int, float)) else value
+
+
+def argument_leaves(arguments: Any, key: str = "") -> list[tuple[str, Any]]:
+    """(key name, canonical value) of every leaf of a call's arguments, at any depth."""
+    if isinstance(arguments, dict):
+        return [leaf for k, v in arguments.items() for leaf in argument_leaves(v, key_name(k))]
+    if isinstance(arguments, list):
+        return [leaf for v in arguments for leaf in argument_leaves(v, key)]
+    return [(key, arguments)] if arguments is not None else []
+
+
+def without_echoes(payload: Any, arguments: Any) -> Any:
+    """The payload without what the call itself put there: an entry, at any depth, whose value is one of the
+    call's text arguments, or whose key and value are one of its arguments (`"offset": 20` for offset 20)."""
+    leaves = argument_leaves(arguments)
+    if not leaves:
+        return payload
+    texts = {clean_text(v).casefold() for _, v in leaves if isinstance(v, str) and v.strip()}
+    pairs = {(k, _number(v)) for k, v in leaves if isinstance(v, (int, float, str))}
+
+    def echoed(key: Any, value: Any) -> bool:
+        if isinstance(value, str):
+            return clean_text(value).casefold() in texts
+        return isinstance(value, (int, float)) and (key_name(key), _number(value)) in pairs
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items() if not echoed(k, v)}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+    return walk(payload)
+
+
+def subject_of(arguments: Any) -> str:
+    """What a call asks about: its canonical arguments without free wording (text of two words or more), so
+    that three phrasings of one search share a subject and four SKUs have four."""
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items() if not _wording(v)}
+        if isinstance(value, list):
+            return [walk(v) for v in value if not _wording(v)]
+        return value
+    return _sorted_json(walk(arguments))
+
+
+def _wording(value: Any) -> bool:
+    return isinstance(value, str) and len(value.split()) >= 2
+
+
+def found_nothing(payload: Any) -> bool:
+    """An answer that found nothing: an empty list or object in it, and nothing else but zeros, falses and
+    nulls (`{"results": [], "total": 0}`). `{"in_stock": false}` found something: an answer."""
+    empty_container = False
+
+    def walk(value: Any) -> bool:
+        nonlocal empty_container
+        if isinstance(value, (dict, list)):
+            if not value:
+                empty_container = True
+            return all(walk(v) for v in (value.values() if isinstance(value, dict) else value))
+        return value in (None, "", 0, False)
+    return walk(payload) and empty_container

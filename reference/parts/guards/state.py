@@ -1,14 +1,22 @@
-"""What the loop guard remembers: every call it saw, the current model step, and what it read so far.
+"""What the loop guard remembers: every call it saw, the current model step, what it read so far, and the
+state epochs that say which earlier answers still stand.
 
 Nothing here is recomputed from the whole history: the transcript reads only the messages added since the
-last look, so the guard's work per step does not grow with the length of the run (issue 9-D).
+last look, so the guard's work per step does not grow with the length of the run.
 """
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ...core.messages import AssistantMessage, Message, SystemMessage, ToolCall, UserMessage
+from .effects import ToolInfo
+from .results import argument_leaves
+from .thresholds import Thresholds
+
+if TYPE_CHECKING:
+    from .feedback import Detection
 
 
 @dataclass
@@ -17,12 +25,19 @@ class GuardedCall:
 
     step: int
     call: ToolCall
-    action: str  # the fingerprint
+    action: str  # the fingerprint (reference/core/canonical.py)
+    epoch: int = 0  # the state epoch it was asked in: successful writes and "it changed" errors before it
+    heard: int = 0  # user messages the model had read when it asked
+    writes: bool = False  # may it change state (effects.py)
+    arguments: Any = None  # the canonical arguments (None: not a JSON object)
+    subject: str = ""  # what it asks about: the arguments without their free wording (subject_of)
     ran: bool = False
-    result: Optional[str] = None  # the result fingerprint
+    result: Optional[str] = None  # the result fingerprint, echoes and metadata aside
     retryable_error: bool = False
     failed: bool = False  # it ran and the tool refused it or failed
-    recheck: bool = False  # a repeat let through because the tool may change: judged by its result
+    error_class: Optional[str] = None  # the error's type, when it failed
+    recheck: bool = False  # a repeat let through because its answer may have moved: judged by its result
+    empty: bool = True  # it brought no content (no values once echoes and metadata are removed)
 
 
 @dataclass
@@ -33,7 +48,7 @@ class Step:
     turn: tuple[str, ...] = ()  # the ids of the calls the model asked for in this step
     actions: dict[str, str] = field(default_factory=dict)  # action -> id of its first call in this step
     new: int = 0  # values first seen in this step's results
-    counts: bool = False  # a call of this step succeeded: only such steps count for no-progress
+    counts: bool = False  # a result of this step can say whether the run moved (a success, or a guess)
     flagged: bool = False  # the guard already intervened in this step (one lapse per turn)
 
     def end(self) -> None:
@@ -50,6 +65,7 @@ class Transcript:
     steps: int = 0  # assistant messages so far
     last_turn: tuple[str, ...] = ()  # the call ids of the latest assistant message
     user_texts: list[str] = field(default_factory=list)
+    heard: int = 0  # user messages that came after the model's first turn: each one refreshes what reads knew
     said: list[str] = field(default_factory=list)  # the model's last two non-empty texts
     _request: Optional[str] = None
 
@@ -64,13 +80,75 @@ class Transcript:
                     self.said = [*self.said[-1:], m.text]
             elif isinstance(m, (UserMessage, SystemMessage)):  # the system prompt carries the user's profile too
                 self.user_texts.append(m.text)
+                self.heard += isinstance(m, UserMessage) and self.steps > 0
                 self._request = None
         self.read = len(messages)
 
     @property
     def request(self) -> str:
-        """What the user asked, with the system prompt (a home airport, an office city): joined once per new
-        message, not once per call."""
+        """What the user asked, with the system prompt: joined once per new message, not once per call."""
         if self._request is None:
             self._request = "\n".join(self.user_texts)
         return self._request
+
+
+@dataclass
+class Memory:
+    """Everything the detectors may read; the guard (guard.py) is the only one that writes it."""
+
+    tools: dict[str, ToolInfo]
+    thresholds: Thresholds
+    attempts: list[GuardedCall] = field(default_factory=list)
+    by_id: dict[str, GuardedCall] = field(default_factory=dict)
+    by_action: dict[str, list[GuardedCall]] = field(default_factory=dict)  # action -> its attempts, in order
+    epoch: int = 0  # successful calls that may change state, and errors saying a resource changed, so far
+    made: set[str] = field(default_factory=set)  # the values the write that opened this epoch answered with
+    last_result: dict[str, tuple[int, int, str]] = field(default_factory=dict)  # action -> (epoch, heard, result)
+    changing: set[str] = field(default_factory=set)  # actions whose last re-run changed their answer
+    answers: dict[tuple, list[GuardedCall]] = field(default_factory=dict)  # (tool, subject, result, epoch) -> calls
+    seen: set[str] = field(default_factory=set)  # every value the run's results have shown, and each subject asked
+    errors: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (tool, error class) -> actions
+    recent: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest attempts, for cycles
+    ran: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest calls that ran
+    new_per_step: deque = field(default_factory=lambda: deque(maxlen=16))  # news, per step that counts
+    now: Step = field(default_factory=Step)
+    read: Transcript = field(default_factory=Transcript)
+
+    def info(self, tool: str) -> ToolInfo:
+        return self.tools.get(tool) or ToolInfo(tool)
+
+    def about_the_last_write(self, a: GuardedCall) -> bool:
+        """Does `a` ask about something the write that opened this epoch made or started (an id it returned)?
+        What a write started (an export, a build) may still be moving."""
+        return bool(self.made) and any(str(v) in self.made for _, v in argument_leaves(a.arguments))
+
+    def answer_key(self, a: GuardedCall) -> Optional[tuple]:
+        """Which answers `a`'s answer is compared with for rephrasing: one tool, one subject, one epoch."""
+        if not a.ran or a.failed or a.empty or a.recheck or a.result is None:
+            return None
+        return (a.call.name, a.subject, a.result, a.epoch, a.heard)
+
+    def still_stands(self, earlier: GuardedCall, now: GuardedCall) -> bool:
+        """Could nothing between `earlier` and `now` have changed the answer? A failure stands until state
+        changes (a user message does not fix a deterministic error); a write stands until the user speaks
+        again; a read until either happens."""
+        if earlier.failed:
+            return earlier.epoch == now.epoch
+        if earlier.writes:
+            return earlier.heard == now.heard
+        return earlier.epoch == now.epoch and earlier.heard == now.heard
+
+
+class Detector:
+    """One rule of the guard. `before_call` sees a call before it runs, `after_result` after (with the
+    answer the same call got last time, while that answer still stands); each returns a Detection or None.
+    `legitimate` is a scenario the rule must let complete untouched."""
+
+    pattern = ""
+    legitimate = ""
+
+    def before_call(self, m: Memory, a: GuardedCall) -> "Optional[Detection]":
+        return None
+
+    def after_result(self, m: Memory, a: GuardedCall, before: Optional[str]) -> "Optional[Detection]":
+        return None

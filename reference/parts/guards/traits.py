@@ -1,6 +1,8 @@
-"""Lesson 3: what the guard reads from a tool's definition: may it be polled, which arguments name the thing
-asked about, which result keys are metadata. Real tool definitions (MCP, OpenAPI) carry no kit-only flag,
-so the rules read what they do carry: the description, MCP annotations, the parameter schema.
+"""Exercise 3's reading of a tool's definition (given.py hands it to the learner): may it be polled, which
+arguments name the thing asked about. It rests on lists of names and keywords, which is fine for an
+exercise and a last resort at best: the kit's own guard reads what a call may change from MCP annotations
+and the HTTP method first (effects.py), and what a call asks about from the structure of its arguments
+(results.subject_of), not from names.
 
 POLLING. A repeated call is a loop only when it asks the same question AND gets the same answer. Whether
 the guard lets a repeat run (and judges it by its result) or answers it without running it:
@@ -34,7 +36,7 @@ from collections.abc import Mapping  # not typing.Mapping: its isinstance check 
 from typing import Any, Optional
 
 from ...core import jsontext
-from .fingerprint import is_airport, is_date
+from ...core.canonical import is_airport, is_date
 
 OPTION_NAMES = {"limit", "max_results", "page_size", "per_page", "top_k", "k", "count", "size", "page", "offset",
                 "cursor", "page_token", "sort", "sort_by", "order", "order_by", "format", "fields", "verbose",

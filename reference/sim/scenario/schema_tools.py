@@ -30,7 +30,8 @@ class ResultDef(Strict):
 
     data: Any = None
     fault: Optional[Literal["timeout", "rate_limit", "server_error", "invalid_argument", "permission_denied",
-                            "not_found", "business_failure", "exception", "connection_reset"]] = None
+                            "not_found", "conflict", "precondition_failed", "business_failure", "exception",
+                            "connection_reset"]] = None
     message: Optional[str] = None
     retry_after_seconds: Optional[Number] = Field(None, ge=0)
     timeout_seconds: Number = Field(30.0, gt=0)
@@ -107,7 +108,7 @@ class RuleDef(Strict):
 
 class AnnotationsDef(Strict):
     """MCP tool annotations (modelcontextprotocol.io, "Tool annotations"): hints about how a tool behaves, as a real
-    MCP server sends them. Lesson 3's guard reads readOnlyHint and destructiveHint (parts/guards/traits.py)."""
+    MCP server sends them. Lesson 3's guard reads them, with the spec's defaults (parts/guards/effects.py)."""
 
     title: Optional[str] = None
     readOnlyHint: Optional[bool] = None

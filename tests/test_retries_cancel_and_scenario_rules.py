@@ -1,4 +1,5 @@
-"""Issue 8, behaviours 8-14 and the scenario-format gaps, each on small inline scenarios (the catalogue's
+"""Budget reserve and retries, provider faults, business failures in a 200, redaction, the last answer within
+the step limit, cancellation, and the scenario format's matching rules, each on small inline scenarios (the catalogue's
 scenarios for them are checked with everything else in tests/test_guarded_catalogue.py)."""
 from __future__ import annotations
 

@@ -1,7 +1,14 @@
 """Hostile candidate loops, for tests/test_grader_sandbox.py: each tries to hang, kill, fool or flood
-the grader. Every one has the candidate signature `loop(episode, max_steps)`."""
+the grader. Every one has the candidate signature `loop(episode, max_steps)`.
+
+    python -m tests.helpers.hostile_loops OUT.json '{"loop": ["scenario", time_limit], ...}' MEMORY_MB
+
+runs each named loop between two clean runs of its scenario, in this one process, and writes their facts to
+OUT.json; a normal exit says that nothing a loop left behind holds the grader's process.
+"""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -196,3 +203,40 @@ def reads_the_script(episode, max_steps=8):
     print(f"FOUND {len(whole)} script={len(seen.model.script) + len(seen.model.cycle)} expect={seen.expect} "
           f"rules={sum(len(t.rules) for t in seen.tools)}")
     return clean(episode, max_steps)
+
+
+def facts(attempt) -> dict:
+    result = attempt.result
+    return {"story": attempt.story(), "error": type(attempt.error).__name__ if attempt.error else None,
+            "model_calls": attempt.model_calls, "stop_reason": result.stop_reason.value if result else None,
+            "output_bytes": attempt.output_bytes, "output_kept": len(attempt.output), "printed": attempt.output[:300]}
+
+
+def run_all(out_path: str, cases: dict[str, list], memory_mb: int) -> None:
+    """Every hostile loop, run as a candidate file is (`hostile_loops.py::name`, in a fresh interpreter), each
+    between two clean runs of its scenario run as a test's own function is (in a fork)."""
+    import time
+
+    from reference.runs.grading import run_candidate
+
+    def run(loop, scenario, time_limit):
+        return facts(run_candidate(loop, scenario, time_limit=time_limit, memory_mb=memory_mb))
+
+    def timed(loop, scenario, time_limit):
+        started = time.monotonic()
+        return {**run(loop, scenario, time_limit), "seconds": time.monotonic() - started}
+
+    here = os.path.abspath(__file__)
+    run(f"{here}::clean", "happy-path", 120.0)  # the zygote started once, before any clock
+    records = {}
+    for name, (scenario, time_limit) in cases.items():
+        records[name] = {"before": run(clean, scenario, time_limit),
+                         "hostile": timed(f"{here}::{name}", scenario, time_limit),
+                         "after": run(clean, scenario, time_limit)}
+    with open(out_path, "w", encoding="utf-8") as out:
+        json.dump(records, out)
+
+
+if __name__ == "__main__" and len(sys.argv) == 4:
+    run_all(sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3]))
+    sys.exit(0)

@@ -1,6 +1,6 @@
 """Run the guarded loop on every catalogue scenario and print one JSON line per scenario.
 
-    python tests/concurrent_runs.py sequential | threads | processes
+    python -m tests.helpers.concurrent_runs sequential | threads | processes   # from the repository's root
 
 Started by tests/test_concurrency.py in a fresh interpreter each time, so that the first runs also
 do the first imports (jsonschema's among them) at the same moment in 8 threads or 8 processes.
@@ -11,12 +11,9 @@ import json
 import multiprocessing
 import sys
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the kit, when run from a checkout
-
-from reference.runs.runner import run  # noqa: E402
-from reference.sim.scenario.loading import catalogue, find  # noqa: E402
+from reference.runs.runner import run
+from reference.sim.scenario.loading import catalogue, find
 
 WORKERS = 8
 

@@ -1,4 +1,7 @@
-"""Lesson 3: fingerprints of actions and of results, normalised so that a repeat in disguise shows.
+"""One canonical form: the kit's single answer to "is this the same call?".
+
+The loop guard, the executor (the same rejected call again), the trace (each call's fingerprint) and trace
+diagnosis all ask it here, so that a repeat the guard catches is the repeat a trace shows.
 
 A model rarely repeats itself byte for byte. It reorders the keys, pads a code with spaces, writes
 it in lower case, says "tomorrow" instead of the date, or switches from PEK to PKX. A fingerprint
@@ -13,7 +16,9 @@ tool name plus the canonical arguments:
 - absent optional arguments filled in from the schema's `default`;
 - dates in any unambiguous spelling ("Dec 1, 2026", "tomorrow", "Tuesday") read on the run's clock as
   YYYY-MM-DD, on date properties (dates.py; an ambiguous 01/02/2026 keeps its spelling: never merged);
-- IATA codes mapped to their metropolitan area (PEK, PKX, BJS -> BJS), on airport properties.
+- IATA codes mapped to their metropolitan area (PEK, PKX, BJS -> BJS), on airport properties;
+- POSIX paths written out once ("./docs//a/../b.md" is "docs/b.md"), for a string that starts like a
+  path ("/", "./", "../") and has no space or scheme.
 
 The schema convention (plain JSON Schema, so every provider accepts the tool definition, and the
 model reads the same words the guard does):
@@ -37,16 +42,18 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import posixpath
 import re
 import unicodedata
 from collections.abc import Mapping  # not typing.Mapping: its isinstance check is ten times slower
 from typing import Any, Optional
 
-from ...core import jsontext
+from . import jsontext
 from . import airports
 from .dates import RELATIVE_DAYS, canonical_date
 
-__all__ = ["RELATIVE_DAYS", "canonical", "canonical_arguments", "clean_text", "fingerprint", "raw_fingerprint",
+__all__ = ["RELATIVE_DAYS", "call_fingerprint", "canonical", "canonical_arguments", "clean_text", "fingerprint",
+           "raw_fingerprint",
            "show", "is_airport", "is_case_insensitive", "is_date", "types_of"]
 _DATE_NAME = re.compile(r"^(date|.+_date|date_.+)$")
 _CASE_INSENSITIVE = re.compile(r"(?<!not )\bcase[- ]insensitive\b", re.IGNORECASE)
@@ -106,10 +113,12 @@ def _number(value: Any) -> Any:
 
 
 def canonical(value: Any, schema: Optional[Mapping[str, Any]] = None, today: Optional[dt.date] = None,
-              name: str = "") -> Any:
+              name: str = "", meaning: bool = True) -> Any:
     """The value as the tool will understand it, by its schema (an empty schema: generic rules only), at any depth.
 
-    `name` is the property's name (for a list, the list's): a date is sometimes only named so."""
+    `name` is the property's name (for a list, the list's): a date is sometimes only named so. Without
+    `meaning`, only the spelling is made canonical: airport codes stay codes and dates stay as written (a
+    trace tells a re-spelt question, PEK then PKX, from the same words again)."""
     if type(schema) is not dict and not isinstance(schema, Mapping):  # (a dict, the common case, asked first)
         schema = {}  # `true` is a valid schema too: it says nothing
     if isinstance(value, dict):
@@ -118,13 +127,13 @@ def canonical(value: Any, schema: Optional[Mapping[str, Any]] = None, today: Opt
         out = {}
         for key, v in value.items():
             key = clean_text(key)  # " origin" is the origin
-            out[key] = canonical(v, props.get(key), today, key)
+            out[key] = canonical(v, props.get(key), today, key, meaning)
         for key, sub in props.items():  # an absent argument is its default
             if key not in out and isinstance(sub, dict) and "default" in sub:
-                out[key] = canonical(sub["default"], sub, today, key)
+                out[key] = canonical(sub["default"], sub, today, key, meaning)
         return out
     if isinstance(value, list):
-        return [canonical(v, schema.get("items"), today, name) for v in value]
+        return [canonical(v, schema.get("items"), today, name, meaning) for v in value]
     written_as_text = isinstance(value, str)  # 20261201 the number is not a date spelling: the tool refuses it
     kinds = types_of(schema)
     if "integer" in kinds or "number" in kinds or isinstance(value, (int, float)):
@@ -134,16 +143,25 @@ def canonical(value: Any, schema: Optional[Mapping[str, Any]] = None, today: Opt
     if not isinstance(value, str):
         return value
     text = clean_text(value)
+    if is_airport(schema) and not meaning:
+        return airports.clean(text)
     if is_airport(schema):
         try:
             return airports.metro(text)
         except airports.AirportCodeError:
             return airports.clean(text)  # unknown: kept as written (upper-case); the guard reports it
-    if written_as_text and is_date(schema, name):
+    if written_as_text and meaning and is_date(schema, name):
         return canonical_date(text, today)
     if is_case_insensitive(schema):
         return text.casefold()
-    return text
+    return _path(text)
+
+
+def _path(text: str) -> str:
+    """A POSIX path in its one spelling; any other text as it is."""
+    if not text.startswith(("/", "./", "../")) or " " in text or "://" in text:
+        return text
+    return posixpath.normpath(text)
 
 
 def canonical_data(value: Any, name: str = "") -> Any:
@@ -181,6 +199,19 @@ def fingerprint(tool: str, arguments: Mapping[str, Any], parameters: Optional[Ma
 def action_of(tool: str, canonical_args: Any) -> str:
     """The fingerprint of arguments already made canonical (a tree `canonical` built: never circular)."""
     return f"{tool} {_action_json(canonical_args)}"
+
+
+def call_fingerprint(tool: str, argument_text: str, parameters: Optional[Mapping[str, Any]] = None,
+                     today: Optional[dt.date] = None, meaning: bool = True) -> str:
+    """The fingerprint of a call as the model wrote it (argument text that may not even be JSON); without
+    `meaning`, of its spelling only (see `canonical`)."""
+    try:
+        arguments = json.loads(argument_text)
+    except (ValueError, RecursionError):
+        return raw_fingerprint(tool, argument_text)
+    if not isinstance(arguments, dict):
+        return raw_fingerprint(tool, argument_text)
+    return action_of(tool, canonical(arguments, parameters or {}, today, "", meaning))
 
 
 def raw_fingerprint(tool: str, argument_text: str) -> str:

@@ -1,0 +1,98 @@
+"""What a tool's definition says about its calls: may one change state, may its answer move by itself.
+
+Real tool definitions (MCP servers, OpenAPI operations) carry no kit-only flag, so the guard reads what
+they do carry, strongest source first:
+
+1. MCP annotations, when the definition has an `annotations` object. A hint it leaves out takes the
+   spec's default: readOnlyHint false, destructiveHint true, idempotentHint false, openWorldHint true.
+   A call may change state unless readOnlyHint is true; a read's answer may move by itself when
+   openWorldHint is true (it reads a world outside the run).
+2. The HTTP method, where the tool states one (an OpenAPI operation's description starting "GET /..."):
+   GET, HEAD and OPTIONS are safe methods (RFC 9110, 9.2.1); any other may change state.
+3. Last resort, documented as such: the first word of the name or of the description is a verb that
+   reads (READ_VERBS), or the description starts by naming what the tool returns ("The status of a
+   job.", an article first). Anything else may change state, as the MCP default says.
+
+The scenario format's `volatile` flag overrides all three for the kit's own scenarios: true says the
+answer moves by itself (a queue length), false that it never does.
+
+Errors that say the resource changed open a new state epoch too: HTTP 409 Conflict and 412 Precondition
+Failed (by status field or the RFC's reason phrase), or an error that carries a new ETag.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+MCP_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
+SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+_METHOD = re.compile(r"^\s*(GET|HEAD|OPTIONS|POST|PUT|PATCH|DELETE)\s+/", re.IGNORECASE)
+# The last resort: verbs that read. Only consulted for a tool with neither annotations nor an HTTP method.
+READ_VERBS = {"get", "list", "search", "find", "read", "fetch", "query", "lookup", "look", "check", "describe",
+              "show", "view", "count", "browse", "retrieve", "inspect", "track", "poll", "watch", "status",
+              "returns", "gets", "lists", "searches", "finds", "reads", "fetches", "retrieves", "shows", "checks",
+              "a", "an", "the"}  # a description that starts by naming a thing says what the tool returns
+_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_STATUS_KEYS = ("status", "status_code", "statusCode", "http_status", "httpStatus", "code")
+_CHANGED = re.compile(r"\b(409 Conflict|412 Precondition Failed)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """What the guard knows about one tool, from its definition."""
+
+    name: str
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    description: str = ""
+    annotations: Optional[Mapping[str, Any]] = None  # None: the definition has no annotations object
+    volatile: Optional[bool] = None  # the scenario format's override
+    metadata: frozenset = frozenset()  # result keys the tool declares as metadata
+
+    @property
+    def source(self) -> str:
+        """Where the answer about state comes from: "annotations", "http" or "name" (the last resort)."""
+        if self.annotations is not None:
+            return "annotations"
+        return "http" if _METHOD.match(self.description) else "name"
+
+    @property
+    def writes(self) -> bool:
+        """May a call change state?"""
+        if self.volatile is not None and self.annotations is None:
+            return False  # the scenario says how its answer moves: it is read
+        if self.annotations is not None:
+            return not self._hint("readOnlyHint")
+        method = _METHOD.match(self.description)
+        if method:
+            return method.group(1).upper() not in SAFE_METHODS
+        return not (_first_word(self.name) in READ_VERBS or _first_word(self.description) in READ_VERBS)
+
+    @property
+    def moves_by_itself(self) -> bool:
+        """May a read's answer change with no call of this run in between?"""
+        if self.volatile is not None:
+            return self.volatile
+        return self.annotations is not None and not self.writes and bool(self._hint("openWorldHint"))
+
+    def _hint(self, name: str) -> Any:
+        value = (self.annotations or {}).get(name)
+        return MCP_DEFAULTS[name] if value is None else value
+
+
+def _first_word(text: str) -> str:
+    words = _WORDS.findall(text.strip()[:60])
+    return words[0].lower() if words else ""
+
+
+def resource_changed(body: Optional[Mapping[str, Any]]) -> bool:
+    """Does a failed call's body say the resource changed since it was read (409, 412, a new ETag)?"""
+    if not body:
+        return False
+    for key in _STATUS_KEYS:
+        if str(body.get(key, "")).strip() in ("409", "412"):
+            return True
+    if any(str(key).lower() == "etag" for key in body):
+        return True
+    return bool(_CHANGED.search(str(body.get("message", ""))))

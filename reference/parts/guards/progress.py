@@ -1,0 +1,57 @@
+"""Principle 2, progress is new information: steps that bring nothing new are no progress, however different
+their calls look.
+
+New information is a value no result showed before (echoes of the call's own arguments and metadata
+removed), an answer about a subject not asked about before, a write that succeeded, or a kind of error not
+seen before. Empty answers bring nothing; the same error class on argument after argument (guessing ids,
+404 after 404) brings nothing; a changed answer to the same call (polling) is new, flag or no flag. A step
+whose calls only failed for a transient reason says nothing either way (the executor retries those)."""
+from __future__ import annotations
+
+from typing import Optional
+
+from . import detectors, feedback
+from .feedback import Detection
+from .state import Detector, GuardedCall, Memory
+
+LEGITIMATE = """
+name: export-polled
+title: An export started, then polled until its file is ready, as MCP servers define such tools
+user: Export my tickets and give me the link.
+tools:
+  - {name: start_export, description: Start an export of the user's tickets; returns its id.,
+     parameters: {type: object, properties: {}}, rules: [{result: {data: {export_id: ex-9}}}]}
+  - name: get_export
+    description: The state of an export.
+    annotations: {readOnlyHint: true}
+    parameters: {type: object, properties: {export_id: {type: string}}}
+    rules:
+      - results: [{data: {export_id: ex-9, state: running, progress: 10}},
+                  {data: {export_id: ex-9, state: running, progress: 60}},
+                  {data: {export_id: ex-9, state: done, url: "https://files.example/ex-9.csv"}}]
+model:
+  script:
+    - call: {tool: start_export, args: {}}
+    - call: {tool: get_export, args: {export_id: ex-9}}
+    - call: {tool: get_export, args: {export_id: ex-9}}
+    - call: {tool: get_export, args: {export_id: ex-9}}
+    - answer: "Your export is ready: https://files.example/ex-9.csv"
+expect: {completable: true, stop_reason: completed, oracle_model_calls: 5}
+"""
+
+
+class NoProgress(Detector):
+    """Steps that bring no new information are no progress, however different their calls look."""
+
+    pattern = "no_progress"
+    legitimate = LEGITIMATE
+
+    def after_result(self, m: Memory, a: GuardedCall, before: Optional[str]) -> Optional[Detection]:
+        now = m.now
+        if not (now.counts and not now.flagged and not now.new and now.turn and a.call.id == now.turn[-1]):
+            return None  # judged once, on the step's last result
+        run = detectors.no_progress([*m.new_per_step, now.new], m.thresholds.no_progress_steps)
+        if not run:
+            return None
+        recent = [x for x in m.ran if x.step > now.number - run]
+        return feedback.no_progress(run, recent, list(m.tools))

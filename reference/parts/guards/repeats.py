@@ -1,0 +1,77 @@
+"""Principle 1, state epochs: a call repeats another only if nothing in between could change its answer.
+
+What can change an answer: a call that succeeded and may change state (effects.py) opens a new epoch for
+every read (conservatively: all of them); so does an error saying the resource changed (409, 412, a new
+ETag); a new user message refreshes what reads knew. A call that failed changed nothing: the same call
+after the same error is a repeat, whatever the user said since. A read of a world that moves by itself
+(MCP's openWorldHint) is a poll, judged by what its answers bring (progress.py); a read whose answer
+may have moved (it changed last time, or it asks about what the last write made or started) runs once
+more, and the same answer again is the repeat.
+"""
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+from . import feedback
+from .feedback import Detection
+from .state import Detector, GuardedCall, Memory
+
+LEGITIMATE = """
+name: re-read-after-write
+title: A document read, changed, and read again to check the change
+user: Rename the doc d1 to Q3 plan and show me the result.
+tools:
+  - {name: get_doc, description: A document., parameters: {type: object, properties: {id: {type: string}}},
+     rules: [{results: [{data: {id: d1, title: Draft}}, {data: {id: d1, title: Q3 plan}}]}]}
+  - {name: update_doc, description: Change a document's title., parameters: {type: object, properties:
+     {id: {type: string}, title: {type: string}}}, rules: [{result: {data: {updated: true}}}]}
+model:
+  script:
+    - call: {tool: get_doc, args: {id: d1}}
+    - call: {tool: update_doc, args: {id: d1, title: Q3 plan}}
+    - call: {tool: get_doc, args: {id: d1}}
+    - answer: The doc d1 is now called Q3 plan.
+expect: {completable: true, stop_reason: completed, oracle_model_calls: 4}
+"""
+
+
+class RepeatedCall(Detector):
+    """A call repeats another only if nothing in between could change its answer."""
+
+    pattern = "repeated_call"
+    legitimate = LEGITIMATE
+
+    def before_call(self, m: Memory, a: GuardedCall) -> Optional[Detection]:
+        tools = list(m.tools)
+        if a.action in m.now.actions:  # asked twice in one turn: the first call answers both
+            return feedback.same_turn(a.action, m.now.number, tools)
+        standing = [x for x in m.by_action.get(a.action, []) if x is not a and m.still_stands(x, a)]
+        if not standing or len(standing) < m.thresholds.allowed_runs:
+            return None
+        last = standing[-1]
+        if last.retryable_error:
+            return None  # a transient failure sent once more: the executor's business (lesson 5)
+        if last.failed and _spelling(last) != _spelling(a):
+            return None  # the tool refused one spelling ("Dec 1, 2026"): the model is correcting it
+        if not a.writes and m.info(a.call.name).moves_by_itself:
+            return None  # a poll: its answers say whether it moves (progress.py), not its arguments
+        if not a.writes and (a.action in m.changing or m.about_the_last_write(a)):
+            a.recheck = True  # its answer may have moved: run it, and judge it by the answer
+            return None
+        return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
+
+    def after_result(self, m: Memory, a: GuardedCall, before: Optional[str]) -> Optional[Detection]:
+        if not (a.recheck and not a.failed and before == a.result):
+            return None
+        runs = [x for x in m.by_action[a.action] if x.ran and x is not a and m.still_stands(x, a)]
+        return feedback.repeated_call(a.action, len(runs), runs, a, list(m.tools), feedback.echo_of(m),
+                                      ran_again=True)
+
+
+def _spelling(a: GuardedCall) -> str:
+    """The arguments as written, key order and whitespace aside."""
+    try:
+        return json.dumps(a.call.parsed_arguments(), sort_keys=True)
+    except ValueError:
+        return a.call.arguments

@@ -1,0 +1,46 @@
+"""Principle 2, progress is new information (rephrasing): calls of one tool about one subject that differ
+only in wording and get one answer are one question asked again.
+
+The subject of a call is its canonical arguments without free wording (text of two words or more), so four
+SKUs that are all in stock are four answers, while three phrasings of one search that find the same page
+are one. Answers are compared without echoes of the call's own arguments and without metadata."""
+from __future__ import annotations
+
+from typing import Optional
+
+from . import feedback
+from .feedback import Detection
+from .state import Detector, GuardedCall, Memory
+
+LEGITIMATE = """
+name: batch-stock-check
+title: Four products checked one by one, all in stock
+user: Are KB-101, KB-102, KB-103 and KB-104 in stock?
+tools:
+  - {name: check_stock, description: Whether a product is in stock., parameters: {type: object, properties:
+     {sku: {type: string}}}, rules: [{result: {data: {in_stock: true}}}]}
+model:
+  script:
+    - call: {tool: check_stock, args: {sku: KB-101}}
+    - call: {tool: check_stock, args: {sku: KB-102}}
+    - call: {tool: check_stock, args: {sku: KB-103}}
+    - call: {tool: check_stock, args: {sku: KB-104}}
+    - answer: All four are in stock.
+expect: {completable: true, stop_reason: completed, oracle_model_calls: 5}
+"""
+
+
+class Rephrasing(Detector):
+    """Calls of one tool about one subject that differ only in wording and get one answer are one question."""
+
+    pattern = "same_result"
+    legitimate = LEGITIMATE
+
+    def after_result(self, m: Memory, a: GuardedCall, before: Optional[str]) -> Optional[Detection]:
+        key = m.answer_key(a)
+        if key is None:
+            return None
+        actions = list(dict.fromkeys(x.action for x in m.answers.get(key, [])))
+        if len(actions) < m.thresholds.same_result_actions or actions[-1] != a.action:
+            return None
+        return feedback.same_result(a.call.name, actions, list(m.tools))

@@ -1,0 +1,170 @@
+"""The loop guard's principles, each with the legitimate work it must leave alone, and field cases the
+catalogue does not hold (tests/field_scenarios/: re-read after a write, start-then-poll on MCP-style
+definitions, a 412 re-read, echoed empty searches, 404 guessing, offsets that stop advancing)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from reference import Episode, ToolCall, ToolMessage, UserMessage, catalogue, parse_scenario
+from reference.core.canonical import call_fingerprint
+from reference.core.messages import AssistantMessage
+from reference.parts.guards import LoopGuard
+from reference.parts.guards.effects import ToolInfo, resource_changed
+from reference.parts.guards.registry import DETECTORS
+from reference.parts.guards.results import found_nothing, without_echoes
+from reference.runs.runner import completed, interventions, run
+
+FIELD = sorted(Path(__file__).parent.joinpath("field_scenarios").glob("*.yaml"))
+
+
+def _load(path: Path):
+    return parse_scenario(yaml.safe_load(path.read_text(encoding="utf-8")), str(path))
+
+
+# ---------------------------------------------------------------- the registry: one rule, one legitimate case
+
+@pytest.mark.parametrize("detector", DETECTORS, ids=[d.pattern for d in DETECTORS])
+def test_each_detector_states_its_rule_in_one_sentence(detector):
+    rule = (type(detector).__doc__ or "").strip()
+    assert rule and rule.count(". ") == 0 and rule.endswith("."), f"{type(detector).__name__}: {rule!r}"
+
+
+@pytest.mark.parametrize("detector", DETECTORS, ids=[d.pattern for d in DETECTORS])
+def test_each_detector_leaves_its_legitimate_case_alone(detector):
+    scenario = parse_scenario(yaml.safe_load(detector.legitimate), detector.pattern)
+    result = run(scenario, "guarded")
+    assert completed(scenario, result) and not interventions(result), (
+        f"{detector.pattern}: {result.stop_reason.value}, interventions {interventions(result)}")
+
+
+# ---------------------------------------------------------------- never worse than no guard on legitimate work
+
+LEGITIMATE = [s for s in catalogue() if s.expect.completable]
+
+
+@pytest.mark.parametrize("scenario", LEGITIMATE, ids=[s.name for s in LEGITIMATE])
+def test_guarded_loop_does_at_least_as_well_as_the_react_loop_on_legitimate_work(scenario):
+    """Where the lesson-1 loop completes the task on its own, no guard was needed: the guarded loop must
+    complete it too, without intervening."""
+    naive = run(scenario, "react")
+    if not completed(scenario, naive):
+        pytest.skip("the lesson-1 loop does not complete it: a guard is needed here")
+    guarded = run(scenario, "guarded")
+    assert completed(scenario, guarded), f"{scenario.name}: guarded stopped with {guarded.stop_reason.value}"
+    assert not interventions(guarded), f"{scenario.name}: the guard intervened ({interventions(guarded)})"
+
+
+# ---------------------------------------------------------------- field cases
+
+@pytest.mark.parametrize("path", FIELD, ids=[p.stem for p in FIELD])
+def test_field_scenario(path):
+    scenario = _load(path)
+    guarded, naive = run(scenario, "guarded"), run(scenario, "react")
+    stop = scenario.expect.stop_reasons
+    assert guarded.stop_reason.value in stop, f"{scenario.name}: {guarded.stop_reason.value}, expected {stop}"
+    if scenario.expect.completable:
+        assert completed(scenario, guarded) and not interventions(guarded), interventions(guarded)
+        assert guarded.model_calls <= naive.model_calls
+    else:
+        assert interventions(guarded), "a stuck run is told before it is stopped"
+        assert guarded.model_calls < naive.model_calls, (guarded.model_calls, naive.model_calls)
+        assert scenario.expect.model_calls is None or guarded.model_calls <= scenario.expect.model_calls.max
+
+
+# ---------------------------------------------------------------- may a call change state?
+
+@pytest.mark.parametrize("info, writes", [
+    (ToolInfo("get_doc", annotations={}), True),  # a present, empty annotations object: readOnlyHint false
+    (ToolInfo("delete_doc", annotations={"readOnlyHint": True}), False),  # annotations outrank the name
+    (ToolInfo("x", description="GET /repos/{owner}/{repo} - a repository."), False),
+    (ToolInfo("get_x", description="POST /search - run a saved search."), True),  # the method outranks the name
+    (ToolInfo("list_files"), False),
+    (ToolInfo("send_invoice", description="Send an invoice to a customer."), True),
+    (ToolInfo("job_status", description="The status of a job."), False),
+])
+def test_what_may_change_state_is_read_from_annotations_then_the_method_then_the_name(info, writes):
+    assert info.writes is writes
+
+
+def test_an_annotated_read_moves_by_itself_unless_it_says_its_world_is_closed():
+    assert ToolInfo("get_run", annotations={"readOnlyHint": True}).moves_by_itself  # openWorldHint defaults true
+    assert not ToolInfo("get_run", annotations={"readOnlyHint": True, "openWorldHint": False}).moves_by_itself
+    assert not ToolInfo("get_run").moves_by_itself  # no annotations: nothing said
+
+
+@pytest.mark.parametrize("body, changed", [
+    ({"error_type": "precondition_failed", "message": "HTTP 412 Precondition Failed: stale."}, True),
+    ({"error_type": "rejected", "status": 409}, True),
+    ({"error_type": "rejected", "message": "mismatch", "ETag": '"v2"'}, True),
+    ({"error_type": "not_found", "status": 404, "message": "Not found."}, False),
+])
+def test_an_error_that_says_the_resource_changed(body, changed):
+    assert resource_changed(body) is changed
+
+
+# ---------------------------------------------------------------- progress is new information
+
+def test_echoes_of_the_call_s_own_arguments_are_not_part_of_the_answer():
+    args = {"q": "Hollis", "offset": 20}
+    payload = {"query": "hollis", "offset": 20, "count": 20, "results": []}
+    assert without_echoes(payload, args) == {"count": 20, "results": []}  # 20 as a count is content
+    assert found_nothing({"results": [], "total": 0}) and not found_nothing({"in_stock": False})
+
+
+# ---------------------------------------------------------------- the guard reads user messages in the history
+
+def _episode():
+    return Episode.from_scenario(parse_scenario({
+        "name": "two-turns", "title": "unit", "user": "What is the status of order A1?",
+        "tools": [{"name": "get_order", "description": "An order by id.",
+                   "parameters": {"type": "object", "properties": {"id": {"type": "string"}}},
+                   "rules": [{"when": {"id": "A1"}, "result": {"data": {"id": "A1", "status": "packed"}}},
+                             {"result": {"fault": "not_found"}}]}],
+        "model": {"script": [{"answer": "-"}]}, "expect": {"completable": True, "stop_reason": "completed"}}))
+
+
+def _ask(guard, episode, messages, call_id, args):
+    call = ToolCall(call_id, "get_order", json.dumps(args))
+    messages.append(AssistantMessage(None, (call,)))
+    verdict = guard.before_call(episode, call, messages)
+    if verdict.action != "run":
+        messages.append(verdict.message)
+        return verdict
+    result = guard.after_result(episode, call, episode.tools.execute(call))
+    messages.append(result)
+    guard.after_step(episode, messages)
+    return verdict
+
+
+def test_a_new_user_message_refreshes_reads_but_not_a_deterministic_failure():
+    episode = _episode()
+    guard, messages = LoopGuard.for_episode(episode), episode.initial_messages()
+    assert _ask(guard, episode, messages, "c1", {"id": "A1"}).action == "run"
+    assert _ask(guard, episode, messages, "c2", {"id": "Z9"}).action == "run"  # 404
+    messages.append(UserMessage("Has it shipped by now?"))
+    assert _ask(guard, episode, messages, "c3", {"id": "A1"}).action == "run", "the user asked again"
+    assert _ask(guard, episode, messages, "c4", {"id": "Z9"}).action == "intervene", "a 404 stays a 404"
+
+
+def test_one_canonical_form_answers_for_the_guard_the_executor_and_the_trace():
+    spaced = call_fingerprint("read_file", '{ "path" : "./docs//guide/../a.md" }')
+    assert spaced == call_fingerprint("read_file", '{"path": "docs/a.md"}')
+    assert call_fingerprint("f", "not json") == call_fingerprint("f", " not   json ")
+
+
+# ---------------------------------------------------------------- words that do not invite the behaviour
+
+def test_interventions_do_not_name_what_they_warn_against_and_stay_short():
+    for scenario in catalogue():
+        result = run(scenario, "guarded")
+        for m in result.messages:
+            body = json.loads(m.content) if isinstance(m, ToolMessage) and m.content.startswith("{") else {}
+            if body.get("error_type") != "loop_detected":
+                continue
+            prose = " ".join([str(body.get("instruction", "")), *map(str, body.get("options", []))]).lower()
+            assert not any(word in prose for word in ("again", "retry", "repeat")), (scenario.name, prose)
+            assert len(str(body.get("instruction", ""))) <= 160, (scenario.name, body["instruction"])
