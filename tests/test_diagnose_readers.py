@@ -238,3 +238,85 @@ def test_a_plain_text_error_in_span_content_is_a_failure(tmp_path):
     path.write_text(json.dumps(write.otlp(samples.support_loop(), "t1")))
     (c,), _ = _read(path)
     assert _results(c)[1] == ("update_shipping_address", samples.ADDRESS_ERROR, True)
+
+
+def _results_file(simulations):
+    """A benchmark results file: its runs in a list beside its own metadata, each run holding `messages`;
+    calls with `name` and `arguments` (an object) at their top, results naming their call by `id`."""
+    return {"timestamp": "t", "info": {"agent": "a"}, "tasks": [{"id": "1"}], "simulations": simulations}
+
+
+def test_an_object_holding_a_list_of_conversations_is_read_as_those_conversations(tmp_path):
+    run = {"id": "sim-0", "task_id": "1", "messages": [
+        {"role": "assistant", "content": "Hi, how can I help?"},
+        {"role": "user", "content": "Check my line please."},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "name": "get_line", "arguments": {"line": "L1"}, "requestor": "assistant"},
+            {"id": "c2", "name": "get_bill", "arguments": {"line": "L1"}, "requestor": "assistant"}]},
+        {"role": "tool", "id": "c2", "content": "Error: no bill yet", "error": False},
+        {"role": "tool", "id": "c1", "content": "{\"status\": \"off\"}", "error": True},
+    ]}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(_results_file([run, {"id": "sim-1", "messages": run["messages"][:2]}])))
+    found, problems = _read(path)
+    assert problems == []
+    assert [(c.index, c.id) for c in found] == [(0, "sim-0"), (1, "sim-1")]
+    assert _calls(found[0]) == [(2, "get_line"), (2, "get_bill")]
+    # paired by `id`, not by position; the log's own error flag wins over the text
+    assert _results(found[0]) == [("get_bill", "Error: no bill yet", False), ("get_line", "{\"status\": \"off\"}", True)]
+    assert found[0].by_position == set()
+    assert found[0].positions == [0, 1, 2, 3, 4]
+
+
+def test_a_users_own_tool_calls_are_part_of_its_turn_not_calls_to_judge(tmp_path):
+    run = {"messages": [
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "", "name": "run_speed_test", "arguments": {}}]},
+        {"role": "tool", "id": "", "content": "slow", "requestor": "assistant"},
+        {"role": "user", "content": "I turned data on.", "tool_calls": [
+            {"id": "", "name": "toggle_data", "arguments": {}, "requestor": "user"}]},
+        {"role": "tool", "id": "", "content": "data on", "requestor": "user"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "", "name": "run_speed_test", "arguments": {}}]},
+        {"role": "tool", "id": "", "content": "fast", "requestor": "assistant"},
+    ]}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(_results_file([run])))
+    (c,), problems = _read(path)
+    assert problems == []
+    assert _calls(c) == [(0, "run_speed_test"), (4, "run_speed_test")]
+    assert [r[1] for r in _results(c)] == ["slow", "fast"]
+    users = [(at, m.text) for m, at in zip(c.messages, c.positions) if isinstance(m, UserMessage)]
+    assert users[0] == (2, "I turned data on.") and users[1][0] == 3 and "data on" in users[1][1]
+
+
+def test_an_object_with_neither_messages_nor_conversations_is_one_line(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"runs": [{"score": 1}], "name": "x"}, indent=2))
+    with pytest.raises(NotALog) as caught:
+        list(read_log(path))
+    assert "\n" not in str(caught.value) and "expected" in str(caught.value)
+
+
+def test_one_object_on_one_line_that_is_no_log_is_one_line_too(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"runs": [{"score": 1}], "name": "x"}) + "\n")
+    with pytest.raises(NotALog, match="expected"):
+        list(read_log(path))
+    path.write_text(json.dumps(_results_file([{"messages": [{"role": "user", "content": "hi"}]}]))[:-3])
+    problems: list[str] = []
+    with pytest.raises(NotALog, match="no readable line"):  # cut off: said, and no traceback
+        list(read_log(path, problems.append))
+    assert len(problems) == 1 and "truncated" in problems[0]
+
+
+def test_a_harness_marker_entry_is_counted_not_read_and_a_result_naming_another_tool_is_noted(tmp_path):
+    messages = [{"role": "user", "content": "fix it"},
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "think", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "c1", "name": "get_order", "content": "{}"},
+                {"role": "exit", "content": "done"}]
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"messages": messages}))
+    (c,), problems = _read(path)
+    assert problems == [] and c.positions == [0, 1, 2]
+    assert any("message 3" in n and "'exit'" in n for n in c.notes)
+    assert any("message 2" in n and "get_order" in n and "think" in n for n in c.notes)

@@ -2,7 +2,9 @@
 OpenAI Responses items. One list is one conversation; `read_list` tells the format by content.
 
     chat        {"role": "assistant", "tool_calls": [{"id", "function": {"name", "arguments"}}]},
-                {"role": "tool", "tool_call_id", "content"}  (and the older function_call / role "function")
+                {"role": "tool", "tool_call_id", "content"}  (and the older function_call / role "function");
+                harnesses also log calls as {"id", "name", "arguments"} and results naming their call by `id`
+                with a boolean `error`, and a user entry may carry calls of its own (the user's actions)
     anthropic   {"role": "assistant", "content": [{"type": "tool_use", "id", "name", "input"}]},
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id", "content", "is_error"}]}
     responses   {"type": "function_call", "call_id", "name", "arguments"},
@@ -95,26 +97,37 @@ def _chat(p: Pairing, i: int, e: dict[str, Any]) -> None:
         p.add(SystemMessage(text_of(e.get("content"))), i)
     elif role == "user":
         p.add(UserMessage(text_of(e.get("content"))), i)
+        if isinstance(e.get("tool_calls"), list) and e["tool_calls"]:
+            p.user_calls(i, [_call(call) for call in e["tool_calls"]])
     elif role == "assistant":
         _usage(p.c, i, e)
         raw = e.get("tool_calls") or []
         if not isinstance(raw, list):
             raise ValueError(f"'tool_calls' must be a list, got {type(raw).__name__}")
-        calls = []
-        for call in raw:
-            fn = call.get("function") if isinstance(call, dict) else None
-            if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
-                raise ValueError("a tool call without function.name")
-            calls.append((call.get("id"), fn["name"], arguments_text(fn.get("arguments"))))
+        calls = [_call(call) for call in raw]
         legacy = e.get("function_call")
         if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
             calls.append((None, legacy["name"], arguments_text(legacy.get("arguments"))))
         p.say(i, text_of(e.get("content")), calls)
     elif role in ("tool", "function"):
         text = text_of(e.get("content"))
-        p.answer(i, e.get("tool_call_id"), text, is_error=says_error(text))
+        flag = e.get("error", e.get("is_error"))  # a log's own failure flag, where it keeps one
+        p.answer(i, e.get("tool_call_id", e.get("id")), text,
+                 is_error=flag if isinstance(flag, bool) else says_error(text), named=e.get("name"))
+    elif not e.get("tool_calls"):  # a harness's own marker (an `exit` entry): no part of what the model read
+        p.c.notes.append(f"message {i}: role {role!r} is none the API defines; counted, not read")
     else:
         raise ValueError(f"unknown role {role!r}")
+
+
+def _call(call: Any) -> tuple[Any, str, str]:
+    """(id, name, argument text) of a call: `{"id", "function": {"name", "arguments"}}` as the API sends it,
+    or `{"id", "name", "arguments"}` with name and arguments at the top (how some harnesses log them)."""
+    fn = call.get("function") if isinstance(call, dict) else None
+    fn = fn if isinstance(fn, dict) else call
+    if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+        raise ValueError("a tool call without a name (function.name, or name)")
+    return call.get("id"), fn["name"], arguments_text(fn.get("arguments"))
 
 
 def _anthropic(p: Pairing, i: int, e: dict[str, Any]) -> None:

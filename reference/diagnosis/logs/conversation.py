@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ...core.messages import AssistantMessage, Message, ToolCall, ToolMessage
+from ...core.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 
 
 @dataclass
@@ -45,10 +45,20 @@ class Pairing:
         self._used: set[str] = set()  # every call id logged so far
         self._kit_ids: set[str] = set()
         self._reused: set[str] = set()  # ids logged on more than one call
+        self._users: set[str] = set()  # kit ids of calls a user entry made (the user's own actions)
 
     def add(self, message: Message, entry: int) -> None:
         self.c.messages.append(message)
         self.c.positions.append(entry)
+
+    def user_calls(self, entry: int, calls: list[tuple]) -> None:
+        """Calls a user entry made (a simulated user acting on its device): the user's actions, not the
+        agent's, so they are not judged; their results are read as part of the user's turn."""
+        for k, (logged, name, arguments) in enumerate(calls):
+            logged = logged if isinstance(logged, str) and logged else None
+            kit_id = f"user_{entry}_{k}"
+            self._users.add(kit_id)
+            self._open.append((logged or "", ToolCall(kit_id, name, arguments), entry))
 
     def say(self, entry: int, text: Optional[str], calls: list[tuple]) -> None:
         """An assistant entry: its text and its calls as (id or None, tool name, argument text), each with
@@ -72,8 +82,10 @@ class Pairing:
             kit_calls.append(call)
         self.add(AssistantMessage(text or None, tuple(kit_calls)), entry)
 
-    def answer(self, entry: int, logged: Optional[str], content: str, is_error: bool, captured: bool = True) -> None:
-        """A tool result naming the call it answers (or not); `captured` False when the log holds no content."""
+    def answer(self, entry: int, logged: Optional[str], content: str, is_error: bool, captured: bool = True,
+               named: Any = None) -> None:
+        """A tool result naming the call it answers (or not); `captured` False when the log holds no content;
+        `named` the tool the result says it came from, where the log writes one."""
         if not self._open:
             self.c.problems.append(f"message {entry}: a tool result with no open call before it (skipped)")
             return
@@ -88,7 +100,13 @@ class Pairing:
                    else f"no open call has the id {logged}")
             self.c.notes.append(f"message {entry}: the result was paired by position with the call to "
                                 f"{call.name} at message {at} ({why})")
-        _, call, _ = self._open.pop(i)
+        _, call, at = self._open.pop(i)
+        if isinstance(named, str) and named and named != call.name:  # the log contradicts itself: say so
+            self.c.notes.append(f"message {entry}: the result names the tool {named}, but it answers the call "
+                                f"to {call.name} at message {at}")
+        if call.id in self._users:
+            self.add(UserMessage(f"{call.name}({call.arguments}) returned: {content}"), entry)
+            return
         if i == 0 and not (len(same) == 1 and not reused):
             self.c.by_position.add(call.id)
         if not captured:

@@ -2,6 +2,7 @@
 
     a JSON array of messages                      one conversation (chat.py tells the wire format)
     a JSON array of conversations                 each one (message lists, or objects holding one)
+    an object holding a list of conversations     each one, whatever the key (a benchmark's results file)
     JSON Lines, one conversation a line           a message list, or an object holding it under `messages`,
                                                   `trajectory`, `traj`, `conversation` or `history` (the
                                                   first that holds messages), its other keys kept as metadata
@@ -62,6 +63,16 @@ def read_log(path: str | Path, problem: Optional[Problem] = None) -> Iterator[Co
                 yield from _lines(source, io.StringIO(text), say)  # JSON Lines whose first line is bad
                 return
             yield from _whole(source, data, say)
+        elif first == "{" and not (rest and rest[0].strip()):  # one object on one line: a file, or one line
+            text = f.read()
+            try:
+                obj: Any = json.loads(text)
+            except ValueError:
+                obj = None  # a cut-off line: JSON Lines say so, with its number
+            if isinstance(obj, dict) and _kind(obj) == "conversation":  # no log: one line, as for an indented file
+                yield from _whole(source, obj, say)
+            else:
+                yield from _lines(source, io.StringIO(text), say)
         elif first in "[{" and first:
             yield from _lines(source, f, say)
         else:
@@ -88,18 +99,43 @@ def _parses(line: str) -> bool:
 def _whole(source: str, data: Any, say: Problem) -> Iterator[Conversation]:
     if isinstance(data, dict) and "resourceSpans" in data:
         yield from _report(spans.conversations(source, spans.otlp_spans(data)), say)
+    elif isinstance(data, dict) and _message_key(data) is None and _conversations_key(data) is not None:
+        yield from _each(source, data[_conversations_key(data)], say)  # e.g. a results file: runs under one key
     elif isinstance(data, dict):
-        yield from _report([conversation(source, 0, data)], say)
+        try:
+            found = conversation(source, 0, data)
+        except ValueError as exc:
+            raise NotALog(f"{source}: {exc}, nor a list of conversations under any key; expected {EXPECTED}") from None
+        yield from _report([found], say)
     elif isinstance(data, list) and chat.detect(data):
         yield from _report([conversation(source, 0, data)], say)
     elif isinstance(data, list):
-        for i, item in enumerate(data):
-            try:
-                yield from _report([conversation(source, i, item)], say)
-            except ValueError as exc:
-                say(f"{source}: conversation {i}: {exc} (skipped)")
+        yield from _each(source, data, say)
     else:
         raise NotALog(f"{source}: holds a JSON {type(data).__name__}; expected {EXPECTED}")
+
+
+def _each(source: str, items: list[Any], say: Problem) -> Iterator[Conversation]:
+    for i, item in enumerate(items):
+        try:
+            yield from _report([conversation(source, i, item)], say)
+        except ValueError as exc:
+            say(f"{source}: conversation {i}: {exc} (skipped)")
+
+
+def _message_key(data: dict[str, Any]) -> Optional[str]:
+    """The LIST_KEYS key holding this object's own message list, if any."""
+    return next((k for k in LIST_KEYS if isinstance(data.get(k), list) and chat.detect(data[k])), None)
+
+
+def _conversations_key(data: dict[str, Any]) -> Optional[str]:
+    """A key whose value is a list of objects each holding a message list: the file's conversations, whatever
+    the key is called (benchmark results keep their runs beside their metadata)."""
+    for key, value in data.items():
+        if (isinstance(value, list) and value and all(isinstance(v, dict) for v in value)
+                and all(_message_key(v) is not None for v in value[:20])):
+            return key
+    return None
 
 
 def _lines(source: str, f: Any, say: Problem) -> Iterator[Conversation]:
@@ -135,6 +171,10 @@ def _lines(source: str, f: Any, say: Problem) -> Iterator[Conversation]:
                 messages.append(obj)
             elif isinstance(obj, list) and obj and not chat.detect(obj):  # a line holding many conversations
                 for item in obj:
+                    yield from _report([conversation(source, n, item, line=number)], say)
+                    n += 1
+            elif isinstance(obj, dict) and _message_key(obj) is None and _conversations_key(obj) is not None:
+                for item in obj[_conversations_key(obj)]:  # a line holding a results file's runs
                     yield from _report([conversation(source, n, item, line=number)], say)
                     n += 1
             else:
@@ -177,7 +217,7 @@ def conversation(source: str, index: int, data: Any, line: Optional[int] = None)
         return chat.read_list(c, data)
     if not isinstance(data, dict):
         raise ValueError(f"a conversation must be a message list or an object holding one, got {type(data).__name__}")
-    key = next((k for k in LIST_KEYS if isinstance(data.get(k), list) and chat.detect(data[k])), None)
+    key = _message_key(data)
     if key is None:
         raise ValueError("no message list under any of " + ", ".join(LIST_KEYS))
     found = next((data[k] for k in ID_KEYS if isinstance(data.get(k), (str, int))), None)
