@@ -17,8 +17,9 @@ The task
     is a TimeoutError; ConnectionResetError; RuntimeError...). Every attempt is recorded in the ledger.
     `episode.clock.sleep(seconds)` waits on the simulated clock (never `time.sleep`).
     `episode.tools.specs` are the tools with their JSON Schemas; `episode.scenario.tools` have
-    `alternatives` (other tools that can do the job). `reference.parts.tool_errors.safe_text(text)` returns the
-    text if it holds nothing internal (stack trace, path, SQL, host, secret), else None.
+    `alternatives` (other tools that can do the job).
+    `reference.parts.executor.redaction.safe_text(text)` returns the text if it holds nothing internal
+    (stack trace, path, SQL, host, secret), else None.
 
 What the tests expect (tests/test_ex05_tool_errors.py)
     - the lesson-5 scenarios above meet their `expect` blocks, and `execute` never raises, whatever

@@ -50,7 +50,7 @@ LESSONS: tuple[Lesson, ...] = (
             "areas), result fingerprints, A-B-A-B, no progress; intervene first, then stop"),
     _lesson(4, "Degraded outputs", "04_degraded_outputs", "ex04_degraded_output",
             "what was obtained, what is unfinished, what to do next instead of \"max steps reached\"; a last "
-            "tool-less answer paid from a reserve"),
+            "tool-less answer sent only if it fits what is left of the run's limits"),
     _lesson(5, "Tool errors that do not turn into loops", "05_tool_errors", "ex05_tool_errors",
             "retryable vs non-retryable errors, retries in code on the simulated clock, actionable messages "
             "with no stack trace or secret, HTTP 200 business failures, schema validation, circuit breakers"),

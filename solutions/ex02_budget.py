@@ -9,7 +9,7 @@ Why it is written this way:
   step, the most expensive one, is not taken when it would cross a limit;
 - time is the clock, which tool runs advance too, and a tool is checked against the time it took
   before: a 20-second report is not started with 15 seconds left.
-(reference/budget.py is the same budget with per-intent tiers on top.)
+(reference/parts/budget.py is the same budget with per-intent tiers on top.)
 """
 from __future__ import annotations
 

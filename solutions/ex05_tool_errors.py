@@ -10,7 +10,7 @@ Why each part is there:
 - HTTP 200 with `success: false` is a failure, not data;
 - a tool that keeps failing is withdrawn; with no tool left the run stops instead of spinning;
 - a model that sends the same rejected call again and again is stopped like any other loop.
-(reference/errors.py and reference/executor.py are the longer versions, with more cases.)
+(reference/parts/executor/ is the longer version, with more cases.)
 """
 from __future__ import annotations
 

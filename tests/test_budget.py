@@ -1,4 +1,4 @@
-"""reference/budget.py: four meters, checked before spending; per-intent tiers fill only what the user left unset."""
+"""reference/parts/budget.py: four meters, checked before spending; per-intent tiers fill only what the user left unset."""
 from __future__ import annotations
 
 import re

@@ -417,7 +417,7 @@ def test_what_the_lesson1_executor_sends_for_each_fault_is_pasted_verbatim():
 def test_stop_reason_table_lists_exactly_the_stop_reasons_and_their_kinds():
     rows = {r[0]: r[1] for r in _table_rows("### Stop reasons")}
     want = {r.value: r.kind for r in StopReason}
-    assert rows == want, f"the doc's stop-reason table {rows} differs from reference/result.py {want}"
+    assert rows == want, f"the doc's stop-reason table {rows} differs from reference/core/result.py {want}"
 
 
 def test_every_field_of_the_format_is_documented():

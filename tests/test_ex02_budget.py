@@ -27,7 +27,7 @@ def ex(target):
 
 
 def troubleshoot_tier(ex):
-    """The learner's Budget with the limits of reference/budget.py's troubleshoot tier."""
+    """The learner's Budget with the limits of reference/parts/budget.py's troubleshoot tier."""
     tier = policy_for("troubleshoot")
     return lambda episode: ex.Budget(tier.max_steps, tier.max_run_tokens, tier.max_seconds, tier.max_cost_usd)
 

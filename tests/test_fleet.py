@@ -1,4 +1,4 @@
-"""reference/fleet.py: max_steps and the budgets chosen from the fleet's successful runs."""
+"""reference/runs/fleet.py: max_steps and the budgets chosen from the fleet's successful runs."""
 from __future__ import annotations
 
 import pytest
@@ -43,7 +43,7 @@ def test_intent_tier_is_what_its_fleet_recommends(tiers, intent):
     tier = TIERS[intent]
     fitted = (rec.max_steps, rec.max_run_tokens, rec.max_seconds, rec.max_cost_usd)
     assert (tier.max_steps, tier.max_run_tokens, tier.max_seconds, tier.max_cost_usd) == fitted, (
-        f"TIERS[{intent!r}] in reference/budget.py says {tier}, but the fleet of {FAMILIES[intent]} ({RUNS} runs) now "
+        f"TIERS[{intent!r}] in reference/parts/budget.py says {tier}, but the fleet of {FAMILIES[intent]} ({RUNS} runs) now "
         f"recommends max_steps={rec.max_steps}, max_run_tokens={rec.max_run_tokens}, max_seconds={rec.max_seconds}, "
         f"max_cost_usd={rec.max_cost_usd} (P95 {rec.p95_steps} steps): re-fit the tier")
 

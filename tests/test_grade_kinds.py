@@ -73,6 +73,17 @@ def test_the_command_grades_in_markdown_and_html(tmp_path, capsys):
     assert f"<b>Total: {total}</b>" in out.read_text(encoding="utf-8")
 
 
+def test_fail_under_gives_scripts_an_exit_code(capsys):
+    """Below N points: exit code 1, the report written all the same; at N or above: 0."""
+    template = str(ROOT / "docs/candidates/kit_api.py")
+    assert main(["grade", template, "--scenarios", "quick", "--format", "json", "--fail-under", "101"]) == 1
+    out, err = capsys.readouterr()
+    total = json.loads(out)["total"]
+    assert 0 < total <= 100 and f"{total} points, under --fail-under 101" in err
+    assert main(["grade", template, "--scenarios", "quick", "--format", "json", "--fail-under", str(total)]) == 0
+    assert json.loads(capsys.readouterr().out)["total"] == total
+
+
 def test_an_unknown_scenario_set_is_refused(capsys):
     assert main(["grade", str(ROOT / "docs/candidates/kit_api.py"), "--scenarios", "nope"]) == 2
     assert "no scenario set 'nope'" in capsys.readouterr().err

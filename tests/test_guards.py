@@ -1,4 +1,4 @@
-"""Lesson 3's reference guard (reference/guards/): fingerprints, airports, detectors, and the guard on the catalogue."""
+"""Lesson 3's reference guard (reference/parts/guards/): fingerprints, airports, detectors, and the guard on the catalogue."""
 from __future__ import annotations
 
 import datetime as dt

@@ -213,7 +213,7 @@ exit_code = loopkit(["hint", "ex02", "1"])  # what `loopkit hint ex02 1` prints 
 # %% [markdown]
 # ## 5. Fix it: a budget checked before each request
 #
-# `reference/budget.py` has `RunBudget`, the `budget` part of the guarded loop
+# `reference/parts/budget.py` has `RunBudget`, the `budget` part of the guarded loop
 # (`reference/loops/guarded.py`), which asks it two questions:
 #
 # - `before_request(episode, messages, step)`: would the next request cross a limit? The request is
@@ -347,7 +347,7 @@ for name in ("token-blowup", "cost-blowup", "slow-tools", "happy-path"):
 # design signal before it is a setting: the work may be cut into too many small tool calls, or the
 # task may not need an agent at all.
 #
-# The kit's **fleet** (`reference/fleet.py`) does this on two task families,
+# The kit's **fleet** (`reference/runs/fleet.py`) does this on two task families,
 # `fleet-lookup` (two tools, three model calls when all goes well) and `fleet-troubleshoot` (five tools,
 # six calls). Their models are seeded and stochastic: after a tool call the model repeats it with
 # probability `policy.repeat_last_call`, and with probability `policy.stuck` (drawn once per run) a run
@@ -438,7 +438,7 @@ good runs are cut one or two steps before their answer, and everything they spen
 # %% [markdown]
 # ### Per-intent tiers
 #
-# The same method on each task family gives one tier per intent. `reference/budget.py` keeps them in
+# The same method on each task family gives one tier per intent. `reference/parts/budget.py` keeps them in
 # `TIERS` (`policy_for(intent)`), and the kit's tests check that they still match what the fleets
 # recommend. Each tier is then checked on its fleet again, with all four limits on, through the
 # guarded loop and `RunBudget`:

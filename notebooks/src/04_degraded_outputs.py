@@ -26,8 +26,9 @@
 # - **what to do next**: narrow the request, rephrase it, retry later, hand it over to a person.
 #
 # Optionally, one last model request that may not call tools (`tool_choice="none"`) writes the answer
-# in prose, paid from a slice of the budget kept back for it. The lesson measures what that costs
-# and what happens when it does not fit, fails, or makes things up.
+# in prose, sent only if its estimate fits what is left of the run's limits (nothing is kept back from
+# the loop for it). The lesson measures what that costs and what happens when it does not fit, fails,
+# or makes things up.
 #
 # Break it, observe, fix, test. Everything runs offline on the kit's scripted scenarios.
 
@@ -346,8 +347,8 @@ which do not mean that the token or cost budget ran out.
 
 The tempting fix is to keep part of each limit back: stop the loop at 75% and pay the final answer from
 the rest. It refuses requests that fit. The model might have answered in the very request the reserve
-refused, and then the run ends with a summary instead of the answer the user asked for. The kit's rule
-(issue 8):
+refused, and then the run ends with a summary instead of the answer the user asked for. The kit's
+rule:
 
 1. **A request that fits is sent.** The budget compares each request's estimate (its input, plus the
    output it may write) with what is left of the *whole* limit. The reserve never refuses it.
@@ -360,7 +361,7 @@ refused, and then the run ends with a summary instead of the answer the user ask
 
 # %% [markdown]
 # On `incident-40-step` (under the troubleshooting tier's limits, as lesson 2 contained it): a loop
-# stopped at 75% of each limit (the old reserve, emulated with `Degrader.loop_limits`) against the kit's
+# stopped at 75% of each limit (the tempting fix, emulated with `Degrader.loop_limits`) against the kit's
 # rule:
 
 # %%

@@ -294,16 +294,25 @@ the plan (fewer model calls, a plan that can be validated, but stale if a result
 # | smolagents 1.26.0 | the `final_answer` tool | `max_steps` = 20 (`smolagents/agents.py`, `MultiStepAgent.__init__`) | asks the model for a final answer (`provide_final_answer`), records `AgentMaxStepsError` | - |
 # | CrewAI 1.15.30 | the agent's final answer | `max_iter` = 25 (`crewai/agents/agent_builder/base_agent.py`) | one more LLM call with a forced-final-answer message (`handle_max_iterations_exceeded`) | pydantic `output_pydantic` |
 #
-# A LangGraph agent built as a model node and a tools node spends two supersteps per tool round, so a
-# 10,007 limit allows about 5,000 tool rounds: a fuse that never blows in a useful time. The fix is not a
-# smaller number; it is an edge that ends the graph when the state says the task is done:
+# A LangGraph agent built as a model node and a tools node spends two supersteps per tool round (the
+# model asks, the tools run) and one more for the answer, so `recursion_limit` L allows (L - 1) / 2 tool
+# rounds: 10,007 allows 5,003, `create_agent`'s 9,999 (langchain's `agents/factory.py`) 4,999, a fuse that
+# never blows in a useful time. The fix is not a smaller number; it is state that says when the task is
+# done. The tools always route back to the agent, which writes the answer; once the state is complete the
+# agent is offered no tools, so its reply has no tool calls and that edge goes to `END`:
 #
 # ```python
-# def route(state: State) -> str:
-#     return END if state["metric_recorded"] and state["trend_loaded"] else "agent"
+# def agent(state: State) -> dict:
+#     done = state["metric_recorded"] and state["trend_loaded"]   # ticked by the tools node, in code
+#     model = llm if done else llm.bind_tools(tools)              # done: nothing left to call, answer
+#     return {"messages": [model.invoke(state["messages"])]}
 #
-# builder.add_conditional_edges("tools", route)             # the design ends the run
-# graph.invoke(inputs, {"recursion_limit": 12})             # the fuse, sized from the P95, stays
+# def route(state: State) -> str:
+#     return "tools" if state["messages"][-1].tool_calls else END
+#
+# builder.add_conditional_edges("agent", route)                  # a reply without tool calls ends the run
+# builder.add_edge("tools", "agent")                            # never tools -> END: the answer comes after
+# graph.invoke(inputs, {"recursion_limit": 2 * rounds_p95 + 1 + margin})   # the fuse, from the P95, stays
 # ```
 #
 # The frameworks are not dependencies of the kit: this code is shown, not run. Their measured behaviour

@@ -3,6 +3,9 @@ the interview rubric (docs/grading.md: the four kinds of file, the scenario sets
 
     loopkit grade docs/candidates/plain_functions.py
     loopkit grade my_loop.py --scenarios quick --format html -o grade.html
+    loopkit grade my_loop.py --fail-under 60 -o grade.md   # for scripts: exit code 1 below 60 points
+
+Exit codes: 0 graded, 1 graded below `--fail-under`, 2 not graded (a file it cannot grade, an unknown set).
 
 As a command (its own process), the grader first closes itself to the candidate's processes (non-dumpable:
 no /proc/PID/mem or /proc/PID/fd for them) and becomes their subreaper; every process they leave is stopped
@@ -47,7 +50,12 @@ def cmd_grade(args: argparse.Namespace) -> int:
         print(f"wrote {args.output}: {grade.total}")
     else:
         sys.stdout.write(text)
-    return 2 if grade.problem else 0
+    if grade.problem:
+        return 2
+    if args.fail_under is not None and grade.total < args.fail_under:
+        print(f"loopkit: {grade.total} points, under --fail-under {args.fail_under}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _sweep(own: set[int]) -> None:

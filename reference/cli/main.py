@@ -110,6 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--format", choices=("md", "html", "json"), default="md")
     g.add_argument("--lang", choices=LANGS, default="en", help="the rubric's language")
     g.add_argument("--time-limit", type=float, default=5.0, help="seconds of wall clock per scenario run")
+    g.add_argument("--fail-under", type=int, default=None, metavar="N",
+                   help="exit with code 1 when the total is below N points (for scripts); the report is written anyway")
     g.add_argument("-o", "--output", default=None, help="file to write (default: stdout)")
     g.set_defaults(func=cmd_grade)
     return p

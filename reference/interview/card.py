@@ -33,8 +33,8 @@ LABELS = {
     "flags_hint": {"en": "Each one suggests a memorised answer, not a built loop.",
                    "zh": "听到这些，多半是背过题而不是写过循环。"},
     "pressure": {"en": "pressure", "zh": "压力面"},
-    "pressure_hint": {"en": "optional: not every candidate gets this far",
-                      "zh": "可选：不必每位候选人都问到"},
+    "pressure_hint": {"en": "optional, not every candidate gets this far",
+                      "zh": "可选，不必每位候选人都问到"},
     "rubric": {"en": "Scoring card", "zh": "评分卡"},
     "item": {"en": "Item", "zh": "考察项"},
     "earns": {"en": "Earned by", "zh": "得分条件"},
@@ -99,6 +99,21 @@ def _colon(lang: str) -> str:
     return "：" if lang == "zh" else ":"
 
 
+def _space(lang: str) -> str:
+    """What follows a colon or a closing bracket before more text: nothing after a full-width one."""
+    return "" if lang == "zh" else " "
+
+
+def _md_lead(key: str, lang: str) -> str:
+    """A bold label and its colon in Markdown. In Chinese the colon goes after the closing `**`: a `**` between
+    a full-width colon and a CJK character does not close the bold (CommonMark's flanking rule)."""
+    return f"**{label(key, lang)}**：" if lang == "zh" else f"**{label(key, lang)}:** "
+
+
+def _paren(text: str, lang: str) -> str:
+    return f"（{text}）" if lang == "zh" else f"({text})"
+
+
 def _check_lang(lang: str) -> None:
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
@@ -135,21 +150,22 @@ def render_markdown(bank: Bank, lang: str = "en", lesson: Optional[int] = None) 
     out = [f"# {title}", "", f"*{sub}*", ""]
     if lesson is None:
         out += [f"## {label('opener', lang)}", "", bank.opener[lang], "",
-                f"**{label('variants', lang)}{_colon(lang)}**", ""]
+                _md_lead("variants", lang).rstrip(), ""]
         out += [f"- {v[lang]}" for v in bank.opener_variants] + [""]
         out += [f"## {label('layers', lang)}", ""]
     else:
         out += [f"## {label('questions', lang)}", ""]
     for n, row in enumerate(_rows(bank, lesson), 1):
-        tag = f" *({label('pressure', lang)}{_colon(lang)} {label('pressure_hint', lang)})*" if row["pressure"] else ""
-        out += [f"### {n}. {row['q'][lang]}{tag}", "", f"**{label('strong', lang)}{_colon(lang)}**", ""]
+        hint = f"{label('pressure', lang)}{_colon(lang)}{_space(lang)}{label('pressure_hint', lang)}"
+        tag = f" *{_paren(hint, lang)}*" if row["pressure"] else ""
+        out += [f"### {n}. {row['q'][lang]}{tag}", "", _md_lead("strong", lang).rstrip(), ""]
         out += [f"- {p[lang]}" for p in row["strong"]] + [""]
         if row["signal"] is not None:
-            out += [f"**{label('signal', lang)}{_colon(lang)}** {row['signal'][lang]}", ""]
+            out += [_md_lead("signal", lang) + row["signal"][lang], ""]
         if row["weak"] is not None:
-            out += [f"**{label('weak', lang)}{_colon(lang)}** {row['weak'][lang]}", ""]
+            out += [_md_lead("weak", lang) + row["weak"][lang], ""]
         if row["flags"]:
-            out += [f"**{label('flags', lang)}{_colon(lang)}**", ""] + [f"- {f[lang]}" for f in row["flags"]] + [""]
+            out += [_md_lead("flags", lang).rstrip(), ""] + [f"- {f[lang]}" for f in row["flags"]] + [""]
     if lesson is None:
         out += [f"## {label('flags', lang)}", "", f"*{label('flags_hint', lang)}*", ""]
         out += [f"- {f[lang]}" for f in bank.red_flags] + [""]
@@ -157,10 +173,10 @@ def render_markdown(bank: Bank, lang: str = "en", lesson: Optional[int] = None) 
             f"| # | {label('item', lang)} | {label('earns', lang)} | {label('check', lang)} | {label('score', lang)} |",
             "|---|---|---|---|---|"]
     for n, item in enumerate(bank.rubric, 1):
-        name = item.title[lang] + (f" ({label('bonus', lang)})" if item.bonus else "")
-        check = f"{label('ask_only', lang)}{_colon(lang)} {item.ask[lang]}"
+        name = item.title[lang] + (_space(lang) + _paren(label("bonus", lang), lang) if item.bonus else "")
+        check = f"{label('ask_only', lang)}{_colon(lang)}{_space(lang)}{item.ask[lang]}"
         if item.evidence == "behaviour":
-            check = f"{label('behaviour', lang)}{_colon(lang)} {item.behaviour[lang]}<br>{check}"
+            check = f"{label('behaviour', lang)}{_colon(lang)}{_space(lang)}{item.behaviour[lang]}<br>{check}"
         out.append(f"| {n} | {_md_cell(name)} | {_md_cell(item.earns[lang])} | {_md_cell(check)} | "
                    f"{'+' if item.bonus else ''}/ {item.points} |")
     out += [f"| | **{label('total', lang)}** | | | / {bank.scale.top} |", "", f"*{scale_note(bank, lang)}*", ""]
@@ -196,7 +212,7 @@ def render_html(bank: Bank, lang: str = "en", lesson: Optional[int] = None) -> s
         body.append(f"<h2>{_h(label('questions', lang))}</h2>")
     notes_head = label("flags", lang) if lesson is not None else f'{label("signal", lang)} · {label("weak", lang)}'
     body += ['<div class="rows">', f'<div class="head">{_h(label("ask", lang))}</div>',
-             f'<div class="head">{_h(label("listen", lang))}{_colon(lang)} {_h(label("strong", lang))}</div>',
+             f'<div class="head">{_h(label("listen", lang))}{_colon(lang)}{_space(lang)}{_h(label("strong", lang))}</div>',
              f'<div class="head">{_h(notes_head)}</div>']
     for n, row in enumerate(_rows(bank, lesson), 1):
         tag = ""
@@ -207,10 +223,11 @@ def render_html(bank: Bank, lang: str = "en", lesson: Optional[int] = None) -> s
         body.append(f'<div class="a">{_ul(row["strong"], lang)}</div>')
         notes = []
         if row["signal"] is not None:
-            notes.append(f'<p><span class="lab">{_h(label("signal", lang))}{_colon(lang)}</span> {_h(row["signal"][lang])}</p>')
+            notes.append(f'<p><span class="lab">{_h(label("signal", lang))}{_colon(lang)}</span>{_space(lang)}'
+                         f'{_h(row["signal"][lang])}</p>')
         if row["weak"] is not None:
-            notes.append(f'<p class="weak"><span class="lab">{_h(label("weak", lang))}{_colon(lang)}</span> '
-                         f'{_h(row["weak"][lang])}</p>')
+            notes.append(f'<p class="weak"><span class="lab">{_h(label("weak", lang))}{_colon(lang)}</span>'
+                         f'{_space(lang)}{_h(row["weak"][lang])}</p>')
         if row["flags"]:
             notes.append(f'<div class="weak">{_ul(row["flags"], lang)}</div>')
         body.append(f'<div class="b">{"".join(notes)}</div>')
@@ -226,8 +243,9 @@ def render_html(bank: Bank, lang: str = "en", lesson: Optional[int] = None) -> s
         bonus = f' <span class="tag">{_h(label("bonus", lang))}</span>' if item.bonus else ""
         check = []
         if item.evidence == "behaviour":
-            check.append(f'<span class="ev">{_h(label("behaviour", lang))}{_colon(lang)}</span> {_h(item.behaviour[lang])}<br>')
-        check.append(f'<span class="ev">{_h(label("ask_only", lang))}{_colon(lang)}</span> {_h(item.ask[lang])}')
+            check.append(f'<span class="ev">{_h(label("behaviour", lang))}{_colon(lang)}</span>{_space(lang)}'
+                         f'{_h(item.behaviour[lang])}<br>')
+        check.append(f'<span class="ev">{_h(label("ask_only", lang))}{_colon(lang)}</span>{_space(lang)}{_h(item.ask[lang])}')
         body.append(f"<tr><td>{n}</td><td><b>{_h(item.title[lang])}</b>{bonus}</td>"
                     f"<td>{_h(item.earns[lang])}</td><td>{''.join(check)}</td>"
                     f"<td class=\"score\">{'+' if item.bonus else ''}/ {item.points}</td></tr>")

@@ -1,6 +1,6 @@
 """Lesson 2: exits and budgets. Stop for the right reason, before the step that would overshoot.
 
-A run can end in four kinds of way (`StopReason.kind` in reference/result.py):
+A run can end in four kinds of way (`StopReason.kind` in reference/core/result.py):
 
     kind         stop reasons                                  who decides
     normal       completed                                     the model: an answer without tool calls
@@ -30,7 +30,7 @@ Checking after the request instead lets the run overshoot by a whole step, and t
 most expensive one: the context only grows.
 
 Per-intent policy. A lookup and a troubleshooting session do not need the same limits. `policy_for
-(intent)` gives the tier of a task family (`IntentPolicy`), measured with reference/fleet.py: the
+(intent)` gives the tier of a task family (`IntentPolicy`), measured with reference/runs/fleet.py: the
 P95 of the steps and spend of successful runs plus a margin. `RunBudget.for_episode(episode)`
 combines the scenario's `limits` (the deployment's or the user's) with the tier of its `intent`.
 
@@ -56,7 +56,7 @@ from ..loops.hooks import Stop
 from ..sim.scenario.schema import LimitsDef
 
 
-# the four kinds of exit (and `error`), each with its stop reasons, read from reference/result.py
+# the four kinds of exit (and `error`), each with its stop reasons, read from reference/core/result.py
 KINDS: dict[str, tuple[StopReason, ...]] = {
     kind: tuple(r for r in StopReason if r.kind == kind) for kind in ("normal", "resource", "guard", "no_progress", "error", "user")}
 

@@ -5,7 +5,7 @@ that succeeded, look at how many steps they needed, and take the P95 plus a marg
 that limit costs: too low and good runs are cut off; too high and the runs that never conclude burn
 steps (and ever larger requests) until they hit it.
 
-The kit's fleet is a task family scenario (reference/scenarios/fleet-*.yaml) played hundreds of times
+The kit's fleet is a task family scenario (reference/sim/scenarios/fleet-*.yaml) played hundreds of times
 on its seeded stochastic model: `policy.repeat_last_call` makes some runs take extra steps, and
 `policy.stuck` makes a few never conclude. One seed is one run, and the same seed always gives the
 same run, so every figure here is reproducible.

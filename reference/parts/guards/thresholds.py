@@ -16,7 +16,7 @@ class Thresholds:
     echo_similarity: float = 0.9  # the model's own text: supporting evidence, never a trigger alone
 
 
-# Per intent (the scenario's `intent`; the same names as lesson 2's tiers in reference/budget.py).
+# Per intent (the scenario's `intent`; the same names as lesson 2's tiers in reference/parts/budget.py).
 # A lookup has one right call: a second identical one is already waste. Troubleshooting re-checks a
 # metric or a log after something changed, so one identical re-run is allowed and no-progress waits a
 # step longer; A-B-A-B is still caught there by the alternation detector, which does not wait for the
