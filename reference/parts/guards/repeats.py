@@ -54,6 +54,9 @@ class RepeatedCall(Detector):
             return None  # a transient failure sent once more: the executor's business (lesson 5)
         if last.failed and _spelling(last) != _spelling(a):
             return None  # the tool refused one spelling ("Dec 1, 2026"): the model is correcting it
+        if m.news_between(last, a):  # the run moved since: not stuck on this call
+            a.recheck = not a.writes  # a read runs once more, and the same answer again is the repeat
+            return None
         if not a.writes and m.info(a.call.name).moves_by_itself:
             return None  # a poll: its answers say whether it moves (progress.py), not its arguments
         if not a.writes and (a.action in m.changing or m.about_the_last_write(a)):
