@@ -75,6 +75,19 @@ def test_field_scenario(path):
         assert scenario.expect.model_calls is None or guarded.model_calls <= scenario.expect.model_calls.max
 
 
+# ---------------------------------------------------------------- a repeat: nothing new in between
+
+def test_a_call_repeats_an_earlier_one_only_if_nothing_between_them_brought_new_information():
+    """The same shell wait between polls of a build that moves each time is no repeat; a read and a refused
+    edit whose answers never change are one loop, and still caught."""
+    waits, cycle = (_load(next(p for p in FIELD if p.stem == name))
+                    for name in ("wait-between-polls", "read-fail-edit-cycle"))
+    result = run(waits, "guarded")
+    assert completed(waits, result) and not interventions(result), interventions(result)
+    result = run(cycle, "guarded")
+    assert result.stop_reason.value == "repeated_call" and interventions(result)[0] == "repeated_call"
+
+
 # ---------------------------------------------------------------- may a call change state?
 
 @pytest.mark.parametrize("info, writes", [
