@@ -169,6 +169,22 @@ def test_one_canonical_form_answers_for_the_guard_the_executor_and_the_trace():
     assert call_fingerprint("f", "not json") == call_fingerprint("f", " not   json ")
 
 
+def test_an_http_uri_is_one_call_in_any_spelling_but_its_query_and_path_stay_its_own():
+    """RFC 3986 and RFC 9110 say which spellings are one resource; the query and the path's case are the
+    server's to read, so a legitimate search through one page's queries is never merged."""
+    params = {"type": "object", "properties": {"url": {"type": "string", "format": "uri"}}}
+    fp = lambda url: call_fingerprint("fetch", json.dumps({"url": url}), params)  # noqa: E731
+    one = fp("https://docs.example.org/3/library/streams.html")
+    for spelling in ("HTTPS://DOCS.EXAMPLE.ORG/3/library/streams.html", "https://docs.example.org:443/3/library/"
+                     "./streams.html", "https://docs.example.org/3/library/streams.html#", "https://docs.example"
+                     ".org/3/x/../library/streams.html"):
+        assert fp(spelling) == one, spelling
+    for other in ("https://docs.example.org/3/library/streams.html?q=reader", "https://docs.example.org/3/"
+                  "Library/streams.html", "http://docs.example.org/3/library/streams.html",
+                  "https://docs.example.org:8443/3/library/streams.html"):
+        assert fp(other) != one, other
+
+
 # ---------------------------------------------------------------- words that do not invite the behaviour
 
 def test_interventions_do_not_name_what_they_warn_against_and_stay_short():
