@@ -75,6 +75,19 @@ def test_field_scenario(path):
         assert scenario.expect.model_calls is None or guarded.model_calls <= scenario.expect.model_calls.max
 
 
+# ---------------------------------------------------------------- a repeat: nothing new in between
+
+def test_a_call_repeats_an_earlier_one_only_if_nothing_between_them_brought_new_information():
+    """The same shell wait between polls of a build that moves each time is no repeat; a read and a refused
+    edit whose answers never change are one loop, and still caught."""
+    waits, cycle = (_load(next(p for p in FIELD if p.stem == name))
+                    for name in ("wait-between-polls", "read-fail-edit-cycle"))
+    result = run(waits, "guarded")
+    assert completed(waits, result) and not interventions(result), interventions(result)
+    result = run(cycle, "guarded")
+    assert result.stop_reason.value == "repeated_call" and interventions(result)[0] == "repeated_call"
+
+
 # ---------------------------------------------------------------- may a call change state?
 
 @pytest.mark.parametrize("info, writes", [
@@ -154,6 +167,22 @@ def test_one_canonical_form_answers_for_the_guard_the_executor_and_the_trace():
     spaced = call_fingerprint("read_file", '{ "path" : "./docs//guide/../a.md" }')
     assert spaced == call_fingerprint("read_file", '{"path": "docs/a.md"}')
     assert call_fingerprint("f", "not json") == call_fingerprint("f", " not   json ")
+
+
+def test_an_http_uri_is_one_call_in_any_spelling_but_its_query_and_path_stay_its_own():
+    """RFC 3986 and RFC 9110 say which spellings are one resource; the query and the path's case are the
+    server's to read, so a legitimate search through one page's queries is never merged."""
+    params = {"type": "object", "properties": {"url": {"type": "string", "format": "uri"}}}
+    fp = lambda url: call_fingerprint("fetch", json.dumps({"url": url}), params)  # noqa: E731
+    one = fp("https://docs.example.org/3/library/streams.html")
+    for spelling in ("HTTPS://DOCS.EXAMPLE.ORG/3/library/streams.html", "https://docs.example.org:443/3/library/"
+                     "./streams.html", "https://docs.example.org/3/library/streams.html#", "https://docs.example"
+                     ".org/3/x/../library/streams.html"):
+        assert fp(spelling) == one, spelling
+    for other in ("https://docs.example.org/3/library/streams.html?q=reader", "https://docs.example.org/3/"
+                  "Library/streams.html", "http://docs.example.org/3/library/streams.html",
+                  "https://docs.example.org:8443/3/library/streams.html"):
+        assert fp(other) != one, other
 
 
 # ---------------------------------------------------------------- words that do not invite the behaviour

@@ -18,7 +18,10 @@ tool name plus the canonical arguments:
   YYYY-MM-DD, on date properties (dates.py; an ambiguous 01/02/2026 keeps its spelling: never merged);
 - IATA codes mapped to their metropolitan area (PEK, PKX, BJS -> BJS), on airport properties;
 - POSIX paths written out once ("./docs//a/../b.md" is "docs/b.md"), for a string that starts like a
-  path ("/", "./", "../") and has no space or scheme.
+  path ("/", "./", "../") and has no space or scheme;
+- http(s) URIs in their one spelling on `"format": "uri"` properties, as RFC 3986 (6.2.2, 6.2.3) and
+  RFC 9110 (4.2.3) define it: scheme and host in lower case, no default port, no dot segments, no
+  fragment (a client never sends it); the path's case and the query stay, the server may read them.
 
 The schema convention (plain JSON Schema, so every provider accepts the tool definition, and the
 model reads the same words the guard does):
@@ -28,6 +31,7 @@ model reads the same words the guard does):
 | `"format": "iata"`                                | airport code: trimmed, upper-cased, mapped to its metro area; checked against the request |
 | description contains "case-insensitive"           | case-folds the value ("not case-insensitive" does not count) |
 | `"format": "date"`, description has YYYY-MM-DD, or the name is `date` / ends in `_date` | reads any unambiguous date spelling as YYYY-MM-DD (dates.py) |
+| `"format": "uri"`                                 | an http(s) URI in its one spelling (RFC 3986, RFC 9110) |
 | `"type": "integer"` or `"number"`                 | compares numbers as numbers                      |
 | `"default": ...`                                  | an absent argument counts as its default         |
 
@@ -47,6 +51,7 @@ import re
 import unicodedata
 from collections.abc import Mapping  # not typing.Mapping: its isinstance check is ten times slower
 from typing import Any, Optional
+from urllib.parse import urlsplit, urlunsplit
 
 from . import jsontext
 from . import airports
@@ -154,6 +159,8 @@ def canonical(value: Any, schema: Optional[Mapping[str, Any]] = None, today: Opt
         return canonical_date(text, today)
     if is_case_insensitive(schema):
         return text.casefold()
+    if schema.get("format") == "uri":
+        return _uri(text)
     return _path(text)
 
 
@@ -162,6 +169,40 @@ def _path(text: str) -> str:
     if not text.startswith(("/", "./", "../")) or " " in text or "://" in text:
         return text
     return posixpath.normpath(text)
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _uri(text: str) -> str:
+    """An http(s) URI in its one spelling; any other text as it is."""
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        return text
+    scheme, host = parts.scheme.lower(), parts.hostname
+    if scheme not in _DEFAULT_PORTS or not host:
+        return text
+    host = f"[{host}]" if ":" in host else host
+    user = parts.netloc.rpartition("@")[0]
+    netloc = (f"{user}@" if user else "") + host + ("" if port in (None, _DEFAULT_PORTS[scheme]) else f":{port}")
+    return urlunsplit((scheme, netloc, _without_dot_segments(parts.path) or "/", parts.query, ""))
+
+
+def _without_dot_segments(path: str) -> str:
+    """RFC 3986 5.2.4: "/a/./b/../c" is "/a/c"; a trailing "." or ".." leaves a trailing slash."""
+    segments = path.split("/")
+    out: list[str] = []
+    for i, segment in enumerate(segments):
+        if segment in (".", ".."):
+            if segment == ".." and len(out) > 1:
+                out.pop()
+            if i == len(segments) - 1:
+                out.append("")
+        else:
+            out.append(segment)
+    return "/".join(out)
 
 
 def canonical_data(value: Any, name: str = "") -> Any:

@@ -89,7 +89,7 @@ class LoopGuard:
         except ValueError:  # not a JSON object: the executor answers it; we still count it
             args = None
             attempt = GuardedCall(m.now.number, call, raw_fingerprint(call.name, call.arguments))
-        attempt.epoch, attempt.heard, attempt.writes = m.epoch, m.read.heard, info.writes
+        attempt.epoch, attempt.heard, attempt.writes, attempt.news = m.epoch, m.read.heard, info.writes, m.news
         detection = next((d for d in (det.before_call(m, attempt) for det in DETECTORS) if d), None)
         m.attempts.append(attempt)
         m.by_id[call.id] = attempt
@@ -157,6 +157,12 @@ class LoopGuard:
         last = m.last_result.get(a.action)
         before = last[2] if last and last[:2] == (a.epoch, a.heard) else None
         fresh = values - m.seen
+        given = m.given.setdefault(a.action, set())
+        changed = ok and a.writes or not ok and resource_changed(body)
+        # news for every repeat: an answer this call never gave, saying what no result said before
+        m.news += a.result not in given and (changed or bool(given and fresh))
+        given.add(a.result)
+        a.news = m.news  # its own answer is not "in between" it and its next run
         if ok:
             m.last_result[a.action] = (a.epoch, a.heard, a.result)
             if before is not None:  # the same call, asked again: did its answer move? (metadata aside)

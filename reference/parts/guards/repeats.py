@@ -1,4 +1,5 @@
-"""Principle 1, state epochs: a call repeats another only if nothing in between could change its answer.
+"""Principle 1, state epochs: a call repeats an earlier one only if nothing between them brought new
+information.
 
 What can change an answer: a call that succeeded and may change state (effects.py) opens a new epoch for
 every read (conservatively: all of them); so does an error saying the resource changed (409, 412, a new
@@ -6,7 +7,11 @@ ETag); a new user message refreshes what reads knew. A call that failed changed 
 after the same error is a repeat, whatever the user said since. A read of a world that moves by itself
 (MCP's openWorldHint) is a poll, judged by what its answers bring (progress.py); a read whose answer
 may have moved (it changed last time, or it asks about what the last write made or started) runs once
-more, and the same answer again is the repeat.
+more, and the same answer again is the repeat. Progress elsewhere counts too: when a call in between
+answered with new values, differently from every earlier run of that call (a poll that moved, a wait
+that let it move), the model is not stuck on this one; a call that may change state runs again, a read
+runs once more and is judged by its answer. A cycle whose every answer repeats (read, refused edit,
+read) brings nothing new and stays a repeat.
 """
 from __future__ import annotations
 
@@ -37,7 +42,7 @@ expect: {completable: true, stop_reason: completed, oracle_model_calls: 4}
 
 
 class RepeatedCall(Detector):
-    """A call repeats another only if nothing in between could change its answer."""
+    """A call repeats an earlier one only if nothing between them brought new information."""
 
     pattern = "repeated_call"
     legitimate = LEGITIMATE
@@ -54,6 +59,9 @@ class RepeatedCall(Detector):
             return None  # a transient failure sent once more: the executor's business (lesson 5)
         if last.failed and _spelling(last) != _spelling(a):
             return None  # the tool refused one spelling ("Dec 1, 2026"): the model is correcting it
+        if m.news_between(last, a):  # the run moved since: not stuck on this call
+            a.recheck = not a.writes  # a read runs once more, and the same answer again is the repeat
+            return None
         if not a.writes and m.info(a.call.name).moves_by_itself:
             return None  # a poll: its answers say whether it moves (progress.py), not its arguments
         if not a.writes and (a.action in m.changing or m.about_the_last_write(a)):

@@ -28,6 +28,7 @@ class GuardedCall:
     action: str  # the fingerprint (reference/core/canonical.py)
     epoch: int = 0  # the state epoch it was asked in: successful writes and "it changed" errors before it
     heard: int = 0  # user messages the model had read when it asked
+    news: int = 0  # new answers the run had brought when it was asked; once it ran, including its own
     writes: bool = False  # may it change state (effects.py)
     arguments: Any = None  # the canonical arguments (None: not a JSON object)
     subject: str = ""  # what it asks about: the arguments without their free wording (subject_of)
@@ -103,6 +104,8 @@ class Memory:
     by_action: dict[str, list[GuardedCall]] = field(default_factory=dict)  # action -> its attempts, in order
     epoch: int = 0  # successful calls that may change state, and errors saying a resource changed, so far
     made: set[str] = field(default_factory=set)  # the values the write that opened this epoch answered with
+    news: int = 0  # answers so far that brought new information (see `news_between`)
+    given: dict[str, set[str]] = field(default_factory=dict)  # action -> every answer it got
     last_result: dict[str, tuple[int, int, str]] = field(default_factory=dict)  # action -> (epoch, heard, result)
     changing: set[str] = field(default_factory=set)  # actions whose last re-run changed their answer
     answers: dict[tuple, list[GuardedCall]] = field(default_factory=dict)  # (tool, subject, result, epoch) -> calls
@@ -137,6 +140,12 @@ class Memory:
         if earlier.writes:
             return earlier.heard == now.heard
         return earlier.epoch == now.epoch and earlier.heard == now.heard
+
+    def news_between(self, earlier: GuardedCall, now: GuardedCall) -> bool:
+        """Did anything between them bring new information: a successful call that may change state with an
+        answer it never gave before, an error saying a resource changed, or any call answering with new
+        values, differently from every earlier run of that call (progress elsewhere in the run)?"""
+        return earlier.news != now.news
 
 
 class Detector:
