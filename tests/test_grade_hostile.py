@@ -239,7 +239,12 @@ def test_as_root_the_candidate_cannot_change_a_file_outside_the_temp_dirs_nor_re
     if not sys.platform.startswith("linux") or os.geteuid() != 0:
         pytest.skip("the mount and network namespaces need root here (reference/runs/isolation.py); as an ordinary "
                     "user the candidate can write what that user can: see docs/grading.md, Known limits")
-    target = ROOT / "tests" / f"_written_by_a_candidate_{os.getpid()}.txt"
+    from reference.runs.isolation import writable
+    outside = [d for d in (ROOT / "tests", Path.home()) if not any(
+        os.path.realpath(d) == w or os.path.realpath(d).startswith(w + os.sep) for w in writable())]
+    if not outside:  # a checkout and a home inside a temp dir: nothing to write to that the sandbox closes
+        pytest.skip("the checkout and the home folder are both inside a temp dir, which the sandbox leaves writable")
+    target = outside[0] / f"_written_by_a_candidate_{os.getpid()}.txt"
     path = tmp_path / "writes.py"
     path.write_text(HEAD + f"""
 import socket
