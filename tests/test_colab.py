@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import nbformat
@@ -161,8 +162,13 @@ def test_every_cell_runs_as_on_colab_with_a_real_install(lesson, tmp_path, origi
     """Slow (a real pip install into a throw-away environment that sees this one's packages, as Colab's
     preinstalled ones): the whole notebook, as Colab runs it."""
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     python = str(venv / "bin" / "python")
+    # this environment's packages stand for Colab's preinstalled ones (--system-site-packages would show the
+    # base interpreter's instead, when the tests themselves run in a virtual environment)
+    purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             check=True, capture_output=True, text=True, timeout=60).stdout.strip()
+    Path(purelib, "_these_packages.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
     content, _ = colab(tmp_path, origin, monkeypatch, pip=f"{python} -m pip")
     monkeypatch.setenv("PATH", f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}")
     cells = nbformat.read(ROOT / lesson.notebook, as_version=4).cells
