@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from ..core.errors import ProtocolError, RunawayLoop
 from ..core.result import StopReason
-from ..runs.failures import CandidateFailure, CandidateRaised, TimeLimit
+from ..runs.failures import CandidateFailure, CandidateRaised
 from ..runs.fresh import LoopEntry
 from ..runs.grading import CandidateRun, run_candidate
 from ..runs.runner import completed, evaluate

@@ -33,7 +33,9 @@ RAISED = _Raised("")
 
 
 def call_key(name: str, arguments: Any) -> str:
-    """One call's tool and arguments, in one spelling: arguments as JSON with sorted keys."""
+    """One call's tool and arguments, in one spelling: arguments as JSON with sorted keys. Not the guard's
+    canonical form (core/canonical.py): these books ask which run produced an output, so two spellings the
+    guard would call the same call are two runs here."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
