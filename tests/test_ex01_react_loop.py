@@ -149,6 +149,28 @@ def test_answers_parallel_calls_to_the_same_tool(react_loop):
     assert result.stop_reason is StopReason.COMPLETED, attempt.story()
 
 
+# The model asks for both cities in every turn and never answers: each turn is one step, two calls or not.
+BOTH_CITIES_FOREVER = parse_scenario({
+    "name": "both-cities-forever",
+    "title": "Two parallel calls in every turn, never an answer",
+    "user": "Weather in Shanghai and in Beijing tomorrow?",
+    "tools": SAME_TOOL_TWICE.model_dump(mode="json", exclude_none=True)["tools"],
+    "model": {"cycle": [{"calls": [{"tool": "get_weather", "args": {"city": "Shanghai"}},
+                                   {"tool": "get_weather", "args": {"city": "Beijing"}}]}]},
+    "expect": {"completable": False, "stop_reason": "max_steps"},
+}, source="tests/test_ex01_react_loop.py:BOTH_CITIES_FOREVER")
+
+
+def test_a_turn_with_parallel_calls_is_one_step(react_loop):
+    for limit in (1, 3, 5):
+        attempt = run_candidate(react_loop, BOTH_CITIES_FOREVER, max_steps=limit)
+        result = finished(attempt)
+        assert (result.stop_reason, result.model_calls) == (StopReason.MAX_STEPS, limit), (
+            f"inline scenario `both-cities-forever` with max_steps={limit}: every turn asks for two tool calls; "
+            f"one step is one model request however many calls its turn holds, so the loop should make {limit} "
+            f"requests and stop at the limit. " + attempt.story())
+
+
 def test_a_step_limit_of_zero_makes_no_model_request(react_loop):
     attempt = run_candidate(react_loop, "happy-path", max_steps=0)
     result = finished(attempt)

@@ -321,6 +321,24 @@ SPEEDS = parse_scenario({
 }, source="tests/test_ex02_budget.py:SPEEDS")
 
 
+# The same tools, fast this time, under a tight time budget: what a run learns of a tool's speed is its own.
+SPEEDS_FAST = parse_scenario({
+    **SPEEDS.model_dump(mode="json", exclude_none=True),
+    "name": "three-speeds-fast",
+    "title": "The same tools, all fast, under a tight time budget",
+    "limits": {"max_steps": 8, "max_seconds": 10},
+    "tools": [{**tool, "latency_seconds": 1} for tool in SPEEDS.model_dump(mode="json", exclude_none=True)["tools"]],
+}, source="tests/test_ex02_budget.py:SPEEDS_FAST")
+# ...after a run whose slow export ran twice (a budget has seen its time by the second call).
+SPEEDS_EXPORT_TWICE = parse_scenario({
+    **SPEEDS.model_dump(mode="json", exclude_none=True),
+    "name": "three-speeds-export-twice",
+    "model": {**SPEEDS.model_dump(mode="json", exclude_none=True)["model"],
+              "script": [{"call": {"tool": "export_logs", "args": {}}}, {"call": {"tool": "export_logs", "args": {}}},
+                         {"answer": "The export failed twice the same way."}]},
+}, source="tests/test_ex02_budget.py:SPEEDS_EXPORT_TWICE")
+
+
 def drive(episode: Episode, requests: int) -> list:
     """Send `requests` model requests by hand, running every tool call; returns the history."""
     messages = episode.initial_messages()
@@ -416,3 +434,9 @@ def test_two_runs_in_one_process_share_nothing(ex, target):
     assert first[0] == first[2] == again[0] and first[1] == again[1], (
         f"slow-tools, three-speeds and slow-tools again in one process gave {first}; fresh runs gave {again}: "
         "one run's budget must not carry anything into the next")
+    after_slow = [outline(run_with(ex, name, sandbox="in-process")) for name in (SPEEDS_EXPORT_TWICE, SPEEDS_FAST)][1]
+    alone = outline(run_with(load_exercise(target, "ex02_budget"), SPEEDS_FAST, sandbox="in-process"))
+    assert after_slow == alone, (
+        f"three-speeds-fast (the same tools at 1 s, 10 s of budget) run right after a run that called a 20 s tool twice, in one "
+        f"process gave {after_slow}; run alone it gives {alone}: what one run measured of a tool's speed must not "
+        "carry into the next run's estimates")

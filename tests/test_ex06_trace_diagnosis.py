@@ -230,6 +230,21 @@ def test_a_repeat_is_judged_from_the_last_call_with_that_fingerprint(target):
         "after the *last* earlier call with that fingerprint")
 
 
+def test_on_one_step_an_error_storm_outranks_a_repeat_whatever_the_call_order(target):
+    lookup = tool("lookup", [])
+    lookup["rules"] = [{"when": {"item": "a"}, "result": OK}, {"when": {"item": "b"}, "result": FAIL},
+                       {"when": {"item": "c"}, "result": FAIL}]
+    turns = [{"call": {"tool": "lookup", "args": {"item": "a"}}}, {"call": {"tool": "lookup", "args": {"item": "b"}}},
+             {"calls": [{"tool": "lookup", "args": {"item": "a"}}, {"tool": "lookup", "args": {"item": "c"}}]}]
+    trace, _ = traced(made_up("tie", [lookup], turns))
+    got = ex(target).shape(trace)
+    assert got == "error_storm", (
+        f"lookups a (ok), b (error), then a and c in one turn (a: the same answer again, c: an error): got {got!r}. "
+        "On step 3 the repeated lookup of a shows a repeat and, one call later, 2 errors in 4 results show a "
+        "storm: the same step, so the tie order decides (error_storm, then cycle, then repeat), not which call "
+        "of the step came first")
+
+
 # ---------------------------------------------------------------- 2. fleet
 
 def test_fleet_metrics_over_the_catalogue(target):

@@ -118,3 +118,14 @@ def _hallucinating() -> Scenario:
 
 
 HALLUCINATING = _hallucinating()
+
+
+def _musing() -> Scenario:
+    """repeat-exact, but the model's text beside each repeated call guesses values no tool returned."""
+    s = find("repeat-exact")
+    guess = s.model.cycle[0].model_copy(update={
+        "text": "It was probably delivered on 2026-11-30 already; the tracking number should be SF7714023."})
+    return s.model_copy(update={"name": "repeat-exact-musing", "model": s.model.model_copy(update={"cycle": [guess]})})
+
+
+MUSING = _musing()

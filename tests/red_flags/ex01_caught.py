@@ -10,4 +10,5 @@ CAUGHT_BY = {
     "ex01_raises_tool_errors.py": ("test_a_failing_tool_does_not_crash_the_loop", "your loop raised"),
     "ex01_step_per_tool_call.py": ("test_one_model_request_per_step", "one step is one model request"),
     "ex01_history_default.py": ("test_two_runs_in_one_process_share_nothing", "state leaks"),
+    "ex01_steps_per_tool_call.py": ("test_a_turn_with_parallel_calls_is_one_step", "one step is one model request however many calls"),
 }

@@ -13,4 +13,5 @@ CAUGHT_BY = {
     "ex02_spent_input_only.py": ("test_spent_reads_the_ledger_and_the_clock", "output tokens count too"),
     "ex02_class_tally.py": ("test_two_runs_in_one_process_share_nothing",
                             "one run's budget must not carry anything into the next"),
+    "ex02_tool_times_shared_across_runs.py": ("test_two_runs_in_one_process_share_nothing", "must not carry into the next run's estimates"),
 }

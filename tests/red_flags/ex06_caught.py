@@ -7,4 +7,5 @@ CAUGHT_BY = {
     "ex06_pins_the_bad_run.py": ("test_the_case_fails_on_the_naive_loop_and_passes_on_the_guarded_one",
                                  "the naive loop passes the case"),
     "ex06_mean_steps.py": ("test_fleet_metrics_over_the_catalogue", "nearest-rank 99th percentile"),
+    "ex06_first_hit_wins.py": ("test_on_one_step_an_error_storm_outranks_a_repeat_whatever_the_call_order", "the tie order decides"),
 }
