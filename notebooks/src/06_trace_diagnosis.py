@@ -35,7 +35,9 @@ from __future__ import annotations
 
 import json
 import math
+import tempfile
 from collections import Counter
+from pathlib import Path
 
 from kit import ROOT, load_exercise  # notebooks/kit.py: puts the repository root on sys.path; loads solutions/ and exercises/
 
@@ -327,6 +329,46 @@ _, plain = traced(trend)
 _, captured = traced(trend, capture=True)
 print({k: plain.records[0].get(k) for k in ("capture_content", "prompt_chars", "user")})
 print({k: captured.records[0].get(k) for k in ("capture_content", "user")})
+
+# %% [markdown]
+# **The same run as OpenTelemetry spans.** A trace backend (Jaeger, Tempo, Langfuse, Datadog...) reads
+# spans, not the kit's JSONL. The GenAI semantic conventions name them: one `invoke_agent` span per run
+# (INTERNAL), and under it one `chat` span per model request (CLIENT) and one `execute_tool` span per
+# tool call (INTERNAL). The tool spans are **siblings** of the chat spans, not their children: a tool runs
+# after the model's response has ended, and the agent, not the request, runs it. Tokens go on the chat
+# spans (`gen_ai.usage.*`), the stop reason on the run's span; content only with capture switched on.
+# reference/diagnosis/otel.py exports a trace through a tracer provider of its own (the `trace` extra,
+# `pip install -e ".[trace]"`); here the guarded run of section 3 goes to a file of JSON lines, one span
+# a line, and is read back as a backend would.
+
+# %%
+from importlib.util import find_spec
+
+if find_spec("opentelemetry.sdk") is None:
+    print('OpenTelemetry SDK not installed: pip install -e ".[trace]" and run this cell again')
+else:
+    from reference.diagnosis.otel import export, file_exporter, tracer_provider
+
+    spans_file = Path(tempfile.mkdtemp(prefix="lesson6-spans-")) / "spans.jsonl"
+    with open(spans_file, "w") as out:
+        export(guarded_trace, tracer_provider(file_exporter(out)))
+    spans = [json.loads(line) for line in spans_file.read_text().splitlines()]
+    by_id = {s["context"]["span_id"]: s for s in spans}
+    root = next(s for s in spans if s["parent_id"] is None)
+    print(f"{len(spans)} spans in {spans_file.name}; the tree, in start order:")
+    print(f"{root['name']:34} {root['kind'].split('.')[-1]:9} stop reason {root['attributes']['loopkit.stop_reason']}")
+    for s in sorted((s for s in spans if s is not root), key=lambda s: s["start_time"]):
+        a = s["attributes"]
+        what = (f"tokens {a['gen_ai.usage.input_tokens']} in, {a['gen_ai.usage.output_tokens']} out"
+                if a["gen_ai.operation.name"] == "chat" else f"call {a['gen_ai.tool.call.id']}")
+        print(f"  {s['name']:32} {s['kind'].split('.')[-1]:9} {what}  (parent: {by_id[s['parent_id']]['name']})")
+    chats = [s for s in spans if s["attributes"]["gen_ai.operation.name"] == "chat"]
+    tools = [s for s in spans if s["attributes"]["gen_ai.operation.name"] == "execute_tool"]
+    print("chat spans = model calls:", len(chats) == guarded.model_calls,
+          "| execute_tool spans = tool calls:", len(tools) == guarded.tool_calls,
+          "| tokens add up:", sum(s["attributes"]["gen_ai.usage.input_tokens"] + s["attributes"]["gen_ai.usage.output_tokens"]
+                                  for s in chats) == guarded.usage.total_tokens,
+          "| every span under the run:", all(s["parent_id"] == root["context"]["span_id"] for s in spans if s is not root))
 
 # %% [markdown]
 # ## 7. Logs the kit did not write: diagnose, a fleet report, a replay
