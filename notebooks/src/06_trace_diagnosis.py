@@ -181,8 +181,13 @@ print(timeline(guarded_trace))
 
 # %% [markdown]
 # Now turn the naive trace into a regression case (`loopkit replay TRACE -o case.yaml --regression`):
-# the same run, call ids and all, with an `expect` block that describes the fix. It fails on the naive
-# loop and passes on the guarded one: the case enters the regression set.
+# the same run, call ids and all, with an `expect` block that describes the fix, not only the fuse: the
+# **kind of stop** that ends this shape (a cycle is a loop: a guard's stop, or one for want of
+# progress; never the step limit), fewer model calls, the tools that answered before the loop showed
+# (`must_call`: the fix must not lose that work), and the failed calls that must not be sent again
+# unchanged (`must_not_repeat`; none here: every call in this run succeeded, and a read that succeeded may
+# be re-checked once, its answer may have moved). It fails on the naive loop and passes on the guarded
+# one: the case enters the regression set.
 
 # %%
 case = parse_scenario(regression_case(trace), "metric-trend-case.yaml")
