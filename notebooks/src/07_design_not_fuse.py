@@ -180,6 +180,35 @@ display(Markdown(f"""
 """))
 
 # %% [markdown]
+# **Evaluating the router.** A router is a classifier, and is measured like one, on labelled requests
+# and before it ships: here the label of each catalogue request is the set of tools its task needs (the
+# checklist's tools and the tools its `expect` block says must be called). A **misroute** is a route that
+# leaves out a tool the task needs (the model then cannot do the task, or loops looking for a way); a
+# **question** is a route that asks the user; the **candidate set** is what every request pays for.
+
+# %%
+evaluated = []
+for s in catalogue():
+    route = route_for(s)
+    needed = {i.tool for i in s.checklist if i.tool} | set(s.expect.must_call)
+    evaluated.append({"scenario": s.name, "route": route.confidence if route.question is None else "question",
+                      "offered": len(route.tools), "of": len(s.tools), "misses": sorted(needed - set(route.tools))})
+by_route = Counter(r["route"] for r in evaluated)
+misroutes = [r for r in evaluated if r["misses"]]
+table([{**r, "misses": ", ".join(r["misses"])} for r in misroutes])
+display(Markdown(f"""
+{len(evaluated)} requests: {by_route['intent']} routed to a known intent, {by_route['unsure']} unsure (a small safe
+set; for {sum(r['route'] == 'unsure' and r['offered'] == r['of'] for r in evaluated)} of them the scenario has no
+more tools than that, so the set is all it has), {by_route['question']} answered with a clarifying question.
+Misroutes: **{len(misroutes)}** ({len(misroutes) / len(evaluated):.0%}), the rows above. Candidate tools per
+request: {sum(r['offered'] for r in evaluated) / len(evaluated):.2f} offered, against
+{sum(r['of'] for r in evaluated) / len(evaluated):.2f} if every tool were. Track the misroute rate per intent like any fleet metric, read every
+misroute's trace, and add the request to the router's labelled set: a keyword router is cheap and
+brittle (it misses "Log my weight" for *record*), and the number says when to replace it with a
+classifier or a tool search over the tools' descriptions.
+"""))
+
+# %% [markdown]
 # ## 3. What goes wrong: the kinds of loop, naive and fixed
 #
 # Each kind of loop has a naive and a fixed scenario in the catalogue. The fixed scenario is the same task
