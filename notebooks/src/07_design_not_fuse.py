@@ -87,7 +87,9 @@ def done(runs):
 # is never settled; a UI decision is offered as a tool; no checklist shows that the task is done. The fix,
 # one layer for each (reference/design/):
 #
-# - an **intent router** decides the task family in code and loads only its tools;
+# - an **intent router** decides the task family in code and loads only its tools; when it is not sure,
+#   it offers a small safe set (no more tools than a known intent, none its annotations mark destructive,
+#   the ones the request names) or asks the user a clarifying question, never every tool;
 # - the **period slot** is settled in code from the request ("two weeks" is `14d`), and the parameter is no
 #   longer offered to the model;
 # - the **trend card is rendered by code** once the data is there, not offered as a tool;
