@@ -369,8 +369,10 @@ the plan (fewer model calls, a plan that can be validated, but stale if a result
 # | CrewAI 1.15.30 | the agent's final answer | `max_iter` = 25 (`crewai/agents/agent_builder/base_agent.py`) | one more LLM call with a forced-final-answer message (`handle_max_iterations_exceeded`) | pydantic `output_pydantic` |
 #
 # A LangGraph agent built as a model node and a tools node spends two supersteps per tool round (the
-# model asks, the tools run) and one more for the answer, so `recursion_limit` L allows (L - 1) / 2 tool
-# rounds: 10,007 allows 5,003, `create_agent`'s 9,999 (langchain's `agents/factory.py`) 4,999, a fuse that
+# model asks, the tools run) and one more for the answer. A fresh run sets `stop = step + recursion_limit
+# + 1` from step -1 and checks `step > stop` before every superstep, the last one that finds nothing left
+# to run included (`langgraph/pregel/_loop.py`), so L supersteps can run and `recursion_limit` L allows
+# (L - 1) / 2 tool rounds: 10,007 allows 5,003, `create_agent`'s 9,999 (langchain's `agents/factory.py`) 4,999, a fuse that
 # never blows in a useful time. The fix is not a smaller number; it is state that says when the task is
 # done. The tools always route back to the agent, which writes the answer; once the state is complete the
 # agent is offered no tools, so its reply has no tool calls and that edge goes to `END`:
