@@ -32,9 +32,18 @@ Steps
        records' `tool_calls`), the share whose fingerprint already came in the same run (0 when
        no call was made).
     3. `regression_case`. Start from `replay_scenario(trace)`. If the recorded run hit the step
-       limit, replace its `expect` with what a fixed loop does: it is not completable (the replayed
-       model never changes its mind), it stops for any reason but `max_steps` or `error`, and it
-       makes fewer model calls than the recorded run. Otherwise keep the recorded expectation.
+       limit, replace its `expect` with what the fix must do, not only the fuse:
+         - `completable` false (the replayed model never changes its mind);
+         - `stop_reason`: every reason of the kind that ends the run's shape (`StopReason(...).kind`
+           in reference/core/result.py): a guard's or no progress for a repeat or a cycle; a guard's,
+           a resource's or no progress for an error storm; a resource's (a budget) for a healthy
+           shape, a run that simply ran out of room. Never `max_steps`; add `cancelled` when the
+           scenario has a `cancel` (the user's stop);
+         - `model_calls`: a `max` below the recorded run's;
+         - `must_call`: the tools that gave an `ok` result (the work that worked must still be done);
+         - `must_not_repeat`: the tools whose failed call (status not `ok`) was sent again with the
+           same fingerprint (the same arguments fail the same way).
+       Otherwise keep the recorded expectation.
 
 Check your work with `loopkit check ex06`; ask for a hint with `loopkit hint ex06`.
 """
@@ -42,7 +51,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from reference.diagnosis.fleet import quantile  # noqa: F401  (you will need them)
+from reference.core.result import StopReason  # noqa: F401  (you will need them)
+from reference.diagnosis.fleet import quantile  # noqa: F401
 from reference.diagnosis.replay import replay_scenario  # noqa: F401
 from reference.diagnosis.shapes import Call, calls_of  # noqa: F401
 from reference.harness.trace import load  # noqa: F401

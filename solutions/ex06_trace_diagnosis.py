@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable
 
+from reference.core.result import StopReason
 from reference.diagnosis.fleet import quantile
 from reference.diagnosis.replay import replay_scenario
 from reference.diagnosis.shapes import Call, calls_of
@@ -59,15 +60,35 @@ def fleet(traces: Iterable[Any]) -> dict[str, Any]:
             "p99_steps": quantile(steps, 0.99), "duplicate_call_rate": duplicates / calls if calls else 0.0}
 
 
+# The kinds of stop (reference/core/result.py) that end each shape: a loop is stopped by a guard or for
+# want of progress; an error storm also by a budget its retries spend; a run that hit the limit with no
+# loop in it ran out of room, so a budget must stop it first.
+FIX_KINDS = {"repeat": ("guard", "no_progress"), "cycle": ("guard", "no_progress"),
+             "error_storm": ("guard", "resource", "no_progress"), "healthy": ("resource",)}
+
+
 def regression_case(trace: Any) -> dict[str, Any]:
-    scenario = replay_scenario(trace)  # the run again: script with its call ids, tools, limits
+    records = load(trace)
+    scenario = replay_scenario(records)  # the run again: script with its call ids, tools, limits
     recorded = scenario["expect"]
     if recorded["stop_reason"] != "max_steps":
         return scenario
+    kinds = FIX_KINDS[shape(records)]
+    calls = calls_of(records)
+    failed, resent = set(), set()
+    for c in calls:
+        if c.status != "ok" and (c.tool, c.fingerprint) in failed:
+            resent.add(c.tool)
+        if c.status != "ok":
+            failed.add((c.tool, c.fingerprint))
+    reasons = [r.value for r in StopReason if r.kind in kinds and r is not StopReason.MAX_STEPS]
+    if scenario.get("cancel"):
+        reasons.append(StopReason.CANCELLED.value)  # the user may press stop first: that stop is theirs
     scenario["expect"] = {
         "completable": False,
-        "stop_reason": ["token_budget", "time_budget", "cost_budget", "repeated_call", "alternation",
-                        "same_result", "no_progress", "circuit_open"],
+        "stop_reason": reasons,
         "model_calls": {"max": recorded["model_calls"]["max"] - 1},
+        "must_call": sorted({c.tool for c in calls if c.status == "ok"}),
+        "must_not_repeat": sorted(resent),
     }
     return scenario

@@ -23,11 +23,16 @@ TEMPLATE = {"required": ("record_metric", "get_metric_trend"), "allowed": ("reco
 
 
 def route(user: str, tools: list[str]) -> list[str]:
-    """The tools of the request's intent, in the offered order; every tool when no intent matches."""
+    """The tools of the request's intent, in the offered order. Unsure of the intent, never every tool: no
+    more than an intent offers, those whose names share a word with the request (all, if no more)."""
     text = user.lower()
     if "record" in text and "trend" in text:
         return [t for t in tools if t in INTENT_TOOLS["record_and_trend"]]
-    return list(tools)
+    limit = max(len(names) for names in INTENT_TOOLS.values())
+    if len(tools) <= limit:
+        return list(tools)
+    words = set(re.findall(r"[a-z]+", text))
+    return [t for t in tools if words & set(t.lower().split("_"))][:limit]
 
 
 def settle_period(user: str) -> Optional[str]:

@@ -305,6 +305,24 @@ def test_the_case_fails_on_the_naive_loop_and_passes_on_the_guarded_one(target, 
     assert not guarded, f"scenario `{name}`: the guarded loop fails the case: {guarded}"
 
 
+def test_the_case_names_the_kind_of_stop_the_tools_to_call_and_the_calls_not_to_resend(target):
+    loop_case = ex(target).regression_case(traced("metric-trend")[0])["expect"]
+    storm_case = ex(target).regression_case(traced("tool-down")[0])["expect"]
+    room_case = ex(target).regression_case(traced("token-blowup")[0])["expect"]
+    kinds = {name: sorted({StopReason(r).kind for r in case.get("stop_reason", [])})
+             for name, case in (("cycle", loop_case), ("error storm", storm_case), ("healthy", room_case))}
+    assert kinds == {"cycle": ["guard", "no_progress"], "error storm": ["guard", "no_progress", "resource"],
+                     "healthy": ["resource"]}, (
+        f"the stop reasons' kinds by shape are {kinds}: a loop is stopped by a guard or for want of progress, an "
+        "error storm also by a budget, a run with no loop in it by a budget; any stop but the limit is the fuse")
+    assert loop_case.get("must_call") == ["get_metric_trend", "record_metric", "render_trend_card"], (
+        f"must_call {loop_case.get('must_call')}: the tools that gave an ok result in `metric-trend`")
+    assert storm_case.get("must_not_repeat") == ["get_exchange_rate"] and loop_case.get("must_not_repeat") == [], (
+        "must_not_repeat lists the tools whose failed call was sent again unchanged: get_exchange_rate in "
+        f"`tool-down`, none in `metric-trend` (every call there succeeded); got {storm_case.get('must_not_repeat')}, "
+        f"{loop_case.get('must_not_repeat')}")
+
+
 def test_the_case_keeps_the_tool_call_ids(target):
     trace, _ = traced("metric-trend")
     case = ex(target).regression_case(trace)

@@ -60,6 +60,16 @@ def test_the_router_offers_only_the_intents_tools(target):
         f"set should drop from {len(episode.tools.names)} tools to 2")
 
 
+def test_an_unknown_intent_never_gets_every_tool(target):
+    tools = ["get_weather", "search_flights", "search_trains", "book_train", "render_trend_card"]
+    routed = ex(target).route("What will the weather be in Hangzhou tomorrow?", tools)
+    assert "get_weather" in routed and len(routed) <= 2, (
+        f"route() offered {routed} of {tools} for a weather question: a router that does not know the intent "
+        "must not fall back to every tool; offer at most as many as the intent has, those the request names")
+    small = ["record_metric", "get_metric_trend"]  # no more than an intent offers: kept, nothing to cut
+    assert ex(target).route("Log my weight, 72.5 kg, and tell me my 7-day average.", small) == small
+
+
 def test_the_run_completes_in_the_oracles_calls(target):
     scenario = find("metric-trend")
     _, _, result = designed_run(target, scenario)

@@ -4,12 +4,13 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from reference.diagnosis.replay import replay, replay_scenario
+from reference.core.result import StopReason
+from reference.diagnosis.replay import regression_case, replay, replay_scenario
 from reference.harness.episode import Episode
 from reference.harness.trace import Trace
 from reference.runs.registry import run_loop
 from reference.runs.runner import evaluate
-from reference.sim.scenario.loading import catalogue, parse_scenario
+from reference.sim.scenario.loading import catalogue, find, parse_scenario
 
 SCENARIOS = catalogue()
 
@@ -62,3 +63,33 @@ def test_a_trace_without_an_end_cannot_be_pinned():
     episode = Episode.from_scenario(SCENARIOS[0])
     with pytest.raises(ValueError, match="no finish record"):
         replay_scenario(episode.trace)
+
+
+def _case(name):
+    episode = Episode.from_scenario(find(name))
+    run_loop("react", episode)
+    return parse_scenario(regression_case(episode.trace), "case.yaml")
+
+
+def _failed(case, loop):
+    return {c.name for c in evaluate(case, run_loop(loop, Episode.from_scenario(case))) if not c.ok}
+
+
+def test_the_regression_case_names_the_fix_not_only_the_fuse():
+    loop_case, blowup_case, storm_case = _case("metric-trend"), _case("token-blowup"), _case("tool-down")
+    assert {StopReason(r).kind for r in loop_case.expect.stop_reasons} == {"guard", "no_progress"}
+    assert {StopReason(r).kind for r in blowup_case.expect.stop_reasons} == {"resource"}
+    assert "max_steps" not in storm_case.expect.stop_reasons + blowup_case.expect.stop_reasons
+    # the work that answered before the loop showed must still be done
+    assert loop_case.expect.must_call == ["get_metric_trend", "record_metric", "render_trend_card"]
+    # a failed call sent again unchanged is forbidden; the naive run does it, the guarded one does not
+    assert storm_case.expect.must_not_repeat == ["get_exchange_rate"]
+    assert "must_not_repeat:get_exchange_rate" in _failed(storm_case, "react")
+    assert not _failed(storm_case, "guarded") and not _failed(loop_case, "guarded")
+    assert not _failed(blowup_case, "guarded")
+
+
+def test_a_call_a_careful_loop_refuses_is_not_one_the_fix_must_make():
+    case = _case("date-ambiguous")  # the recorded call's 01/12/2026 reads as two dates: the fix refuses it
+    assert "check_room" not in case.expect.must_call
+    assert not _failed(case, "guarded")

@@ -46,7 +46,8 @@ def test_report_over_a_folder_of_traces_and_over_a_seeded_fleet(tmp_path, capsys
     code, out = cli(capsys, "report", str(tmp_path), "--json")
     data = json.loads(out)
     assert code == 0 and data["metrics"]["runs"] == len(catalogue())
-    assert {a["alert"] for a in data["alerts"]} == {"max_steps trigger rate", "P99 steps", "P99 cost per request"}
+    assert {a["alert"] for a in data["alerts"]} == {"max_steps trigger rate", "P99 steps", "P99 cost per user request",
+                                                 "costliest user request"}
     code, out = cli(capsys, "report", "--fleet", "fleet-lookup", "--runs", "20")
     assert code == 0 and "stop reasons:" in out and "P99 steps" in out and out.count("fleet-lookup") == 20
 

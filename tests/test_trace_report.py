@@ -39,7 +39,7 @@ def test_report_rows_and_fleet_metrics():
     assert m["tool_rounds"]["general"] == {"p50": 6, "p95": 8, "p99": 8}  # tool-down: 6 rounds, repeat-exact: 8
     assert 0 < m["duplicate_call_rate"] < 1 and 0 < m["tool_error_rate"] < 1 and 0 < m["stale_step_rate"] < 1
     assert m["heat_map"]["get_order_status"] == {step: 1 for step in range(1, 9)}
-    assert m["cost_per_completed_task"] > m["p99_cost_per_run"] / 10
+    assert m["cost_per_completed_task"] > m["p99_cost_per_user_request"] / 10
     fired = {a["alert"] for a in alerts(m) if a["fires"]}
     assert "max_steps trigger rate" in fired
     assert all(a["meaning"] for a in alerts(m)) and len(alerts(m)) == len(ALERTS)
@@ -49,3 +49,16 @@ def test_quantile_is_nearest_rank():
     assert quantile([1, 2, 3, 4], 0.5) == 2 and quantile([1, 2, 3, 4], 0.99) == 4 and quantile([], 0.5) == 0.0
     with pytest.raises(ValueError):
         fleet_metrics([])
+
+
+def test_cost_is_per_user_request_and_one_runaway_pages_without_moving_the_p99():
+    traffic = [_trace("fleet-lookup", seed=s) for s in range(1, 201)]
+    runaway = _trace("incident-40-step")
+    before, after = fleet_metrics(traffic), fleet_metrics(traffic + [runaway])
+    rows = report(traffic + [runaway])
+    assert after["max_cost_per_user_request"] == max(r["cost_usd"] for r in rows) == rows[-1]["cost_usd"]
+    assert before["p99_cost_per_user_request"] > before["p99_cost_per_model_call"]  # a run is many model calls
+    assert after["p99_steps"] == before["p99_steps"] < rows[-1]["steps"]  # 1 run in 201 is above the P99's rank
+    fired = {a["alert"] for a in alerts(after) if a["fires"]}
+    assert fired == {"costliest user request"}  # legitimate traffic alone fires nothing
+    assert not any(a["fires"] for a in alerts(before))

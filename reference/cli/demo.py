@@ -35,7 +35,8 @@ def _with_totals(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for r in rows:
         r["tokens"] = r["input_tokens"] + r["output_tokens"]
     total = {"scenario": "TOTAL", "stop_reason": "",
-             "completed": f"{sum(r['completed'] for r in rows)}/{sum(r['completable'] for r in rows)} completable",
+             "completed": f"{sum(r['completed'] and r['completable'] for r in rows)}/{sum(r['completable'] for r in rows)} "
+                          "completable",  # an answer where no loop can finish is not a task done
              "meets_expect": f"{sum(r['meets_expect'] for r in rows)}/{len(rows)}"}
     for key in ("model_calls", "oracle_model_calls", "tool_calls", "tokens", "sim_seconds"):
         total[key] = round(sum(r[key] or 0 for r in rows), 3)
@@ -63,7 +64,7 @@ def _side_by_side(rows: list[dict[str, Any]], loops: list[str]) -> str:
             if key in ("stop_reason",):
                 parts.append(f"{sum(r['stop_reason'] == 'completed' for r in mine)} completed")
             elif key in ("completed",):
-                parts.append(f"{sum(r['completed'] for r in mine)}/{sum(r['completable'] for r in mine)}")
+                parts.append(f"{sum(r['completed'] and r['completable'] for r in mine)}/{sum(r['completable'] for r in mine)}")
             elif key == "meets_expect":
                 parts.append(f"{sum(r['meets_expect'] for r in mine)}/{len(mine)}")
             else:

@@ -91,8 +91,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     print(f"duplicate tool calls {metrics['duplicate_call_rate']:.1%}, tool errors {metrics['tool_error_rate']:.1%}, "
           f"steps with nothing new {metrics['stale_step_rate']:.1%}, candidate tools per request "
           f"{metrics['candidate_tools']['mean']:.1f} (max {metrics['candidate_tools']['max']})")
-    print(f"P99 steps {metrics['p99_steps']}, P99 cost per run ${metrics['p99_cost_per_run']:.4f}, "
-          f"P99 cost per request ${metrics['p99_cost_per_request']:.4f}, "
+    print(f"P99 steps {metrics['p99_steps']}, P99 cost per user request (a run) "
+          f"${metrics['p99_cost_per_user_request']:.4f}, costliest ${metrics['max_cost_per_user_request']:.4f}, "
+          f"P99 cost per model call ${metrics['p99_cost_per_model_call']:.4f}, "
           f"cost per completed task ${metrics['cost_per_completed_task']:.4f}\n")
     print(format_table([{**a, "fires": "FIRES" if a["fires"] else "ok", "value": cell(a["value"])} for a in fired],
                        [("alert", "alert"), ("value", "value"), ("threshold", "threshold"), ("fires", "")]))

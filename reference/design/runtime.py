@@ -91,8 +91,11 @@ class ChecklistRuntime(Executor):
     def execute(self, episode: Episode, call: ToolCall) -> ToolMessage:
         if call.name in episode.tools.tools and call.name not in self.route.tools:
             episode.trace.event("design", action="refused", tool=call.name, detail="not one of the intent's tools")
+            why = ("What the app shows is decided in code." if self.route.routed else
+                   "The request's intent is not clear, so only these are offered; if the task needs another, "
+                   "answer with what is missing and the user can say more.")
             return tool_error(call.id, "tool_not_offered", f"'{call.name}' is not one of this task's tools "
-                              f"({', '.join(self.route.tools)}). What the app shows is decided in code.")
+                              f"({', '.join(self.route.tools)}). {why}")
         try:
             args = call.parsed_arguments()
         except ValueError:

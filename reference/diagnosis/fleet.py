@@ -101,8 +101,10 @@ def fleet_metrics(traces: Iterable[Any]) -> dict[str, Any]:
         "duplicate_call_rate": duplicates / calls if calls else 0.0,
         "candidate_tools": {"mean": sum(offered) / len(offered) if offered else 0.0, "max": max(offered, default=0)},
         "fallback_rate": degraded / n, "tool_error_rate": errors / answered if answered else 0.0,
-        "p99_steps": quantile(step_counts, 0.99), "p99_cost_per_run": quantile(costs, 0.99),
-        "p99_cost_per_request": quantile(request_costs, 0.99),
+        "p99_steps": quantile(step_counts, 0.99),
+        # a user request is a whole run (every model call it took); a model call is one step of it
+        "p99_cost_per_user_request": quantile(costs, 0.99), "max_cost_per_user_request": max(costs),
+        "p99_cost_per_model_call": quantile(request_costs, 0.99),
         "cost_per_completed_task": sum(costs) / sum(done) if any(done) else math.inf,
         "max_steps_rate": stops.get("max_steps", 0) / n,
         "heat_map": {tool: dict(sorted(c.items())) for tool, c in sorted(heat.items())},
@@ -128,11 +130,14 @@ ALERTS = (
     AlertRule("P99 steps", "p99_steps", 12,
               "the slowest 1% of runs take more steps than any successful run should: runs that never "
               "conclude are burning steps up to the fuse"),
-    AlertRule("P99 cost per request", "p99_cost_per_request", 0.05,
-              "single requests are getting expensive: the context is blowing up (large tool results kept "
-              "in the history) or a premium model is reading bulk data"),
+    AlertRule("P99 cost per user request", "p99_cost_per_user_request", 0.10,
+              "the costliest 1% of user requests (each a whole run, every model call in it) cost more than a "
+              "task of these families needs: runs go on too long, the context is blowing up (large tool "
+              "results kept in the history), or a premium model is reading bulk data"),
+    AlertRule("costliest user request", "max_cost_per_user_request", 1.00,
+              "one user request cost more than a dollar: a single runaway, which no percentile sees while it "
+              "is under 1% of the runs; read its trace now, and check that its intent has a cost budget"),
 )
-
 
 def alerts(metrics: dict[str, Any], rules: Sequence[AlertRule] = ALERTS) -> list[dict[str, Any]]:
     """Every rule, with its value and whether it fires."""

@@ -29,6 +29,9 @@ import yaml
 
 from ..core.result import StopReason
 from ..harness.trace import load
+from ..parts.guards.checks import argument_problems
+from ..sim.clock import parse_start
+from .shapes import calls_of, classify
 
 # the HTTP status of a failed outcome -> the scenario fault that produces it (reference/sim/tools.py)
 FAULT_BY_STATUS = {429: "rate_limit", 503: "server_error", 400: "invalid_argument", 403: "permission_denied",
@@ -186,22 +189,62 @@ def replay(trace: Any, name: str | None = None, *, regression: bool = False) -> 
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110)
 
 
+# The kinds of stop (core/result.py) that end each loop shape well: a loop is seen and stopped by a guard
+# or for want of progress; a blow-up by a budget before the request that would exceed it; an error storm
+# by a breaker, a guard, a budget the retries spend, or for want of progress.
+FIX_KINDS = {"blowup": ("resource",), "error_storm": ("guard", "resource", "no_progress")}
+LOOP_KINDS = ("guard", "no_progress")
+
+
+def _fix_expectations(records: list[dict[str, Any]]) -> tuple[list[str], list[str], list[str]]:
+    """What the fixed run must do, from the recorded one: the kinds of stop that end its shape; the tools
+    that answered before the loop showed (work that worked, the fix must not lose it), unless the call
+    sent arguments a careful loop refuses (an ambiguous date, an airport code the request rules out); and
+    the tools whose failed call was sent again unchanged as a new call (the same arguments fail the same
+    way; a retry in code of one call counts once). A read that succeeded may be re-checked: its answer may
+    have moved, so it is not forbidden to repeat."""
+    run = next(r for r in records if r["kind"] == "run")
+    found = classify(records)
+    kinds = FIX_KINDS.get(found.shape, LOOP_KINDS)
+    reasons = [r.value for r in StopReason if r.kind in kinds and r is not StopReason.MAX_STEPS]
+    if run.get("cancel"):
+        reasons.append(StopReason.CANCELLED.value)  # the user may press stop first: that stop is theirs
+    params = {t["name"]: t.get("parameters") for t in run["tools"]}
+    today = parse_start(run["clock"]).date()
+    request = run.get("user") or ""
+    calls = calls_of(records)
+    detected = found.detected_at if found.detected_at is not None else max((c.step for c in calls), default=0)
+    must_call = sorted({c.tool for c in calls if c.status == "ok" and c.step <= detected
+                        and not argument_problems(c.arguments, params.get(c.tool), request, today)})
+    sent, again = set(), set()
+    for c in calls:
+        if (c.tool, c.fingerprint) in sent and c.status != "ok":
+            again.add(c.tool)
+        if c.status != "ok":
+            sent.add((c.tool, c.fingerprint))
+    return reasons, must_call, sorted(again)
+
+
 def regression_case(trace: Any, name: str | None = None) -> dict[str, Any]:
     """The traced bad run as a regression case: the same scenario, and an `expect` block a fixed loop
-    meets and the recorded run does not. A run that reached the step limit must now stop some other way
-    (a guard, a budget; not an error) and in fewer model calls. Which tools run is left open: a fixed
-    loop may rightly refuse a call (arguments that fail the schema never reach the tool).
-    A run that ended well is pinned as it is (stop reason and call bounds): the case guards against
-    a regression, not for a fix."""
-    scenario = replay_scenario(trace, name)
+    meets and the recorded run does not. A run that reached the step limit must now stop the way its
+    shape is stopped (a guard's stop for a loop, a budget's for a blow-up; never the limit, never an
+    error), in fewer model calls, still calling the tools that answered before the loop showed
+    (`must_call`), and not sending a failed call again unchanged (`must_not_repeat`): see
+    `_fix_expectations`. A run that ended well is pinned as it is (stop reason and call bounds): the case
+    guards against a regression, not for a fix."""
+    records = load(trace)
+    scenario = replay_scenario(records, name)
     recorded = scenario["expect"]
     if recorded["stop_reason"] != "max_steps":
         return scenario
-    calls = recorded["model_calls"]["max"]
+    reasons, must_call, must_not_repeat = _fix_expectations(records)
     scenario["tags"] = ["replay", "regression", "fix-required"]
     scenario["expect"] = {
         "completable": False,  # the replayed model does not react: no loop can finish the task from it
-        "stop_reason": [r.value for r in StopReason if r not in (StopReason.MAX_STEPS, StopReason.ERROR)],
-        "model_calls": {"max": calls - 1},
+        "stop_reason": reasons,
+        "model_calls": {"max": recorded["model_calls"]["max"] - 1},
+        "must_call": must_call,
+        "must_not_repeat": must_not_repeat,
     }
     return scenario

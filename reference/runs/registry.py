@@ -36,7 +36,11 @@ def designed(episode: Episode, max_steps: int = 8) -> RunResult:
     """Lesson 7: the intent's tools only, slots settled in code, the checklist kept by the runtime and
     ending the run; every part of lessons 2-5 stays, the guard as the last line."""
     parts = full_parts(episode)
-    parts.executor = ChecklistRuntime.for_episode(episode, parts.executor)
+    parts.executor = runtime = ChecklistRuntime.for_episode(episode, parts.executor)
+    if runtime.route.question is not None:  # an unsure router with nothing safe to offer asks, runs nothing
+        episode.trace.event("design", action="clarify", question=runtime.route.question)
+        return episode.finish(StopReason.COMPLETED, episode.initial_messages(), answer=runtime.route.question,
+                              detail="the router was not sure of the intent: a clarifying question")
     return guarded_loop(episode, min(max_steps, parts.budget.max_steps or max_steps), parts)
 
 
