@@ -1,8 +1,11 @@
-"""The lessons, one row each: what `loopkit check/hint`, the notebook build, the tests and the README read.
+"""The lessons and their exercises: what `loopkit check/hint`, the notebook build, the tests and the README read.
 
-Adding a lesson is one row here plus its files: notebooks/src/NN_name.py, exercises/ and solutions/
-exNN_name.py, tests/test_exNN_name.py, tests/red_flags/exNN_caught.py and reference/hints/exNN.md.
-Paths are relative to the repository root. This module imports nothing from the rest of reference/.
+Each lesson has one notebook and a core exercise (LESSONS); a lesson whose exercise is too big for one
+sitting also has a stretch exercise (STRETCH), built on what the core taught. EXERCISES holds both.
+Adding an exercise is one row here plus its files: exercises/ and solutions/ exNN_name.py,
+tests/test_exNN_name.py, tests/red_flags/exNN_caught.py and reference/hints/exNN.md (a lesson also
+needs notebooks/src/NN_name.py). Paths are relative to the repository root. This module imports nothing
+from the rest of reference/.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ class Lesson:
     test_file: str
     hints_file: str  # inside the installed package too (package data), so `loopkit hint` works anywhere
     teaches: str  # one line, as in the README's lesson table
+    part: str = "core"  # "core": what the lesson needs; "stretch": more of the same, after the core passes
 
     @property
     def source(self) -> str:
@@ -30,11 +34,11 @@ class Lesson:
         return self.notebook.rsplit("/", 1)[-1].removesuffix(".ipynb")
 
 
-def _lesson(number: int, title: str, notebook: str, module: str, teaches: str) -> Lesson:
-    """One row: the exercise id, test file and hints file follow from the module's name."""
-    exercise = module[:4]
+def _lesson(number: int, title: str, notebook: str, module: str, teaches: str, part: str = "core") -> Lesson:
+    """One row: the exercise id (ex03, ex03b), test file and hints file follow from the module's name."""
+    exercise = module.split("_", 1)[0]
     return Lesson(number, title, f"notebooks/{notebook}.ipynb", exercise, module, f"tests/test_{module}.py",
-                  f"reference/hints/{exercise}.md", teaches)
+                  f"reference/hints/{exercise}.md", teaches, part)
 
 
 LESSONS: tuple[Lesson, ...] = (
@@ -64,11 +68,26 @@ LESSONS: tuple[Lesson, ...] = (
             "loop, naive and fixed; workflow or agent; how frameworks cap and end a loop"),
 )
 
-BY_EXERCISE = {lesson.exercise: lesson for lesson in LESSONS}
+# The stretch exercises: the same lesson and notebook, a file of their own, done after the core passes.
+STRETCH: tuple[Lesson, ...] = (
+    _lesson(3, "Fingerprint guards (stretch): results, progress, polling and turns", "03_fingerprint_guards",
+            "ex03b_guard_stretch",
+            "result fingerprints and same-result, no progress, polling judged by its result, one lapse per turn",
+            part="stretch"),
+    _lesson(5, "Tool errors (stretch): malformed calls and circuit breakers", "05_tool_errors",
+            "ex05b_errors_stretch",
+            "malformed calls answered with an example, schema validation per tool, circuit breakers that "
+            "withdraw a tool",
+            part="stretch"),
+)
+
+# Every exercise in the order to do them: each lesson's core, then its stretch.
+EXERCISES: tuple[Lesson, ...] = tuple(sorted((*LESSONS, *STRETCH), key=lambda e: (e.number, e.part != "core")))
+BY_EXERCISE = {exercise.exercise: exercise for exercise in EXERCISES}
 
 
 def lesson_for(exercise: str) -> Lesson:
-    """The lesson of `ex01`..., or a KeyError listing the exercises there are."""
+    """The exercise `ex01`, `ex03b`... (its lesson's number, title and notebook), or a KeyError listing them."""
     try:
         return BY_EXERCISE[exercise]
     except KeyError:

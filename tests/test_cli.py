@@ -182,12 +182,12 @@ def test_demo_names_the_loops_stop_reason_apart_from_whether_the_task_was_done(c
 
 
 def test_list_shows_every_exercise_and_sends_a_beginner_to_the_first_failing_test():
-    from reference.lessons import LESSONS
+    from reference.lessons import EXERCISES
 
     done = subprocess.run([sys.executable, "-m", "reference.cli", "list"], capture_output=True, text=True,
                           timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
-    for lesson in LESSONS:  # the untouched stubs fail every test
+    for lesson in EXERCISES:  # the untouched stubs fail every test
         line = next(line for line in done.stdout.splitlines() if line.startswith(lesson.exercise + " "))
         assert f"exercises/{lesson.module}.py" in line and " 0/" in line and "tests pass" in line, line
     first = "test_happy_path_completes_with_the_answer"  # the first test in tests/test_ex01_react_loop.py

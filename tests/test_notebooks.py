@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from reference.cli.hint import read_hints
-from reference.lessons import LESSONS
+from reference.lessons import EXERCISES, LESSONS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,7 +23,7 @@ def test_every_notebook_matches_its_source_and_was_run():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.exercise)
+@pytest.mark.parametrize("lesson", EXERCISES, ids=lambda lesson: lesson.exercise)
 def test_every_lesson_has_its_files(lesson):
     paths = [lesson.notebook, lesson.source, f"exercises/{lesson.module}.py", f"solutions/{lesson.module}.py",
              lesson.test_file, lesson.hints_file, f"tests/red_flags/{lesson.exercise}_caught.py"]
@@ -32,14 +32,14 @@ def test_every_lesson_has_its_files(lesson):
 
 
 def test_no_lesson_file_is_missing_from_the_registry():
-    registered = {p for lesson in LESSONS for p in (lesson.notebook, lesson.source, f"exercises/{lesson.module}.py")}
+    registered = {p for lesson in EXERCISES for p in (lesson.notebook, lesson.source, f"exercises/{lesson.module}.py")}
     on_disk = {str(p.relative_to(ROOT)) for p in [*(ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"),
                                                   *(ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py"),
-                                                  *(ROOT / "exercises").glob("ex[0-9][0-9]_*.py")]}
+                                                  *(ROOT / "exercises").glob("ex[0-9][0-9]*_*.py")]}
     assert on_disk <= registered, f"add a row to reference/lessons.py for {sorted(on_disk - registered)}"
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.exercise)
+@pytest.mark.parametrize("lesson", EXERCISES, ids=lambda lesson: lesson.exercise)
 def test_every_exercise_test_has_exactly_one_hint(lesson):
     tests = re.findall(r"^def (test_\w+)", (ROOT / lesson.test_file).read_text(encoding="utf-8"), re.MULTILINE)
     named = [t for hint in read_hints(lesson) for t in hint.tests]

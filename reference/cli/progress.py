@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..lessons import LESSONS
+from ..lessons import EXERCISES
 from .exercise_tests import TestRun, run_tests
 from .hint import hint_for, read_hints
 from .table import format_table
@@ -22,7 +22,7 @@ def status(run: TestRun) -> str:
 
 def next_step(runs: dict[str, TestRun]) -> str:
     """The first exercise not done: its first failing test and the hint written for it."""
-    for lesson in LESSONS:
+    for lesson in EXERCISES:
         run = runs[lesson.exercise]
         if run.exit_code not in (0, 1) or not run.outcomes:
             return f"Next: {lesson.exercise} does not run; `loopkit check {lesson.exercise}` shows why."
@@ -36,9 +36,9 @@ def next_step(runs: dict[str, TestRun]) -> str:
 
 def cmd_list(args: argparse.Namespace) -> int:
     target = "solutions" if args.solutions else "exercises"
-    runs = {lesson.exercise: run_tests(lesson, target) for lesson in LESSONS}
+    runs = {lesson.exercise: run_tests(lesson, target) for lesson in EXERCISES}
     rows = [{"exercise": lesson.exercise, "lesson": f"{lesson.number}. {lesson.title}",
-             "file": f"{target}/{lesson.module}.py", "status": status(runs[lesson.exercise])} for lesson in LESSONS]
+             "file": f"{target}/{lesson.module}.py", "status": status(runs[lesson.exercise])} for lesson in EXERCISES]
     columns = [("exercise", "exercise"), ("lesson", "lesson"), ("file", "file"), ("status", "status")]
     print(format_table(rows, columns, left=len(columns)))  # all text: every column left-aligned
     print("\n" + next_step(runs))
