@@ -8,9 +8,9 @@
 # %% [markdown]
 # # Lesson 2: exits and budgets
 #
-# *About 30 minutes to read and run; the exercise takes about 25 more.* (Estimated from the
-# text at 150 words a minute, the code at 30 lines a minute and the outputs skimmed; every cell runs in
-# seconds. docs/workshop.md has the agendas.)
+# *About 30 minutes to read and run; the exercise takes about 35 more.* (Reading estimated
+# from the text at 150 words a minute, the code at 30 lines a minute and the outputs skimmed; every cell
+# runs in seconds. docs/workshop.md says how the exercise times were estimated, and has the agendas.)
 #
 # `max_steps` is a fuse, not a brake. It bounds how many requests a run makes, not what each of them
 # reads, costs or waits for: steps are not of equal size, and section 3 measures by how much they
