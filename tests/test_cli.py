@@ -216,6 +216,11 @@ def test_list_points_at_the_first_exercise_not_done_and_its_tests_hint():
     assert text.startswith("Next: ex03 (ex03_fingerprint_guard.py), which fails test_noisy_repeats_share_one_fingerprint."), text
     assert "loopkit hint ex03 1 " in text, "hint 1 of ex03 is written for that test (reference/hints/ex03.md)"
     assert next_step({**runs, "ex03": done}).startswith("Next: ex04 does not run; `loopkit check ex04` shows why.")
+    stretch = TestRun([Outcome("test_same_result_is_stopped[exercises]", False, "why")], 1, "")
+    cores_done = {name: done for name in ("ex01", "ex02", "ex03", "ex04", "ex05", "ex06", "ex07")}
+    assert next_step({**runs, "ex03b": stretch}).startswith("Next: ex03 "), "a lesson's core comes before its stretch"
+    assert next_step({**cores_done, "ex03b": stretch}).startswith("Next: ex03b (ex03b_guard_stretch.py)"), \
+        "with every core done, the first stretch not done is next"
 
 
 def test_check_watch_checks_again_after_each_save_of_the_exercise_and_ignores_other_files(monkeypatch, capsys):

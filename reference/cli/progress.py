@@ -1,7 +1,8 @@
 """`loopkit list`: every exercise, how many of its tests your code passes, and what to do next.
 
 Like `loopkit check`, it runs each exercise's tests quietly against exercises/ (or solutions/); the
-next step is the first exercise with a failing test, and the hint written for that test.
+next step is the first exercise with a failing test (every lesson's core before the stretch exercises),
+and the hint written for that test.
 """
 from __future__ import annotations
 
@@ -21,9 +22,11 @@ def status(run: TestRun) -> str:
 
 
 def next_step(runs: dict[str, TestRun]) -> str:
-    """The first exercise not done: its first failing test and the hint written for it."""
-    for lesson in EXERCISES:
-        run = runs[lesson.exercise]
+    """The first exercise not done, every core before any stretch: its first failing test and its hint."""
+    for lesson in sorted(EXERCISES, key=lambda e: e.part != "core"):  # stable: lesson order within each part
+        run = runs.get(lesson.exercise)
+        if run is None:
+            continue
         if run.exit_code not in (0, 1) or not run.outcomes:
             return f"Next: {lesson.exercise} does not run; `loopkit check {lesson.exercise}` shows why."
         if run.failed:
