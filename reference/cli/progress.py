@@ -41,8 +41,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     target = "solutions" if args.solutions else "exercises"
     runs = {lesson.exercise: run_tests(lesson, target) for lesson in EXERCISES}
     rows = [{"exercise": lesson.exercise, "lesson": f"{lesson.number}. {lesson.title}",
-             "file": f"{target}/{lesson.module}.py", "status": status(runs[lesson.exercise])} for lesson in EXERCISES]
-    columns = [("exercise", "exercise"), ("lesson", "lesson"), ("file", "file"), ("status", "status")]
+             "file": f"{target}/{lesson.module}.py", "time": f"about {lesson.minutes} min" if lesson.minutes else "",
+             "status": status(runs[lesson.exercise])} for lesson in EXERCISES]
+    columns = [("exercise", "exercise"), ("lesson", "lesson"), ("file", "file"), ("time", "time (estimated)"),
+               ("status", "status")]
     print(format_table(rows, columns, left=len(columns)))  # all text: every column left-aligned
     print("\n" + next_step(runs))
     return 0
