@@ -67,3 +67,17 @@ def test_the_lessons_registry_imports_nothing_from_the_kit():
     modules = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     modules += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     assert all(m in ("__future__", "dataclasses") for m in modules), modules
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.exercise)
+def test_every_lesson_poses_its_exercise_early_and_before_the_answer_runs(lesson):
+    """The exercise comes within the first five numbered sections, before the solution is loaded."""
+    source = (ROOT / lesson.source).read_text(encoding="utf-8")
+    headings = re.findall(r"^# ## (\d+)\. (.*)$", source, re.MULTILINE)
+    posed = [int(number) for number, title in headings if title.startswith("Exercise")]
+    assert posed and posed[0] <= 5, f"{lesson.source}: the exercise should be a section among the first five: {headings}"
+    exercise_at = source.index(f"# ## {posed[0]}. Exercise")
+    loaded_at = source.find(f'load_exercise("{lesson.exercise}"')
+    assert loaded_at == -1 or loaded_at > exercise_at, f"{lesson.source}: the solution runs before the exercise is posed"
+    assert f'loopkit(["hint", "{lesson.exercise}", "1"])' in source[exercise_at:loaded_at], \
+        f"{lesson.source}: the exercise's section shows its first hint"
