@@ -307,7 +307,7 @@ for content in ['{"ok": true, "data": {"results": []}}',
 # ## 6. Fix it, part 3: the detectors
 #
 # Five small functions in `reference/parts/guards/detectors.py`, fed fingerprints and per-step counts of new
-# values:
+# values (docs/glossary.md maps each pattern to the loop shape lesson 6 reads in a trace):
 #
 # - **repeated call**: the same action again, anywhere in the run, not only right after itself;
 # - **alternation**: A-B-A-B, two actions taking turns (two services each waiting for the other);

@@ -18,7 +18,8 @@
 # The method is layered, cheapest first:
 #
 # 1. **stop reasons**: how did the run end? Over a fleet, their distribution is the first health metric;
-# 2. **shape**: what did the trajectory look like (repeat, cycle, rephrase, drift, error storm,
+# 2. **shape**: what did the trajectory look like (docs/glossary.md names the shapes: repeat, cycle,
+#    rephrase, drift, error_storm,
 #    blowup, polling, healthy)? Each shape has its fix;
 # 3. **text**: only then read the arguments, results and the model's words, at the step the shape
 #    points to.
