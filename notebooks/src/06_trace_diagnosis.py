@@ -446,4 +446,5 @@ print("case fails on react:", not all(c.ok for c in evaluate(
 # The questions of lesson 6, from the kit's question bank (reference/interview/questions.yaml):
 
 # %%
-display(Markdown(render_markdown(load_bank(), "en", lesson=6)))
+LANG = "en"  # the bank's language: "en" or "zh" (中文)
+display(Markdown(render_markdown(load_bank(), LANG, lesson=6)))

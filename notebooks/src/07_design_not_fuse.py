@@ -510,4 +510,5 @@ for name in ("metric-trend", "lost-update"):
 # The questions of lesson 7, from the kit's question bank (reference/interview/questions.yaml):
 
 # %%
-display(Markdown(render_markdown(load_bank(), "en", lesson=7)))
+LANG = "en"  # the bank's language: "en" or "zh" (中文)
+display(Markdown(render_markdown(load_bank(), LANG, lesson=7)))
