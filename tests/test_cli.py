@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -71,6 +72,30 @@ def test_demo_table_ends_with_the_measured_wall_time(capsys):
     code, out, _ = run_cli(capsys, "demo")
     assert code == 0 and "TOTAL" in out and "happy-path" in out, out[:400]
     assert f"{len(catalogue())} scenarios x {len(DEMO_LOOPS)} loop(s) in " in out.splitlines()[-1], out.splitlines()[-1]
+
+
+def test_demo_table_explains_each_column_and_writes_cost_and_oracle_alike(capsys):
+    code, out, _ = run_cli(capsys, "demo")
+    header = next(line for line in out.splitlines() if line.startswith("scenario "))
+    titles = [t for t in re.split(r"\s{2,}", header.strip())][1:]
+    legend = out.rsplit("\n\n", 2)[-2]
+    for title in titles:
+        if title not in ("model calls", "tokens"):
+            assert any(line.startswith(title + " ") for line in legend.splitlines()), f"no legend for {title!r}"
+    rows = {line.split()[0]: line for line in out.splitlines() if line.split() and line.split()[0] in
+            {s.name for s in catalogue()}}
+    for scenario in catalogue():
+        cells = re.split(r"\s{2,}", rows[scenario.name].strip())
+        assert cells[3] == ("-" if scenario.expect.oracle_model_calls is None else str(scenario.expect.oracle_model_calls)), \
+            f"{scenario.name}: the oracle cell is {cells[3]!r}"
+        costs = cells[5].split(" / ")
+        assert all(re.fullmatch(r"[\d,]+\.\d{4}", c) for c in costs), f"{scenario.name}: cost cells {costs}"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").split("## What `loopkit demo` shows", 1)[1]
+    readme_header = next(line for line in readme.splitlines() if line.startswith("| loop |"))
+    for column in ("task done", "meets", "model calls", "tokens", "cost", "sim"):
+        assert column in readme_header, f"the README's demo table lacks {column!r}"
+    for column in ("task done", "meets expect", "model calls", "tokens", "cost $", "sim s"):
+        assert column in titles, f"the demo does not print {column!r}, which the README's table shows"
 
 
 def test_scenarios_lists_every_catalogue_scenario_once(capsys):
