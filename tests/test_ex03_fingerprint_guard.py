@@ -163,6 +163,18 @@ def test_a_b_a_then_a_new_call_is_not_alternation(ex):
     assert "alternation" not in patterns, f"inline scenario `a-b-a-c`: A-B-A-C is not alternation: {patterns}"
 
 
+def test_a_warning_for_one_pattern_counts_against_the_next(ex):
+    # A-B-A-B is warned at the fourth call; then C, C, C: the third C is a repeat (two earlier attempts reach
+    # allowed_runs 2). The model has had its warning, whatever it loops on next: the run stops there.
+    turns = [("lookup", q) for q in ("alpha", "beta", "alpha", "beta", "gamma", "gamma", "gamma")]
+    result = run_with(ex, lookups("alternate-then-repeat", {}, turns), allowed_runs=2, no_progress_steps=9)
+    patterns = [n["pattern"] for n in feedback(result)]
+    assert result.stop_reason is StopReason.REPEATED_CALL and patterns == ["alternation", "repeated_call"], (
+        f"inline scenario `alternate-then-repeat`: warned for alternating, then repeating: stop reason "
+        f"{result.stop_reason.value}, interventions {patterns}. The warnings are counted per run, not one per "
+        "pattern: the second detection of any kind stops the run")
+
+
 def test_four_identical_calls_are_repeats_not_alternation(ex):
     scenario = lookups("a-a-a-a", {}, [("lookup", "alpha")] * 4)
     patterns = [n["pattern"] for n in feedback(run_with(ex, scenario, allowed_runs=3, no_progress_steps=9))]
