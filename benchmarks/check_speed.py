@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from reference.lessons import LESSONS  # noqa: E402  (after the path: run from a clone)
+from reference.lessons import EXERCISES  # noqa: E402  (after the path: run from a clone)
 
 
 def once(exercise: str, solutions: bool) -> float:
@@ -29,7 +29,7 @@ def once(exercise: str, solutions: bool) -> float:
 
 
 def main(runs: int = 5) -> None:
-    cases = [(lesson.exercise, solutions) for lesson in LESSONS for solutions in (True, False)]
+    cases = [(lesson.exercise, solutions) for lesson in EXERCISES for solutions in (True, False)]
     for case in cases:
         once(*case)  # warm: bytecode compiled, files in the page cache
     times: dict[tuple[str, bool], list[float]] = {case: [] for case in cases}

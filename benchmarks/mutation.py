@@ -90,7 +90,7 @@ class Score:
 
 
 def exercises() -> list[str]:
-    return sorted(p.stem for p in (ROOT / "solutions").glob("ex[0-9][0-9]_*.py"))
+    return sorted(p.stem for p in (ROOT / "solutions").glob("ex[0-9][0-9]*_*.py"))  # ex03b_... too
 
 
 def equivalents() -> dict[tuple[str, str], int]:

@@ -1,9 +1,10 @@
-"""Exercise 1: write the ReAct loop, in about 20 lines.
+"""Exercise 1: write the ReAct loop from memory, in about 20 lines.
 
 The task
     Write `react_loop(episode, max_steps)`: the loop that lets a model call tools until it gives a final
-    answer, and that gives up after `max_steps` model requests if it never does. Notebook 01 walks one
-    run move by move (section 3); here you put the moves together, with the loop's exits.
+    answer, and that gives up after `max_steps` model requests if it never does. Write it from memory,
+    as an interviewer asks for it on a whiteboard: do not scroll back to the notebook's cells. The
+    names below are all the kit you need; what goes where, and in which order, is the exercise.
 
 What you are given
     episode.initial_messages()       the history to start from: system prompt and user request
@@ -15,9 +16,10 @@ What you are given
     episode.finish(stop_reason, messages, answer=None, detail="")
                                      the RunResult to return; StopReason says why the run ended
 
-What the tests expect (tests/test_ex01_react_loop.py)
+What the tests check (tests/test_ex01_react_loop.py)
     - a run that ends in a final answer stops with StopReason.COMPLETED and that answer;
     - a model that never stops calling tools is stopped after `max_steps` requests (StopReason.MAX_STEPS);
+      `max_steps` is 8 unless given, and 0 makes no request at all;
     - one step is one model request, however many tool calls the turn holds;
     - every request is a conversation the real APIs accept (they refuse a broken one with HTTP 400),
       and every tool call the model asks for is answered;

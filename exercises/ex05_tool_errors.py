@@ -1,4 +1,4 @@
-"""Exercise 5: tool errors. Retry what can heal, translate the rest, break the circuit, never raise.
+"""Exercise 5 (core): tool errors. Retry what can heal, translate the rest, never raise.
 
 The task
     Write the executor of the guarded loop (reference/loops/guarded.py, protocol `Executor`): the part
@@ -8,39 +8,36 @@ The task
         result = guarded_loop(episode, max_steps, Parts(executor=executor))
 
     and play the lesson-5 scenarios: a flaky tool (`flaky-timeout`), a 429 with Retry-After
-    (`rate-limited`), a bad date (`bad-date-format`), HTTP 200 with `success: false`
-    (`business-failure`), a stack trace full of secrets (`exception-secret`), a dead tool
-    (`tool-down`), and malformed calls (`malformed-calls`, `schema-mismatch`).
+    (`rate-limited`), HTTP 200 with `success: false` (`business-failure`) and a stack trace full of
+    secrets (`exception-secret`), plus tools built in the tests that fail every way a tool can.
+    The stretch exercise (exercises/ex05b_errors_stretch.py) adds malformed calls, checked against
+    the tool's schema before they run, and circuit breakers.
 
-    What you have: `episode.tools.invoke(name, args, call_id)` runs a tool once and returns a
-    `ToolOutcome` (`ok`, `data`, `http_status`, `retry_after`, `message`) or RAISES (ToolTimeout, which
-    is a TimeoutError; ConnectionResetError; RuntimeError...). Every attempt is recorded in the ledger.
+What you have
+    `episode.tools.invoke(name, args, call_id)` runs a tool once and returns a `ToolOutcome` (`ok`,
+    `data`, `http_status`, `retry_after`, `message`) or RAISES (ToolTimeout, which is a TimeoutError;
+    ConnectionResetError; RuntimeError...). Every attempt is recorded in the ledger.
     `episode.clock.sleep(seconds)` waits on the simulated clock (never `time.sleep`).
-    `episode.tools.specs` are the tools with their JSON Schemas; `episode.scenario.tools` have
-    `alternatives` (other tools that can do the job).
+    `episode.scenario.tools` have `alternatives` (other tools that can do the job).
     `reference.parts.executor.redaction.safe_text(text)` returns the text if it holds nothing internal
     (stack trace, path, SQL, host, secret), else None.
 
-What the tests expect (tests/test_ex05_tool_errors.py)
-    - the lesson-5 scenarios above meet their `expect` blocks, and `execute` never raises, whatever
-      the tool does;
-    - failures are told apart: timeouts, connection errors, HTTP 429 and 5xx can heal and are retried
-      in code, unseen by the model when a retry succeeds; invalid arguments (400/422), auth (401/403),
-      not found, other 4xx, a bug (any other exception) and HTTP 200 with `success: false` are not
-      retried (`classify` returns None only for a real success);
+What the tests check (tests/test_ex05_tool_errors.py)
+    - the scenarios above meet their `expect` blocks, and `execute` never raises, whatever the tool
+      does (an exception, a timeout, arguments that are not JSON, a tool that does not exist): every
+      call gets an error result;
+    - failures are told apart: timeouts, connection errors, HTTP 408, 429 and 5xx can heal and are
+      retried in code, unseen by the model when a retry succeeds; invalid arguments (400/422), auth
+      (401/403), not found, other 4xx, a bug (any other exception) and HTTP 200 with `success: false`
+      are not retried, whatever the tool says about itself (`classify` returns None only for a real
+      success);
     - retries wait on the simulated clock: Retry-After when given, else an exponential backoff with
-      jitter (`backoff_seconds`); at most `max_attempts`, and no wait that would overrun the run's time
-      limit;
+      jitter (`backoff_seconds`: equal jitter, seeded, up to `cap`); at most `max_attempts` attempts
+      (1: no retry), and no wait that would overrun the run's time limit (one that exactly fits is made);
     - the model reads a structured error result it can act on (`translate`): its kind, whether it is
-      retryable and what to do next; a malformed call (unknown or withdrawn tool, arguments that are not
-      JSON or break the tool's schema) is answered with which argument, what was expected and an
-      example, and the tool does not run;
+      retryable and what to do next;
     - nothing internal (stack trace, path, SQL, host, secret) ever reaches the model, on any error path;
-    - after `failure_threshold` failed calls in a row that were the tool's fault, the tool is withdrawn
-      (`offered()` stops listing it, the model is told); when every tool is withdrawn, `after_step`
-      stops the run with CIRCUIT_OPEN; the same rejected call `max_same_rejections` times stops it with
-      REPEATED_CALL;
-    - and tests/test_red_flags.py checks that the classic wrong answers in tests/red_flags/ fail them.
+    - two runs in one process share nothing.
 
 Check your work with `loopkit check ex05`; ask for a hint with `loopkit hint ex05`.
 """
@@ -53,7 +50,6 @@ from typing import Any, Optional
 
 from reference import Episode, StopReason, ToolCall, ToolMessage, ToolOutcome, ToolSpec  # noqa: F401
 from reference.loops.hooks import Executor, Stop  # the executor's protocol; why a run stops
-from reference.core.lazy import load_jsonschema  # noqa: F401  (jsonschema, imported on first use)
 from reference.parts.executor.redaction import safe_text  # noqa: F401
 
 
@@ -80,15 +76,14 @@ def translate(call: ToolCall, failure: Failure, attempts: int = 1, alternatives:
 
 
 class ToolErrorExecutor(Executor):
-    def __init__(self, episode: Episode, max_attempts: int = 3, failure_threshold: int = 2,
-                 max_same_rejections: int = 3):
-        raise NotImplementedError("Exercise 5, steps 4-7: the executor")
+    def __init__(self, episode: Episode, max_attempts: int = 3):
+        raise NotImplementedError("Exercise 5, step 4: the executor")
 
     def offered(self, episode: Episode) -> list[ToolSpec]:
         raise NotImplementedError
 
     def execute(self, episode: Episode, call: ToolCall) -> ToolMessage:
-        raise NotImplementedError
+        raise NotImplementedError("Exercise 5, step 4: run the call, retrying what can heal; never raise")
 
     def after_step(self, episode: Episode) -> Optional[Stop]:
         raise NotImplementedError

@@ -5,7 +5,8 @@ The task
     Write three functions that read traces. Each takes what `reference.harness.trace.load` takes: a
     path, a `Trace` (`episode.trace`), or a list of records.
 
-        shape(trace) -> str                  "error_storm", "cycle", "repeat" or "healthy"
+        shape(trace) -> str                  "error_storm", "cycle", "repeat" or "healthy" (the loop
+                                             shapes of docs/glossary.md)
         fleet(traces) -> dict                runs, stop_reasons, max_steps_rate, p99_steps, duplicate_call_rate
         regression_case(trace) -> dict       a scenario (as YAML holds it) that the naive loop fails
                                              and the guarded loop passes

@@ -20,8 +20,8 @@ from reference.lessons import lesson_for  # noqa: E402  (importable only once RO
 
 
 def load_exercise(exercise: str, target: str = "solutions") -> ModuleType:
-    """exercises/ or solutions/ exNN_name.py, imported from its file ("ex01" or "ex01_react_loop")."""
-    module = lesson_for(exercise[:4]).module
+    """exercises/ or solutions/ exNN_name.py, imported from its file ("ex01", "ex03b" or "ex01_react_loop")."""
+    module = lesson_for(exercise.split("_", 1)[0]).module
     path = ROOT / target / f"{module}.py"
     spec = importlib.util.spec_from_file_location(f"{module}_{target}", path)
     if spec is None or spec.loader is None:

@@ -1,24 +1,22 @@
-"""Exercise 3: a loop guard that intervenes before it interrupts (solution).
+"""Exercise 3 (core): fingerprints, two detectors, and a guard that intervenes before it interrupts (solution).
 
-See exercises/ex03_fingerprint_guard.py for the task. The kit's full version, with more evidence
-in its messages, is reference/parts/guards/.
+See exercises/ex03_fingerprint_guard.py for the task; the stretch is solutions/ex03b_guard_stretch.py.
+The kit's full version, with more evidence in its messages, is reference/parts/guards/.
 """
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import unicodedata
 from typing import Any, Optional, Sequence
 
-from reference import AssistantMessage, Episode, Message, StopReason, ToolCall, ToolMessage, UserMessage  # noqa: F401
+from reference import AssistantMessage, Episode, Message, StopReason, ToolCall, ToolMessage  # noqa: F401
 from reference.core.airports import AirportCodeError, metro  # noqa: F401  (IATA code -> metro area, raises)
 from reference.loops.hooks import RUN, Stop, Verdict  # noqa: F401
 
 # ---------------------------------------------------------------- given: the helpers the exercise hands over
 from reference.parts.guards.given import (  # noqa: F401
-    RELATIVE_DAYS, STOP_REASONS, THRESHOLDS, GuardState, airport_error, canonical_date, feedback, identity, leaf_values,
-    parse_result, without_metadata)
+    STOP_REASONS, THRESHOLDS, GuardState, airport_error, canonical_date, feedback)
 
 
 # ---------------------------------------------------------------- step 1: canonical values
@@ -60,20 +58,12 @@ def canonical(value: Any, schema: Optional[dict], today: Optional[dt.date]) -> A
     return text
 
 
-# ---------------------------------------------------------------- step 2: fingerprints
+# ---------------------------------------------------------------- step 2: the action fingerprint
 
 def fingerprint(tool: str, arguments: dict, schema: Optional[dict], today: Optional[dt.date]) -> str:
     """'search_flights {"date":"2026-12-01","destination":"SHA","origin":"BJS"}' for PEK/SHA/tomorrow."""
     body = json.dumps(canonical(arguments, schema, today), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return f"{tool} {body}"
-
-
-def result_fingerprint(content: str, metadata: Sequence[str] = ()) -> str:
-    """A short hash of the canonical result without its metadata: equal when two results say the same thing."""
-    ok, payload = parse_result(content)
-    body = json.dumps([ok, canonical(without_metadata(payload, metadata), None, None)], sort_keys=True,
-                      ensure_ascii=False)
-    return hashlib.sha1(body.encode("utf-8")).hexdigest()[:12]
 
 
 # ---------------------------------------------------------------- step 3: detectors
@@ -96,9 +86,7 @@ def alternation(history: Sequence[str], action: str) -> Optional[tuple[str, str]
 
 class LoopGuard(GuardState):
     def before_call(self, episode: Episode, call: ToolCall, messages: Sequence[Message]) -> Verdict:
-        turn = next(m for m in reversed(messages) if isinstance(m, AssistantMessage))
-        if turn is not self._turn:  # a new answer is a new turn, even if a faulty model reused the last one's ids
-            self._turn, self._last_call_id, self.turn_actions = turn, turn.tool_calls[-1].id, set()
+        """RUN, or the verdict for a repeat, an alternation or a bad airport code (the call does not run)."""
         schema = self.schemas.get(call.name)
         try:
             arguments: Optional[dict] = call.parsed_arguments()
@@ -107,83 +95,39 @@ class LoopGuard(GuardState):
         action = (fingerprint(call.name, arguments, schema, episode.clock.today()) if arguments is not None
                   else f"{call.name} {' '.join(call.arguments.split())}")
         history, self.history = self.history, [*self.history, action]
-        self.actions[call.id] = action
-        if arguments is not None:  # which thing this call asks about, for same-result
-            self.identities[action] = identity(self.tools.get(call.name),
-                                               canonical(arguments, schema, episode.clock.today()))
-        if action in self.turn_actions:  # twice in one turn: answered once, and still one lapse for the turn
-            return self.flag(call, "repeated_call", f"{action} was asked for twice in this turn",
-                             "Ask each question once: use the first call's result.")
-        self.turn_actions.add(action)
-        if call.name not in self.volatile:  # polling a volatile tool: repeats are fine, no-progress watches it
-            pair = alternation(history, action)
-            if pair:
-                return self.flag(call, "alternation",
-                                 f"four calls in a row alternate between {pair[0]} and {pair[1]}",
-                                 "Stop alternating: answer with what both results say, or use another tool.")
-            earlier = repeated(history, action, self.allowed_runs)
-            if earlier:
-                return self.flag(call, "repeated_call",
-                                 f"{action} was already attempted {earlier} time(s); this is attempt {earlier + 1}, "
-                                 "and its result is already in the conversation",
-                                 "Do not repeat this call: answer with what you have, or change course.")
+        pair = alternation(history, action)
+        if pair:
+            return self.flag(call, "alternation", f"four calls in a row alternate between {pair[0]} and {pair[1]}",
+                             "Stop alternating: answer with what both results say, or use another tool.")
+        earlier = repeated(history, action, self.allowed_runs)
+        if earlier:
+            return self.flag(call, "repeated_call",
+                             f"{action} was already attempted {earlier} time(s); this is attempt {earlier + 1}, "
+                             "and its result is already in the conversation",
+                             "Do not repeat this call: answer with what you have, or change course.")
         problem = airport_error(call, arguments, schema, messages) if arguments is not None else None
         return Verdict("intervene", message=problem) if problem else RUN
 
-    def after_result(self, episode: Episode, call: ToolCall, result: ToolMessage) -> ToolMessage:
-        action = self.actions.get(call.id)
-        ok, payload = parse_result(result.content)
-        if ok and not result.is_error and action is not None:
-            self._step_ok = True
-            metadata = self.tools[call.name].metadata if call.name in self.tools else ()
-            values = leaf_values(without_metadata(payload, metadata))  # a fresh timestamp is not news
-            asked = f"{call.name} {self.identities.get(action, '')}"
-            if values and asked not in self.seen:  # an answer about a new thing is news, even if it says "true"
-                values = values | {asked}
-            self._step_new += len(values - self.seen)
-            self.seen |= values
-            if values:  # an empty result is no-progress's business
-                key = (call.name, result_fingerprint(result.content, metadata), self.identities.get(action, ""))
-                same = self.by_result.setdefault(key, [])  # the same result for the same thing asked
-                if action not in same:
-                    same.append(action)
-                    if len(same) >= self.same_result_actions:
-                        return self._wrap(self.flag(
-                            call, "same_result", f"{len(same)} different calls returned the same result: "
-                            + "; ".join(same), "Do not rephrase again: answer from this result.",
-                            result=payload, not_run=False), result)
-        if (call.id == self._last_call_id and self._step_ok and not self._step_flagged and not self._step_new
-                and self.quiet_steps + 1 >= self.no_progress_steps):
-            return self._wrap(self.flag(
-                call, "no_progress", f"the last {self.quiet_steps + 1} steps brought no new entity or value",
-                "Stop: tell the user what you tried and found, and what they can do next.",
-                result=payload if ok else None, not_run=False), result)
-        return result
-
-    def after_step(self, episode: Episode, messages: Sequence[Message]) -> Optional[Stop]:
-        if self._step_ok:
-            self.quiet_steps = 0 if self._step_new else self.quiet_steps + 1
-        self._step_ok = self._step_flagged = False
-        self._step_new = 0
-        stop, self.pending = self.pending, None
-        return stop
-
-    def flag(self, call: ToolCall, pattern: str, evidence: str, instruction: str, result: Any = None,
-             not_run: bool = True) -> Verdict:
-        """Intervene first; stop once the model has had its `interventions` warnings (one lapse per turn)."""
-        first_in_turn = not self._step_flagged  # the calls of one turn were written before any warning
-        self.strikes += first_in_turn
-        self._step_flagged = True
+    def flag(self, call: ToolCall, pattern: str, evidence: str, instruction: str) -> Verdict:
+        """Intervene first; stop once the model has had its `interventions` warnings."""
+        self.strikes += 1  # per run: a model warned once has had its warning, whatever it loops on next
         others = [name for name in self.tool_names if name != call.name]
         options = ["answer the user now with what you have"]
         options += [f"use another tool: {', '.join(others)}"] if others else []
         options += ["change an argument that changes the question (not just its spelling)"]
-        if first_in_turn and self.strikes > self.interventions:
+        if self.strikes > self.interventions:
             message = feedback(call, pattern, evidence, options, "The run is stopping: the loop went on after "
-                               "the warning.", result, not_run)
+                               "the warning.")
             return Verdict("stop", message=message, stop=Stop(STOP_REASONS[pattern], f"{pattern}: {evidence}"))
         return Verdict("intervene", message=feedback(call, pattern, evidence, options,
-                                                     instruction + " If this goes on, the run stops.", result, not_run))
+                                                     instruction + " If this goes on, the run stops."))
+
+    # given: the core decides everything before a call runs
+    def after_result(self, episode: Episode, call: ToolCall, result: ToolMessage) -> ToolMessage:
+        return result
+
+    def after_step(self, episode: Episode, messages: Sequence[Message]) -> Optional[Stop]:
+        return None
 
 
 def make_guard(episode: Episode) -> LoopGuard:

@@ -1,16 +1,15 @@
-"""Exercise 5, solved: tool errors. Retry what can heal, translate the rest, break the circuit, never raise.
+"""Exercise 5 (core), solved: tool errors. Retry what can heal, translate the rest, never raise.
 
 Why each part is there:
 - one table decides retryable or not (timeouts, dropped connections, 429 and 5xx heal; a bad
   argument, a refusal or a bug does not), so no code path can retry a 400 by accident;
 - retries happen in code, with exponential backoff and jitter on the run's clock, so a failure that
   heals never reaches the model: no wasted model call, no "let me try again" in the history;
-- what the model reads is built from the taxonomy and the tool's schema, never from an exception's
-  text: a stack trace costs tokens, cannot be acted on and leaks internals;
-- HTTP 200 with `success: false` is a failure, not data;
-- a tool that keeps failing is withdrawn; with no tool left the run stops instead of spinning;
-- a model that sends the same rejected call again and again is stopped like any other loop.
-(reference/parts/executor/ is the longer version, with more cases.)
+- what the model reads is built from the taxonomy, never from an exception's text: a stack trace
+  costs tokens, cannot be acted on and leaks internals;
+- HTTP 200 with `success: false` is a failure, not data.
+The stretch (solutions/ex05b_errors_stretch.py) adds malformed calls and circuit breakers;
+reference/parts/executor/ is the longer version, with more cases.
 """
 from __future__ import annotations
 
@@ -19,9 +18,8 @@ import random
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from reference import Episode, StopReason, ToolCall, ToolMessage, ToolOutcome, ToolSpec
+from reference import Episode, StopReason, ToolCall, ToolMessage, ToolOutcome, ToolSpec  # noqa: F401
 from reference.loops.hooks import Executor, Stop  # the executor's protocol; why a run stops
-from reference.core.lazy import load_jsonschema
 from reference.parts.executor.redaction import safe_text
 
 
@@ -97,23 +95,16 @@ def translate(call: ToolCall, failure: Failure, attempts: int = 1, alternatives:
 
 
 class ToolErrorExecutor(Executor):
-    """Steps 4-7: the `Executor` of the guarded loop (offered / execute / after_step)."""
+    """Steps 4-5: the `Executor` of the guarded loop (offered / execute / after_step)."""
 
-    def __init__(self, episode: Episode, max_attempts: int = 3, failure_threshold: int = 2,
-                 max_same_rejections: int = 3):
+    def __init__(self, episode: Episode, max_attempts: int = 3):
         self.max_attempts = max_attempts
-        self.failure_threshold = failure_threshold
-        self.max_same_rejections = max_same_rejections
         self.max_seconds = episode.limits.max_seconds
         self.rng = random.Random(f"ex05:{episode.scenario.name}")  # seeded: a run waits the same every time
-        self.failures: dict[str, int] = {}  # tool -> failed calls in a row
-        self.withdrawn: set[str] = set()
-        self.rejections: dict[str, int] = {}  # the same rejected call -> how many times
-        self.stop: Optional[Stop] = None
         self.alternatives = {t.name: list(t.alternatives) for t in episode.scenario.tools}
 
     def offered(self, episode: Episode) -> list[ToolSpec]:
-        return [s for s in episode.tools.specs if s.name not in self.withdrawn]
+        return list(episode.tools.specs)
 
     def execute(self, episode: Episode, call: ToolCall) -> ToolMessage:
         try:
@@ -122,39 +113,9 @@ class ToolErrorExecutor(Executor):
             return translate(call, Failure("internal_error", False))
 
     def after_step(self, episode: Episode) -> Optional[Stop]:
-        if self.stop:
-            return self.stop
-        if self.withdrawn and not self.offered(episode):
-            return Stop(StopReason.CIRCUIT_OPEN, f"every tool was withdrawn: {', '.join(sorted(self.withdrawn))}")
         return None
 
-    # Step 4: malformed calls never reach a tool.
-    def check(self, episode: Episode, call: ToolCall) -> Optional[ToolMessage]:
-        names = [s.name for s in self.offered(episode)]
-        if call.name not in episode.tools.names or call.name in self.withdrawn:
-            why = "was withdrawn after repeated failures" if call.name in self.withdrawn else "does not exist"
-            return translate(call, Failure("unknown_tool" if call.name not in self.withdrawn else "circuit_open",
-                                           False), message=f"'{call.name}' {why}.", available_tools=names)
-        spec = next(s for s in episode.tools.specs if s.name == call.name)
-        try:
-            args = call.parsed_arguments()
-        except ValueError:
-            return translate(call, Failure("invalid_json", False), message=f"The arguments for '{call.name}' are "
-                             "not a valid JSON object.", expected=_signature(spec.parameters))
-        jsonschema = load_jsonschema()  # on first use, without its slow optional IRI grammar
-
-        validator_class = jsonschema.validators.validator_for(spec.parameters)
-        validator = validator_class(spec.parameters, format_checker=validator_class.FORMAT_CHECKER)
-        error = jsonschema.exceptions.best_match(validator.iter_errors(args))
-        if error is None:
-            return None
-        argument = error.path[0] if error.path else None
-        prop = spec.parameters.get("properties", {}).get(argument, {}) if argument else {}
-        return translate(call, Failure("invalid_argument", False), message=f"'{call.name}' was not run: "
-                         f"{error.message}.", argument=argument, expected=prop.get("description") or
-                         _signature(spec.parameters), example=_example(prop, episode))
-
-    # Step 5: run it, retrying only what can heal, within attempts and the time budget.
+    # Step 4: run it, retrying only what can heal, within attempts and the time budget.
     def run_with_retries(self, episode: Episode, call: ToolCall, args: dict[str, Any]):
         for attempt in range(1, self.max_attempts + 1):
             started = episode.clock.elapsed
@@ -172,47 +133,12 @@ class ToolErrorExecutor(Executor):
             episode.clock.sleep(wait)
         raise AssertionError("unreachable")
 
+    # Step 5: a success is the tool's data; a failure is translated.
     def _execute(self, episode: Episode, call: ToolCall) -> ToolMessage:
-        rejected = self.check(episode, call)
-        if rejected is not None:
-            self._count_rejection(call)
-            return rejected
         outcome, failure, attempts = self.run_with_retries(episode, call, call.parsed_arguments())
         if failure is None:
-            self.failures[call.name] = 0
             return ToolMessage(call.id, outcome.to_content())
-        alternatives = [a for a in self.alternatives.get(call.name, []) if a not in self.withdrawn]
-        if failure.retryable or failure.error_type == "internal_error":  # Step 6: the tool is sick
-            self.failures[call.name] = self.failures.get(call.name, 0) + 1
-            if self.failures[call.name] >= self.failure_threshold:
-                self.withdrawn.add(call.name)
-                return translate(call, failure, attempts, alternatives, circuit_open=True,
-                                 withdrawn=f"'{call.name}' failed {self.failures[call.name]} calls in a row and is "
-                                           "withdrawn for the rest of this run. Do not call it again.")
-        else:  # the tool answered: the call was wrong
-            self.failures[call.name] = 0
-            self._count_rejection(call)
-        return translate(call, failure, attempts, alternatives)
-
-    # Step 7: the same rejected call again and again is a loop.
-    def _count_rejection(self, call: ToolCall) -> None:
-        key = call.name + " " + " ".join(call.arguments.split())
-        self.rejections[key] = self.rejections.get(key, 0) + 1
-        if self.rejections[key] >= self.max_same_rejections:
-            self.stop = Stop(StopReason.REPEATED_CALL,
-                             f"the same rejected call to '{call.name}' came {self.rejections[key]} times")
-
-
-def _signature(schema: dict[str, Any]) -> dict[str, str]:
-    return {name: prop.get("description", prop.get("type", "")) for name, prop in schema.get("properties", {}).items()}
-
-
-def _example(prop: dict[str, Any], episode: Episode) -> Any:
-    if prop.get("examples"):
-        return prop["examples"][0]
-    if prop.get("format") == "date" or "YYYY-MM-DD" in prop.get("description", ""):
-        return episode.clock.today().isoformat()
-    return None
+        return translate(call, failure, attempts, self.alternatives.get(call.name, []))
 
 
 def make_executor(episode: Episode) -> ToolErrorExecutor:

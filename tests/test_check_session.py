@@ -19,7 +19,7 @@ import pytest
 
 from reference.cli.check_session import CheckLimits
 from reference.cli.exercise_tests import run_tests
-from reference.lessons import LESSONS, lesson_for
+from reference.lessons import EXERCISES, lesson_for
 
 ROOT = Path(__file__).resolve().parent.parent
 RED = ROOT / "tests" / "red_flags"
@@ -96,9 +96,9 @@ def solution_and_stub():
     solution (the suite runs them so: tests/test_exNN_*.py) and fails on the stub (tests/test_red_flags.py runs
     them so, and fails otherwise). Plain pytest only collects here, for the test ids; the check runs them all.
     Red-flag files have no such known outcome: `test_..._for_every_red_flag` runs both (`slow`)."""
-    plain = collected(LESSONS, ["solutions", "exercises"])
+    plain = collected(EXERCISES, ["solutions", "exercises"])
     found = {}
-    for lesson in LESSONS:
+    for lesson in EXERCISES:
         ours = checked(run_tests(lesson, "solutions,exercises"))
         theirs = {test: "solutions" in re.split(r"[\[\]-]", test) for test in plain.get(Path(lesson.test_file).stem, ())}
         assert theirs and all(("exercises" in re.split(r"[\[\]-]", t)) != ok for t, ok in theirs.items()), theirs
@@ -108,13 +108,13 @@ def solution_and_stub():
     return found
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.exercise)
+@pytest.mark.parametrize("lesson", EXERCISES, ids=lambda lesson: lesson.exercise)
 def test_check_gives_the_outcomes_plain_pytest_gives_for_the_solution_and_the_stub(lesson, solution_and_stub):
     assert not solution_and_stub[lesson.exercise]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.exercise)
+@pytest.mark.parametrize("lesson", EXERCISES, ids=lambda lesson: lesson.exercise)
 def test_check_gives_the_outcomes_plain_pytest_gives_for_every_red_flag(lesson, tmp_path):
     """Every test against every wrong answer, not only the test named to catch it (minutes: `pytest -m slow`)."""
     flags = sorted(str(p) for p in RED.glob(f"{lesson.exercise}_*.py") if not p.name.endswith("_caught.py"))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -71,6 +72,30 @@ def test_demo_table_ends_with_the_measured_wall_time(capsys):
     code, out, _ = run_cli(capsys, "demo")
     assert code == 0 and "TOTAL" in out and "happy-path" in out, out[:400]
     assert f"{len(catalogue())} scenarios x {len(DEMO_LOOPS)} loop(s) in " in out.splitlines()[-1], out.splitlines()[-1]
+
+
+def test_demo_table_explains_each_column_and_writes_cost_and_oracle_alike(capsys):
+    code, out, _ = run_cli(capsys, "demo")
+    header = next(line for line in out.splitlines() if line.startswith("scenario "))
+    titles = [t for t in re.split(r"\s{2,}", header.strip())][1:]
+    legend = out.rsplit("\n\n", 2)[-2]
+    for title in titles:
+        if title not in ("model calls", "tokens"):
+            assert any(line.startswith(title + " ") for line in legend.splitlines()), f"no legend for {title!r}"
+    rows = {line.split()[0]: line for line in out.splitlines() if line.split() and line.split()[0] in
+            {s.name for s in catalogue()}}
+    for scenario in catalogue():
+        cells = re.split(r"\s{2,}", rows[scenario.name].strip())
+        assert cells[3] == ("-" if scenario.expect.oracle_model_calls is None else str(scenario.expect.oracle_model_calls)), \
+            f"{scenario.name}: the oracle cell is {cells[3]!r}"
+        costs = cells[5].split(" / ")
+        assert all(re.fullmatch(r"[\d,]+\.\d{4}", c) for c in costs), f"{scenario.name}: cost cells {costs}"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").split("## What `loopkit demo` shows", 1)[1]
+    readme_header = next(line for line in readme.splitlines() if line.startswith("| loop |"))
+    for column in ("task done", "meets", "model calls", "tokens", "cost", "sim"):
+        assert column in readme_header, f"the README's demo table lacks {column!r}"
+    for column in ("task done", "meets expect", "model calls", "tokens", "cost $", "sim s"):
+        assert column in titles, f"the demo does not print {column!r}, which the README's table shows"
 
 
 def test_scenarios_lists_every_catalogue_scenario_once(capsys):
@@ -182,12 +207,12 @@ def test_demo_names_the_loops_stop_reason_apart_from_whether_the_task_was_done(c
 
 
 def test_list_shows_every_exercise_and_sends_a_beginner_to_the_first_failing_test():
-    from reference.lessons import LESSONS
+    from reference.lessons import EXERCISES
 
     done = subprocess.run([sys.executable, "-m", "reference.cli", "list"], capture_output=True, text=True,
                           timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
-    for lesson in LESSONS:  # the untouched stubs fail every test
+    for lesson in EXERCISES:  # the untouched stubs fail every test
         line = next(line for line in done.stdout.splitlines() if line.startswith(lesson.exercise + " "))
         assert f"exercises/{lesson.module}.py" in line and " 0/" in line and "tests pass" in line, line
     first = "test_happy_path_completes_with_the_answer"  # the first test in tests/test_ex01_react_loop.py
@@ -216,6 +241,11 @@ def test_list_points_at_the_first_exercise_not_done_and_its_tests_hint():
     assert text.startswith("Next: ex03 (ex03_fingerprint_guard.py), which fails test_noisy_repeats_share_one_fingerprint."), text
     assert "loopkit hint ex03 1 " in text, "hint 1 of ex03 is written for that test (reference/hints/ex03.md)"
     assert next_step({**runs, "ex03": done}).startswith("Next: ex04 does not run; `loopkit check ex04` shows why.")
+    stretch = TestRun([Outcome("test_same_result_is_stopped[exercises]", False, "why")], 1, "")
+    cores_done = {name: done for name in ("ex01", "ex02", "ex03", "ex04", "ex05", "ex06", "ex07")}
+    assert next_step({**runs, "ex03b": stretch}).startswith("Next: ex03 "), "a lesson's core comes before its stretch"
+    assert next_step({**cores_done, "ex03b": stretch}).startswith("Next: ex03b (ex03b_guard_stretch.py)"), \
+        "with every core done, the first stretch not done is next"
 
 
 def test_check_watch_checks_again_after_each_save_of_the_exercise_and_ignores_other_files(monkeypatch, capsys):

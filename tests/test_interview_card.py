@@ -106,6 +106,9 @@ def test_html_renders_with_print_css(bank, lang):
     page = card.render_html(bank, lang)
     assert page.startswith("<!DOCTYPE html>")
     assert "@page { size: A4; margin: 12mm }" in page
+    # two A4 pages (measured: headless chromium's print-to-pdf gives two pages in each language, and the
+    # content does not fit one at a readable size): the card says so and breaks before the red flags
+    assert card._h(card.label("sheets", lang)) in page and f'<h2 class="page2">{card._h(card.label("flags", lang))}</h2>' in page
     assert f'lang="{"zh-Hans" if lang == "zh" else "en"}"' in page
     assert "<script" not in page and "http" not in page.split("<body>")[0]
     for item in bank.rubric:

@@ -1,6 +1,7 @@
 """The mock interview's logic: follow-ups one at a time, self-scoring that cannot undo what a run showed."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,17 @@ def test_the_widgets_reveal_and_rescore(naive):
 def test_the_static_fallback_holds_the_whole_interview():
     text = static_text(MockInterview(load_bank()))
     assert text.startswith("Opener: ") and text.count("Follow-up ") == 5 and "Rubric" in text
+
+
+def test_the_mock_interview_speaks_the_banks_other_language():
+    text = static_text(MockInterview(load_bank(), lang="zh"))
+    assert text.startswith("开场：") and text.count("追问 ") == 5 and "评分项" in text, text[:300]
+    assert not re.search(r"Follow-up|Opener|A strong answer|Weak:", text), "no English label in the Chinese interview"
+
+
+def test_lessons_6_7_and_the_mock_interview_have_a_language_switch():
+    for source in ("06_trace_diagnosis", "07_design_not_fuse", "mock_interview"):
+        text = (ROOT / "notebooks" / "src" / f"{source}.py").read_text(encoding="utf-8")
+        assert re.search(r'^LANG = "en"  # .*"zh"', text, re.MULTILINE), f"{source}: no LANG switch for the bank"
+        assert '"en"' not in text.split("LANG = ", 1)[1].split("\n", 1)[1].split("# %%", 1)[0], \
+            f"{source}: the bank is rendered in a fixed language after the switch"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from reference.cli.hint import read_hints
-from reference.lessons import LESSONS
+from reference.lessons import EXERCISES, LESSONS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,7 +23,7 @@ def test_every_notebook_matches_its_source_and_was_run():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.exercise)
+@pytest.mark.parametrize("lesson", EXERCISES, ids=lambda lesson: lesson.exercise)
 def test_every_lesson_has_its_files(lesson):
     paths = [lesson.notebook, lesson.source, f"exercises/{lesson.module}.py", f"solutions/{lesson.module}.py",
              lesson.test_file, lesson.hints_file, f"tests/red_flags/{lesson.exercise}_caught.py"]
@@ -32,14 +32,14 @@ def test_every_lesson_has_its_files(lesson):
 
 
 def test_no_lesson_file_is_missing_from_the_registry():
-    registered = {p for lesson in LESSONS for p in (lesson.notebook, lesson.source, f"exercises/{lesson.module}.py")}
+    registered = {p for lesson in EXERCISES for p in (lesson.notebook, lesson.source, f"exercises/{lesson.module}.py")}
     on_disk = {str(p.relative_to(ROOT)) for p in [*(ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"),
                                                   *(ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py"),
-                                                  *(ROOT / "exercises").glob("ex[0-9][0-9]_*.py")]}
+                                                  *(ROOT / "exercises").glob("ex[0-9][0-9]*_*.py")]}
     assert on_disk <= registered, f"add a row to reference/lessons.py for {sorted(on_disk - registered)}"
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.exercise)
+@pytest.mark.parametrize("lesson", EXERCISES, ids=lambda lesson: lesson.exercise)
 def test_every_exercise_test_has_exactly_one_hint(lesson):
     tests = re.findall(r"^def (test_\w+)", (ROOT / lesson.test_file).read_text(encoding="utf-8"), re.MULTILINE)
     named = [t for hint in read_hints(lesson) for t in hint.tests]
@@ -67,3 +67,17 @@ def test_the_lessons_registry_imports_nothing_from_the_kit():
     modules = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     modules += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     assert all(m in ("__future__", "dataclasses") for m in modules), modules
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.exercise)
+def test_every_lesson_poses_its_exercise_early_and_before_the_answer_runs(lesson):
+    """The exercise comes within the first five numbered sections, before the solution is loaded."""
+    source = (ROOT / lesson.source).read_text(encoding="utf-8")
+    headings = re.findall(r"^# ## (\d+)\. (.*)$", source, re.MULTILINE)
+    posed = [int(number) for number, title in headings if title.startswith("Exercise")]
+    assert posed and posed[0] <= 5, f"{lesson.source}: the exercise should be a section among the first five: {headings}"
+    exercise_at = source.index(f"# ## {posed[0]}. Exercise")
+    loaded_at = source.find(f'load_exercise("{lesson.exercise}"')
+    assert loaded_at == -1 or loaded_at > exercise_at, f"{lesson.source}: the solution runs before the exercise is posed"
+    assert f'loopkit(["hint", "{lesson.exercise}", "1"])' in source[exercise_at:loaded_at], \
+        f"{lesson.source}: the exercise's section shows its first hint"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from reference.lessons import LESSONS
+from reference.lessons import EXERCISES
 
 ROOT = Path(__file__).resolve().parent.parent
 RED = Path(__file__).resolve().parent / "red_flags"
@@ -25,7 +25,7 @@ def red_flags() -> dict[str, dict[str, tuple[str, str]]]:
 
     Each exercise keeps its own table in tests/red_flags/exNN_caught.py."""
     tables = {}
-    for lesson in LESSONS:
+    for lesson in EXERCISES:
         path = RED / f"{lesson.exercise}_caught.py"
         if path.exists():
             namespace: dict = {}
@@ -56,7 +56,7 @@ def run_against(test_file: str, targets: list[str], tmp_path: Path,
     return {k: (all(ok for ok, _ in v), "\n".join(t for _, t in v)) for k, v in outcomes.items()}
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.module)
+@pytest.mark.parametrize("lesson", EXERCISES, ids=lambda lesson: lesson.module)
 def test_stub_fails_every_test_and_red_flags_are_caught(lesson, tmp_path):
     test_file, exercise = Path(lesson.test_file).name, lesson.module
     assert test_file in CAUGHT_BY, f"{lesson.test_file} has no red-flag table tests/red_flags/{lesson.exercise}_caught.py"

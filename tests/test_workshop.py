@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from reference.lessons import EXTRA_NOTEBOOKS, LESSONS
+from reference.lessons import EXERCISES, EXTRA_NOTEBOOKS, LESSONS
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKSHOP = (ROOT / "docs/workshop.md").read_text(encoding="utf-8")
@@ -34,6 +34,16 @@ def test_every_notebook_has_a_row_with_its_own_time():
         assert stem in rows, f"docs/workshop.md's timing table has no row for {stem}"
         assert rows[stem] == notebook_minutes(notebook.source), (
             f"docs/workshop.md gives {stem} {rows[stem]} min; its notebook says {notebook_minutes(notebook.source)}")
+
+
+def test_every_exercise_has_its_estimated_time_in_the_table():
+    section = WORKSHOP.split("## How long each lesson takes\n", 1)[1].split("\n## ", 1)[0]
+    for exercise in EXERCISES:
+        assert exercise.minutes, f"reference/lessons.py gives {exercise.exercise} no estimated time"
+        row = next(line for line in section.splitlines() if line.startswith(f"| {exercise.number} |"))
+        assert re.search(rf"about {exercise.minutes} min[^|]*\(`{exercise.exercise}`", row), (
+            f"docs/workshop.md's row for lesson {exercise.number} should give {exercise.exercise} about "
+            f"{exercise.minutes} min, as reference/lessons.py estimates it: {row}")
 
 
 def test_the_agendas_give_the_mock_interview_the_time_its_notebook_gives():

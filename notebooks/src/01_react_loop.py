@@ -416,12 +416,13 @@ for name, assemble in (("by index", assemble_by_index), ("by id", assemble_by_id
 # Anthropic, whose `input_json_delta` pieces are keyed by the block `index` the same way).
 
 # %% [markdown]
-# ## 4. Exercise: put the moves in a loop
+# ## 4. Exercise: the loop, from memory
 #
-# Section 3 made one run by hand, move by move. Now write the loop that makes any run: the same moves,
-# repeated, with a way out when the model answers and another when it never does. The task and what
-# you are given are in `exercises/ex01_react_loop.py`; write it there, then check it from the repository
-# root (`--watch` checks again each time you save):
+# Section 3 made one run by hand, move by move. Now write the loop that makes any run, with a way out
+# when the model answers and another when it never does, and write it from memory: an interviewer asks
+# for exactly this on a whiteboard, with no cells above to copy. Scroll them away. The task and the few
+# names of the kit you need are in `exercises/ex01_react_loop.py`; write it there, then check it from the
+# repository root (`--watch` checks again each time you save):
 #
 # ```
 # loopkit check ex01        # runs tests/test_ex01_react_loop.py against your file

@@ -8,9 +8,9 @@
 # %% [markdown]
 # # Lesson 2: exits and budgets
 #
-# *About 30 minutes to read and run; the exercise takes about 25 more.* (Estimated from the
-# text at 150 words a minute, the code at 30 lines a minute and the outputs skimmed; every cell runs in
-# seconds. docs/workshop.md has the agendas.)
+# *About 30 minutes to read and run; the exercise takes about 35 more.* (Reading estimated
+# from the text at 150 words a minute, the code at 30 lines a minute and the outputs skimmed; every cell
+# runs in seconds. docs/workshop.md says how the exercise times were estimated, and has the agendas.)
 #
 # `max_steps` is a fuse, not a brake. It bounds how many requests a run makes, not what each of them
 # reads, costs or waits for: steps are not of equal size, and section 3 measures by how much they
@@ -55,18 +55,22 @@ from reference.cli.table import print_table as table
 from reference.runs.runner import evaluate
 
 # %% [markdown]
-# ## 1. Four ways out of a loop
+# ## 1. Six kinds of exit
 #
-# Every run of the kit ends with one `StopReason`, and every stop reason belongs to one of four kinds
-# of exit (plus `error`, when the run could not go on at all):
+# Every run of the kit ends with one `StopReason`, and every stop reason belongs to one kind of exit
+# (docs/glossary.md has the kit's names for them, used in every lesson and on the interview card):
 #
 # - **normal**: the model answered without calling a tool;
 # - **resource**: a limit would be crossed: steps, tokens, time or money, whichever comes first;
-# - **guard**: the loop noticed the model going round in circles, or a tool kept failing (lessons 3, 5);
-# - **no progress**: steps went by without any new information (lesson 3).
+# - **guard**: the loop saw the model going round in circles after a warning, or every tool it needs was
+#   withdrawn after failures (lessons 3, 5);
+# - **no progress**: steps went by without any new information (lesson 3);
+# - **user**: the user pressed stop (lesson 4);
+# - **error**: the run could not go on at all (the provider kept failing).
 #
-# The lesson-1 loop has the first exit and one resource, steps. This lesson adds the other three
-# resources.
+# An interviewer groups the guard, no-progress and error kinds as **abnormal** exits, and asks
+# for at least three kinds: normal, resource, abnormal. The lesson-1 loop has the first exit and one
+# resource, steps. This lesson adds the other three resources.
 
 # %%
 for kind, reasons in KINDS.items():

@@ -8,9 +8,9 @@
 # %% [markdown]
 # # Lesson 3: fingerprint guards that intervene before they interrupt
 #
-# *About 25 minutes to read and run; the exercise takes about 40 more.* (Estimated from the
-# text at 150 words a minute, the code at 30 lines a minute and the outputs skimmed; every cell runs in
-# seconds. docs/workshop.md has the agendas.)
+# *About 25 minutes to read and run; the exercise's core takes about 80 more, its stretch about 90.*
+# (Reading estimated from the text at 150 words a minute, the code at 30 lines a minute and the outputs
+# skimmed; every cell runs in seconds. docs/workshop.md says how the exercise times were estimated.)
 #
 # A model that loops rarely repeats itself byte for byte. It reorders the keys, pads a code with a
 # space, writes it in lower case, says "tomorrow" instead of the date, or switches from PEK to PKX.
@@ -167,22 +167,30 @@ arguments.
 # ## 3. Exercise: a guard that intervenes before it interrupts
 #
 # Sections 1 and 2 showed repeats in disguise that a count of identical calls never sees. Write the
-# guard that does: fingerprints that see through the disguise, detectors for repeats, alternation,
-# the same result and no progress, and a guard that answers the first lapses with a warning the model
-# can act on before it stops the run. Exercise 3 (`exercises/ex03_fingerprint_guard.py`) states the
-# task and what you are given; write it there, then check it from the repository root:
+# guard that does, in two parts, each in a file of its own that states the task and what you are given.
+#
+# - **The core**, `exercises/ex03_fingerprint_guard.py` (about 80 minutes): fingerprints that see
+#   through the disguise, detectors for repeats anywhere in the run and for A-B-A-B, and a guard that
+#   answers the first lapse with a warning the model can act on before it stops the run.
+# - **The stretch**, `exercises/ex03b_guard_stretch.py` (about 90 minutes, after the core passes): what
+#   results tell (the same result for a rephrased question, steps that bring nothing new), polling, and
+#   turns of parallel calls. It imports the core's answers, so it does not depend on yours.
+#
+# (The times are estimates from the size of each solution, docs/workshop.md says how.) Check each from
+# the repository root:
 #
 # ```
 # loopkit check ex03        # runs tests/test_ex03_fingerprint_guard.py against your file
 # loopkit check --watch ex03
 # loopkit hint ex03         # hints escalate: loopkit hint ex03 2, 3, ...
+# loopkit check ex03b       # the stretch: tests/test_ex03b_guard_stretch.py
 # ```
 #
-# The wrong answers the tests are built to catch: a fingerprint that is `json.dumps` of the raw
-# arguments, a guard that stops at the first detection, one that flags paging or polling, a repeat check
-# that looks only at the previous call (A-B-A-B walks past it), a guard that counts an empty result as
-# progress, one that case-folds every string, one that calls four SKUs with one answer a rephrase, one
-# that counts every call of a turn as a strike, and one that takes a fresh timestamp for news. Write it
+# The wrong answers the tests are built to catch: in the core, a fingerprint that is `json.dumps` of the
+# raw arguments, one that case-folds every string, a guard that stops at the first detection, one that
+# flags paging, and a repeat check that looks only at the previous call (A-B-A-B walks past it); in the
+# stretch, a guard that flags polling, counts an empty result as progress, calls four SKUs with one answer
+# a rephrase, counts every call of a turn as a strike, or takes a fresh timestamp for news. Write it
 # before you read on: sections 4 to 7 are the answer. The first hint:
 
 # %%
@@ -299,7 +307,7 @@ for content in ['{"ok": true, "data": {"results": []}}',
 # ## 6. Fix it, part 3: the detectors
 #
 # Five small functions in `reference/parts/guards/detectors.py`, fed fingerprints and per-step counts of new
-# values:
+# values (docs/glossary.md maps each pattern to the loop shape lesson 6 reads in a trace):
 #
 # - **repeated call**: the same action again, anywhere in the run, not only right after itself;
 # - **alternation**: A-B-A-B, two actions taking turns (two services each waiting for the other);

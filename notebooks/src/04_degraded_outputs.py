@@ -8,9 +8,9 @@
 # %% [markdown]
 # # Lesson 4: degraded outputs
 #
-# *About 25 minutes to read and run; the exercise takes about 25 more.* (Estimated from the
-# text at 150 words a minute, the code at 30 lines a minute and the outputs skimmed; every cell runs in
-# seconds. docs/workshop.md has the agendas.)
+# *About 25 minutes to read and run; the exercise takes about 65 more.* (Reading estimated
+# from the text at 150 words a minute, the code at 30 lines a minute and the outputs skimmed; every cell
+# runs in seconds. docs/workshop.md says how the exercise times were estimated, and has the agendas.)
 #
 # Lessons 2 and 3 made the loop stop for the right reason: a budget that would be crossed, a loop
 # that persists after an intervention, steps that bring nothing new. This lesson is about what the

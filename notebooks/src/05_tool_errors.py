@@ -8,9 +8,9 @@
 # %% [markdown]
 # # Lesson 5: tool errors that do not turn into loops
 #
-# *About 25 minutes to read and run; the exercise takes about 40 more.* (Estimated from the
-# text at 150 words a minute, the code at 30 lines a minute and the outputs skimmed; every cell runs in
-# seconds. docs/workshop.md has the agendas.)
+# *About 25 minutes to read and run; the exercise's core takes about 85 more, its stretch about 80.*
+# (Reading estimated from the text at 150 words a minute, the code at 30 lines a minute and the outputs
+# skimmed; every cell runs in seconds. docs/workshop.md says how the exercise times were estimated.)
 #
 # A failing tool is the second great source of agent loops. The model calls the same broken tool
 # again, reads an error as if it were data, or gets a stack trace it cannot act on and guesses. The
@@ -230,13 +230,23 @@ model calls in all. And `tool-down`, a service answering 503 to everything: the 
 # Sections 1 and 2 showed the executor everybody writes first: a stack trace for the model, retries
 # that cannot help, secrets on the wire. Write the one that keeps failures inside: it decides by the
 # kind of error whether to retry unseen, tell the model something it can act on, or stop calling a
-# tool that is down, and nothing internal reaches the model. The task and what you are given are in
-# `exercises/ex05_tool_errors.py`; write it there, then check it from the repository root:
+# tool that is down, and nothing internal reaches the model. It comes in two parts, each in a file of
+# its own that states the task and what you are given:
+#
+# - **The core**, `exercises/ex05_tool_errors.py` (about 85 minutes): classify failures, retry what can
+#   heal on the simulated clock, translate the rest into an error the model can act on, never raise.
+# - **The stretch**, `exercises/ex05b_errors_stretch.py` (about 80 minutes, after the core passes):
+#   malformed calls checked against the tool's schema and answered with an example, circuit breakers
+#   that withdraw a tool, and the same rejected call stopped. It imports the core's answers.
+#
+# (The times are estimates from the size of each solution; docs/workshop.md says how.) Check each from
+# the repository root:
 #
 # ```
 # loopkit check ex05        # runs tests/test_ex05_tool_errors.py against your file
 # loopkit check --watch ex05
 # loopkit hint ex05         # hints escalate: loopkit hint ex05 2, 3, ...
+# loopkit check ex05b       # the stretch: tests/test_ex05b_errors_stretch.py
 # ```
 
 # %%
@@ -244,11 +254,12 @@ solution_path = ROOT / "solutions" / "ex05_tool_errors.py"
 solution_lines = solution_path.read_text(encoding="utf-8").splitlines()
 code_lines = [line for line in solution_lines if line.strip() and not line.lstrip().startswith("#")]
 display(Markdown(f"""
-For scale: the reference solution is {len(solution_lines)} lines ({len(code_lines)} that are neither blank
-nor comments), smaller than the kit's executor in section 4. The tests replay these scenarios, feed secrets
-through every error path, and catch the classic wrong answers, each a file in `tests/red_flags/`: the stack
-trace to the model, an exception that escapes, retrying invalid arguments, the retry decorator that cannot
-fire, HTTP 200 read as data, and "please try again". Write it before you read on: sections 4 to 6 are the
+For scale: the core's reference solution is {len(solution_lines)} lines ({len(code_lines)} that are neither
+blank nor comments), smaller than the kit's executor in section 4. The tests replay these scenarios, feed
+secrets through every error path, and catch the classic wrong answers, each a file in `tests/red_flags/`: in
+the core, the stack trace to the model, an exception that escapes, retrying invalid arguments, the retry
+decorator that cannot fire and HTTP 200 read as data; in the stretch, "please try again", a circuit opened by
+the caller's own mistakes and a breaker shared by every run. Write it before you read on: sections 4 to 6 are the
 answer. The first hint:
 """))
 

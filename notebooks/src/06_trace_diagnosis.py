@@ -18,7 +18,8 @@
 # The method is layered, cheapest first:
 #
 # 1. **stop reasons**: how did the run end? Over a fleet, their distribution is the first health metric;
-# 2. **shape**: what did the trajectory look like (repeat, cycle, rephrase, drift, error storm,
+# 2. **shape**: what did the trajectory look like (docs/glossary.md names the shapes: repeat, cycle,
+#    rephrase, drift, error_storm,
 #    blowup, polling, healthy)? Each shape has its fix;
 # 3. **text**: only then read the arguments, results and the model's words, at the step the shape
 #    points to.
@@ -90,7 +91,31 @@ print(json.dumps({k: step[k] for k in ("step", "input_tokens", "output_tokens", 
 # `event` what a guard or a budget said, `finish` the stop reason and the totals.
 
 # %% [markdown]
-# ## 2. Runnable example: the three layers on metric-trend
+# ## 2. Exercise: shapes, fleet metrics and a regression case, from traces
+#
+# Before the reference reads this trace for you, write the three functions that read any trace, in
+# `exercises/ex06_trace_diagnosis.py` (its docstring states the task, what you are given and the steps;
+# about 60 minutes, estimated from the size of the solution as docs/workshop.md says):
+#
+# - `shape(trace)`: `error_storm`, `cycle`, `repeat` or `healthy`, from the calls in order;
+# - `fleet(traces)`: runs, stop reasons, the share that hit the step limit, P99 steps, the duplicate-call rate;
+# - `regression_case(trace)`: the run replayed as a scenario whose `expect` block the naive loop fails and
+#   a fixed loop passes.
+#
+# ```
+# loopkit check ex06        # runs tests/test_ex06_trace_diagnosis.py against your file
+# loopkit hint ex06         # hints escalate: loopkit hint ex06 2, 3, ...
+# ```
+#
+# Write it before you read on: sections 3 to 5 show the kit's own versions. The first hint:
+
+# %%
+from reference.cli import main as loopkit
+
+exit_code = loopkit(["hint", "ex06", "1"])  # what `loopkit hint ex06 1` prints in a shell
+
+# %% [markdown]
+# ## 3. Runnable example: the three layers on metric-trend
 #
 # **Layer 1, the stop reason**, then **layer 2, the shape**: `loopkit trace FILE` prints this timeline,
 # one line per step, repeats marked with the step that made the call first.
@@ -164,7 +189,7 @@ in a trace, stop the damage, and make sure the case never comes back unnoticed.
 """))
 
 # %% [markdown]
-# ## 3. Fix and measure: the guarded loop, and the case entering the regression set
+# ## 4. Fix and measure: the guarded loop, and the case entering the regression set
 #
 # The guarded loop (lessons 2 to 5) on the same scenario, and the fleet metrics of each run:
 
@@ -198,10 +223,10 @@ for loop in ("react", "guarded"):
     print(f"{loop:8} {'PASS' if not failed else 'FAIL'}  {failed}")
 
 # %% [markdown]
-# ## 4. The fleet: stop reasons, steps per intent, alerts
+# ## 5. The fleet: stop reasons, steps per intent, alerts
 #
 # One run tells a story; a fleet tells you whether it is rare. Alerts watch **traffic**: seeded fleets of
-# the two task families (`fleet-lookup`, `fleet-troubleshoot`), plus the one runaway request of section 5.
+# the two task families (`fleet-lookup`, `fleet-troubleshoot`), plus the one runaway request of section 6.
 # The catalogue is a test set, not traffic: most of its scenarios loop on purpose, so it stays out.
 
 # %%
@@ -253,7 +278,7 @@ fleet (`loopkit report --fleet fleet-troubleshoot --runs 100`).
 """))
 
 # %% [markdown]
-# ## 5. What goes wrong: the 40-step incident, from its trace
+# ## 6. What goes wrong: the 40-step incident, from its trace
 #
 # The interview card's pressure question: a troubleshooting request ran 40-odd steps, cost real money,
 # and answered nothing. `incident-40-step` is that run. Layer by layer:
@@ -311,7 +336,7 @@ display(Markdown(f"""
 """))
 
 # %% [markdown]
-# ## 6. What to log, and what never to log
+# ## 7. What to log, and what never to log
 #
 # Log what explains a run: per step the size, cost, candidate tool set, the calls with their
 # fingerprints, what came back (status, error type, length), every guard and budget decision, and the
@@ -343,7 +368,7 @@ print({k: captured.records[0].get(k) for k in ("capture_content", "user")})
 # after the model's response has ended, and the agent, not the request, runs it. Tokens go on the chat
 # spans (`gen_ai.usage.*`), the stop reason on the run's span; content only with capture switched on.
 # reference/diagnosis/otel.py exports a trace through a tracer provider of its own (the `trace` extra,
-# `pip install -e ".[trace]"`); here the guarded run of section 3 goes to a file of JSON lines, one span
+# `pip install -e ".[trace]"`); here the guarded run of section 4 goes to a file of JSON lines, one span
 # a line, and is read back as a backend would.
 
 # %%
@@ -376,7 +401,7 @@ else:
           "| every span under the run:", all(s["parent_id"] == root["context"]["span_id"] for s in spans if s is not root))
 
 # %% [markdown]
-# ## 7. Logs the kit did not write: diagnose, a fleet report, a replay
+# ## 8. Logs the kit did not write: diagnose, a fleet report, a replay
 #
 # Everything so far read traces the kit wrote. The logs you will be handed are chat transcripts,
 # OpenTelemetry spans, benchmark trajectories, and real traffic differs in ways that matter for loops:
@@ -464,24 +489,8 @@ print("guarded:", guarded_run.stop_reason.value, guarded_run.tool_calls, "tool c
 os.chdir(here)
 
 # %% [markdown]
-# ## 8. Test: the exercise
+# ## 9. The reference solution, graded
 #
-# Write `shape`, `fleet` and `regression_case` in `exercises/ex06_trace_diagnosis.py` (the docstring
-# lists the steps), then from the repository root:
-#
-# ```
-# loopkit check ex06        # runs tests/test_ex06_trace_diagnosis.py against your file
-# loopkit hint ex06         # hints escalate: loopkit hint ex06 2, 3, ...
-# ```
-#
-# The first hint:
-
-# %%
-from reference.cli import main as loopkit
-
-exit_code = loopkit(["hint", "ex06", "1"])  # what `loopkit hint ex06 1` prints in a shell
-
-# %% [markdown]
 # The reference solution on the catalogue (`load_exercise("ex06", "exercises")` loads yours):
 
 # %%
@@ -494,9 +503,10 @@ print("case fails on react:", not all(c.ok for c in evaluate(
     run_loop("react", Episode.from_scenario(parse_scenario(solution.regression_case(trace), "c.yaml"))))))
 
 # %% [markdown]
-# ## 9. The interview
+# ## 10. The interview
 #
 # The questions of lesson 6, from the kit's question bank (reference/interview/questions.yaml):
 
 # %%
-display(Markdown(render_markdown(load_bank(), "en", lesson=6)))
+LANG = "en"  # the bank's language: "en" or "zh" (中文)
+display(Markdown(render_markdown(load_bank(), LANG, lesson=6)))

@@ -81,7 +81,29 @@ def done(runs):
 
 
 # %% [markdown]
-# ## 1. Runnable example: metric-trend, redesigned
+# ## 1. Exercise: design the loop out of metric-trend
+#
+# Lesson 6 read four design faults in the `metric-trend` trace. Before this lesson shows the kit's
+# redesign, build your own in `exercises/ex07_design.py` (its docstring states the task, what you are
+# given and the steps; about 85 minutes, estimated from the size of the solution as docs/workshop.md says):
+# a router that offers the intent's tools only, the period settled in code, a typed state that refuses
+# what it was not built for, an executor that keeps the checklist and ends the run when it is complete,
+# and a plan validator.
+#
+# ```
+# loopkit check ex07        # runs tests/test_ex07_design.py against your file
+# loopkit hint ex07         # hints escalate: loopkit hint ex07 2, 3, ...
+# ```
+#
+# Write it before you read on: sections 2 and 5 are the kit's answer. The first hint:
+
+# %%
+from reference.cli import main as loopkit
+
+exit_code = loopkit(["hint", "ex07", "1"])  # what `loopkit hint ex07 1` prints in a shell
+
+# %% [markdown]
+# ## 2. Runnable example: metric-trend, redesigned
 #
 # Lesson 6 read four design faults in this trace: one candidate set mixes doing and displaying; the period
 # is never settled; a UI decision is offered as a tool; no checklist shows that the task is done. The fix,
@@ -123,7 +145,7 @@ speak: it is still there, for the design fault nobody has found yet.
 """))
 
 # %% [markdown]
-# ## 2. Measured side by side: the catalogue
+# ## 3. Measured side by side: the catalogue
 #
 # The same three loops on every catalogue scenario, the metrics of lesson 6 (reference/diagnosis/fleet.py):
 # tool rounds, duplicate tool calls, completion, tokens, and the candidate tool-set size per request.
@@ -211,7 +233,7 @@ classifier or a tool search over the tools' descriptions.
 """))
 
 # %% [markdown]
-# ## 3. What goes wrong: the kinds of loop, naive and fixed
+# ## 4. What goes wrong: the kinds of loop, naive and fixed
 #
 # Each kind of loop has a naive and a fixed scenario in the catalogue. The fixed scenario is the same task
 # under the fixed design (one plan kept in state, a recorded write, a verified condition, a prompt that says
@@ -252,7 +274,7 @@ for carry in (False, True):
         print(f"   {t:4} s  {run}: {what}")
 
 # %% [markdown]
-# ## 4. Typed state, plan validation, result validation
+# ## 5. Typed state, plan validation, result validation
 #
 # **The "0.95" pitfall, as Python behaves.** A confidence stored as text and compared with a number does not
 # silently compare true: Python 3 raises `TypeError`. The real failures are quieter.
@@ -328,7 +350,7 @@ for bad in ({"intent": "trip", "steps": [{"id": "trains", "tool": "search_trains
 # state: `ok` true, an object, not `success: false` (HTTP 200 with a business failure), not empty, not pending.
 
 # %% [markdown]
-# ## 5. Workflow or agent
+# ## 6. Workflow or agent
 #
 # The same task as a fixed pipeline and as an agent. The data that decides: how much the path varies and
 # how the steps are distributed over a fleet of runs. `fleet-lookup` (find the order, track the parcel,
@@ -356,7 +378,7 @@ the plan (fewer model calls, a plan that can be validated, but stale if a result
 """))
 
 # %% [markdown]
-# ## 6. Frameworks: a conditional end, a step cap, a typed state
+# ## 7. Frameworks: a conditional end, a step cap, a typed state
 #
 # How five frameworks express the three things, from their own source (versions named; the defaults move):
 #
@@ -410,7 +432,7 @@ table([{"framework": name,
        for name, rows in by_framework.items()])
 
 # %% [markdown]
-# ## 7. If you rebuilt the tool-calling architecture
+# ## 8. If you rebuilt the tool-calling architecture
 #
 # One closed loop, each part with one job: a **router** (intent in code, the tools it allows, slots
 # settled); a **registry** (each tool with its schema, its owner, its result contract, whether it is
@@ -422,24 +444,127 @@ table([{"framework": name,
 # diagnosis and runs.
 
 # %% [markdown]
-# ## 8. Test: the exercise
+# ## 9. Many tools: namespaces, tool search, granularity; and a model swap
 #
-# Build the router, the checklist runtime and the typed state for the metric task in
-# `exercises/ex07_design.py` (the docstring lists the steps), then from the repository root:
-#
-# ```
-# loopkit check ex07        # runs tests/test_ex07_design.py against your file
-# loopkit hint ex07         # hints escalate: loopkit hint ex07 2, 3, ...
-# ```
-#
-# The first hint:
+# Routing (section 2) works while each intent needs a handful of tools. Put every tool of this kit's
+# catalogue in one registry and two problems show: names collide, and no request should see them all.
 
 # %%
-from reference.cli import main as loopkit
+import math
+import re
 
-exit_code = loopkit(["hint", "ex07", "1"])  # what `loopkit hint ex07 1` prints in a shell
+definitions = {}  # one entry per distinct definition: (name, schema) -> (scenario, tool)
+for s in catalogue():
+    for t in s.tools:
+        definitions.setdefault((t.name, json.dumps(t.parameters, sort_keys=True)), (s.name, t))
+names = Counter(name for name, _ in definitions)
+clashes = sorted(name for name, n in names.items() if n > 1)
+display(Markdown(f"""
+The catalogue defines **{len(definitions)}** tools under **{len(names)}** names: {len(clashes)} names
+({", ".join(f"`{n}`" for n in clashes)}) have two or more different schemas. In one registry they would
+collide, and a model offered both cannot tell them apart. A **namespace** per service (`travel.search_flights`,
+`hotels.check_room`) keeps them apart; clients that mix several MCP servers prefix each tool with its
+server's name for the same reason (Claude Code's `mcp__server__tool`).
+"""))
 
 # %% [markdown]
+# **Tool search, or progressive disclosure.** Instead of every definition in the context, the model is
+# offered a search over the registry and sees a definition only once a search returns it. The search is
+# a new component that can fail: below, a plain word search (words weighted by how rare they are in the
+# registry), measured on the catalogue's own requests. A request is served when every tool its scenario
+# needs is among the top `k`.
+
+# %%
+def words(text):
+    return set(re.findall(r"[a-z]+", text.lower().replace("_", " ")))
+
+
+entries = [(words(t.name + " " + (t.description or "")), t.name) for _, t in definitions.values()]
+rarity = Counter(w for entry, _ in entries for w in entry)
+
+
+def search_tools(request, k):
+    scored = sorted(entries, key=lambda e: -sum(math.log(len(entries) / rarity[w]) for w in words(request) & e[0]))
+    return list(dict.fromkeys(name for _, name in scored))[:k]
+
+
+rows = []
+for k in (3, 5, 8):
+    served = sum({t.name for t in s.tools} <= set(search_tools(s.user, k)) for s in catalogue())
+    rows.append({"top k": k, "definitions in context": k, "requests served": f"{served} of {len(catalogue())}"})
+table(rows)
+
+# %% [markdown]
+# A search that misses a needed tool is a misroute: the model cannot call what it never saw, and it
+# loops or guesses. Measure the search like the router, on your own requests, and give a request the
+# search cannot serve a clarifying question or a small safe set, never the whole registry.
+#
+# **Granularity.** Tools split too finely make the model choose between near neighbours at every step;
+# merged too far, one tool hides a write behind a read. The rule: merge actions on one resource that share
+# their permissions and side effects behind one tool with an `action` enum; keep apart actions whose side
+# effects differ. MCP annotations say it in a standard way (`readOnlyHint`); without them the kit reads the
+# HTTP method or, last, the name's verb (reference/parts/guards/effects.py, lesson 3). Merge only tools that
+# agree on whether they write.
+
+# %%
+from reference.parts.guards.effects import ToolInfo
+
+
+def writes(tool):
+    return ToolInfo(tool.name, tool.parameters, tool.description, tool.annotations, tool.volatile).writes
+
+
+def merged(name, tools):
+    """One tool with an `action` enum for tools that agree on whether they write; a ValueError otherwise."""
+    if len({writes(t) for t in tools}) > 1:
+        raise ValueError(f"{', '.join(f'{t.name} (writes: {writes(t)})' for t in tools)}: keep them apart")
+    properties = {"action": {"type": "string", "enum": [t.name for t in tools]}}
+    for t in tools:
+        properties.update(t.parameters.get("properties", {}))
+    return {"name": name, "parameters": {"type": "object", "properties": properties, "required": ["action"]}}
+
+
+deploy_tools = [t for t in find("fleet-troubleshoot").tools if t.name.startswith("get_deploy")]
+print(json.dumps(merged("deploys", deploy_tools), indent=1))
+try:
+    merged("metric", [t for t in find("metric-trend").tools if t.name != "render_trend_card"])
+except ValueError as refused:
+    print("refused:", refused)
+
+# %% [markdown]
+# **A model swap is not the fix, and not free either.** Changing the model changes every case at once: a
+# stronger one may misroute less and call more tools. The kit's scenarios come in pairs where only the model
+# differs (one heeds a warning, one does not), so a swap can be played: the same guarded loop, the same
+# cases, a new model, and the case-level diff that the regression set exists for.
+
+# %%
+pairs = []
+known = {s.name for s in catalogue()}
+for n in sorted(known):
+    if n.endswith("-cooperative") and n.removesuffix("-cooperative") in known:
+        pairs.append((n, n.removesuffix("-cooperative")))
+    if n.endswith("-stubborn") and n.removesuffix("-stubborn") in known:
+        pairs.append((n.removesuffix("-stubborn"), n))
+rows = []
+for before, after in pairs:
+    case = find(before)  # the case, as the regression set holds it
+    old = run_loop("guarded", Episode.from_scenario(case))
+    new = run_loop("guarded", Episode.from_scenario(find(after)))  # the same task, the swapped model
+    rows.append({"case": before, "old model": "pass" if all(c.ok for c in evaluate(case, old)) else "FAIL",
+                 "new model": "pass" if all(c.ok for c in evaluate(case, new)) else "FAIL",
+                 "new model's stop": new.stop_reason.value})
+table(rows)
+regressed = [r["case"] for r in rows if r["old model"] == "pass" and r["new model"] == "FAIL"]
+display(Markdown(f"""
+Not a line of the loop changed, and **{len(regressed)} of {len(rows)}** cases went from pass to fail: the
+guard still stops the new model for the right reason, but the user no longer gets an answer. Only a run of
+the evaluation set shows which cases moved. The model sets the ceiling; the runtime sets the floor; the
+evaluation is re-run after every swap.
+"""))
+
+# %% [markdown]
+# ## 10. The reference solution, graded
+#
 # The reference solution on `metric-trend` and `lost-update` (`load_exercise("ex07", "exercises")` loads yours):
 
 # %%
@@ -456,9 +581,10 @@ for name in ("metric-trend", "lost-update"):
           f"trend={executor.state.trend_loaded}")
 
 # %% [markdown]
-# ## 9. The interview
+# ## 11. The interview
 #
 # The questions of lesson 7, from the kit's question bank (reference/interview/questions.yaml):
 
 # %%
-display(Markdown(render_markdown(load_bank(), "en", lesson=7)))
+LANG = "en"  # the bank's language: "en" or "zh" (中文)
+display(Markdown(render_markdown(load_bank(), LANG, lesson=7)))

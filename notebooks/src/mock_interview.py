@@ -32,8 +32,9 @@ from reference.grade.report import to_markdown
 from reference.interview.bank import load_bank
 from reference.lab.mock import MockInterview, MockInterviewWidgets, static_text
 
-interview = MockInterview(load_bank())
-print("Opener:", interview.opener)
+LANG = "en"  # the bank's language: "en" or "zh" (中文); change it and run the notebook again
+interview = MockInterview(load_bank(), lang=LANG)
+print(interview.opener)
 
 # %% [markdown]
 # ## Your loop

@@ -16,6 +16,10 @@ from .table import cell, format_table
 # the legend say which is which, so no reader has to guess (the JSON keys stay as they are).
 LEGEND = """\
 loop's stop reason  why the loop says it stopped (`completed`: it gave a final answer)
+oracle              the model calls a loop that does the task needs (the scenario's oracle_model_calls);
+                    -: the scenario is not completable (the model never gives the answer), so it has none
+cost $              US dollars at the scenario's own illustrative prices, four decimals throughout
+sim s               simulated seconds (the clock is simulated: nothing sleeps)
 task done           the answer has what the scenario asks for, within its budgets: a loop can stop
                     with `completed` and still not have done the task
 meets expect        every check of the scenario's expect block passes"""
@@ -31,16 +35,28 @@ DEMO_COLUMNS = [("scenario", "scenario"), ("stop_reason", "loop's stop reason"),
 DEMO_LOOPS = ("react", "guarded")
 
 
+def dollars(value: float) -> str:
+    """Every cost cell alike: four decimals, whatever the size (0.0190 beside 7.0400, never 7.04)."""
+    return f"{value:,.4f}"
+
+
+def oracle(value: Any) -> Any:
+    return "-" if value is None else value  # none: not completable (the legend says so)
+
+
 def _with_totals(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    cost = sum(r["cost_usd"] for r in rows)
     for r in rows:
         r["tokens"] = r["input_tokens"] + r["output_tokens"]
+        r["oracle_model_calls"], r["cost_usd"] = oracle(r["oracle_model_calls"]), dollars(r["cost_usd"])
     total = {"scenario": "TOTAL", "stop_reason": "",
              "completed": f"{sum(r['completed'] and r['completable'] for r in rows)}/{sum(r['completable'] for r in rows)} "
                           "completable",  # an answer where no loop can finish is not a task done
              "meets_expect": f"{sum(r['meets_expect'] for r in rows)}/{len(rows)}"}
-    for key in ("model_calls", "oracle_model_calls", "tool_calls", "tokens", "sim_seconds"):
+    for key in ("model_calls", "tool_calls", "tokens", "sim_seconds"):
         total[key] = round(sum(r[key] or 0 for r in rows), 3)
-    total["cost_usd"] = round(sum(r["cost_usd"] for r in rows), 6)
+    total["oracle_model_calls"] = sum(r["oracle_model_calls"] for r in rows if r["oracle_model_calls"] != "-")
+    total["cost_usd"] = dollars(cost)
     return rows + [total]
 
 
@@ -49,14 +65,16 @@ def _side_by_side(rows: list[dict[str, Any]], loops: list[str]) -> str:
     by = {(r["scenario"], r["loop"]): r for r in rows}
     names = list(dict.fromkeys(r["scenario"] for r in rows))
     metrics = [("stop_reason", "loop's stop reason"), ("model_calls", "model calls"), ("tokens", "tokens"),
-               ("cost_usd", "cost $"), ("completed", "task done"), ("meets_expect", "meets expect")]
+               ("cost_usd", "cost $"), ("sim_seconds", "sim s"), ("completed", "task done"),
+               ("meets_expect", "meets expect")]
+    show = {"cost_usd": dollars}
     table = []
     for name in names:
-        line = {"scenario": name, "oracle_model_calls": by[(name, loops[0])]["oracle_model_calls"]}
+        line = {"scenario": name, "oracle_model_calls": oracle(by[(name, loops[0])]["oracle_model_calls"])}
         for key, _ in metrics:
-            line[key] = " / ".join(cell(by[(name, loop)][key]) for loop in loops)
+            line[key] = " / ".join(show.get(key, cell)(by[(name, loop)][key]) for loop in loops)
         table.append(line)
-    total = {"scenario": "TOTAL", "oracle_model_calls": ""}
+    total = {"scenario": "TOTAL", "oracle_model_calls": sum(by[(n, loops[0])]["oracle_model_calls"] or 0 for n in names)}
     for key, _ in metrics:
         parts = []
         for loop in loops:
@@ -68,7 +86,7 @@ def _side_by_side(rows: list[dict[str, Any]], loops: list[str]) -> str:
             elif key == "meets_expect":
                 parts.append(f"{sum(r['meets_expect'] for r in mine)}/{len(mine)}")
             else:
-                parts.append(cell(round(sum(r[key] for r in mine), 4)))
+                parts.append(show.get(key, cell)(round(sum(r[key] for r in mine), 4)))
         total[key] = " / ".join(parts)
     columns = [("scenario", "scenario")] + metrics[:2] + [("oracle_model_calls", "oracle")] + metrics[2:]
     header = f"figures are {' / '.join(loops)}\n\n"

@@ -47,6 +47,9 @@ LABELS = {
     "sixty": {"en": "60-point answer", "zh": "60 分答案"},
     "ninety": {"en": "90-point answer", "zh": "90 分答案"},
     "contrast": {"en": "60 vs 90", "zh": "60 分与 90 分"},
+    "sheets": {"en": "Two A4 pages: the questions on the first; red flags, scoring and 60 vs 90 on the second. "
+                     "Print double-sided on one sheet.",
+               "zh": "两页 A4：第一页是问题；第二页是危险信号、评分卡和 60 分与 90 分。双面打印在一张纸上。"},
     "scale": {"en": "Pass line {pass_line}, top {top}; each item scores its share of the runs that show it; "
                     "a red flag costs {cost}; a bonus item is asked, up to +{bonus}.",
               "zh": "及格线 {pass_line} 分，满分 {top} 分；每项按能体现它的场景中做对的比例给分；每个危险信号扣 {cost} 分；"
@@ -85,7 +88,7 @@ th, td { border: 1px solid #999; padding: .6mm 1.2mm; vertical-align: top; text-
 tr { break-inside: avoid } th { background: #e8e8e8; font-size: 7pt }
 td.score { width: 11mm } col.c0 { width: 4mm } col.c1 { width: 17% } col.c2 { width: 27% } .ev { font-size: 6.8pt; color: #555; font-weight: 600 }
 .contrast { display: grid; grid-template-columns: 1fr 1fr; gap: 2.5mm }
-.keep { break-inside: avoid }
+.keep { break-inside: avoid } .page2 { break-before: page }  /* the card is two pages: see the "sheets" label */
 .box { border: 1px solid #999; padding: 1mm 1.8mm } .box h3 { font-size: 8.6pt; margin: 0 0 .6mm }
 @media screen { body { padding: 8mm } }
 """
@@ -205,7 +208,7 @@ def render_html(bank: Bank, lang: str = "en", lesson: Optional[int] = None) -> s
     html_lang = "zh-Hans" if lang == "zh" else "en"
     body = [f"<h1>{_h(title)}</h1>", f'<div class="sub">{_h(sub)}</div>']
     if lesson is None:
-        body += [f"<h2>{_h(label('opener', lang))}</h2>", f"<p><b>{_h(bank.opener[lang])}</b></p>",
+        body += [f'<div class="sub">{_h(label("sheets", lang))}</div>', f"<h2>{_h(label('opener', lang))}</h2>", f"<p><b>{_h(bank.opener[lang])}</b></p>",
                  f'<p><span class="lab">{_h(label("variants", lang))}{_colon(lang)}</span></p>',
                  _ul(bank.opener_variants, lang), f"<h2>{_h(label('layers', lang))}</h2>"]
     else:
@@ -233,7 +236,7 @@ def render_html(bank: Bank, lang: str = "en", lesson: Optional[int] = None) -> s
         body.append(f'<div class="b">{"".join(notes)}</div>')
     body.append("</div>")
     if lesson is None:
-        body += [f"<h2>{_h(label('flags', lang))}</h2>", f'<p class="hint">{_h(label("flags_hint", lang))}</p>',
+        body += [f'<h2 class="page2">{_h(label("flags", lang))}</h2>', f'<p class="hint">{_h(label("flags_hint", lang))}</p>',
                  '<ul class="flags">' + "".join(f"<li>{_h(f[lang])}</li>" for f in bank.red_flags) + "</ul>"]
     body += [f"<h2>{_h(label('rubric', lang))}</h2>", "<table><colgroup><col class=\"c0\"><col class=\"c1\"><col class=\"c2\"><col><col></colgroup>"
              "<thead><tr><th>#</th>"

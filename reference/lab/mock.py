@@ -16,6 +16,27 @@ from typing import Any
 from ..grade.report import Grade
 from ..interview.bank import Bank, Layer
 
+# The mock interview's own words, in the bank's two languages (the bank holds the questions and answers).
+WORDS = {
+    "follow_up": {"en": "Follow-up {n} of {of}", "zh": "追问 {n}/{of}"},
+    "pressure": {"en": " (pressure)", "zh": "（压力题）"},
+    "colon": {"en": ": ", "zh": "："},
+    "strong": {"en": "A strong answer:", "zh": "好的回答包含："},
+    "weak": {"en": "Weak: ", "zh": "弱回答："},
+    "opener": {"en": "Opener: ", "zh": "开场："},
+    "rubric": {"en": "Rubric (what to ask when a run cannot show it):", "zh": "评分项（运行无法体现时要追问的问题）："},
+    "next": {"en": "next follow-up", "zh": "下一个追问"},
+    "show": {"en": "show a strong answer", "zh": "看好的回答"},
+    "start": {"en": "<p>Press <b>next follow-up</b> when the loop is written.</p>",
+              "zh": "<p>循环写完后，点 <b>下一个追问</b>。</p>"},
+    "last": {"en": "<p>That was the last follow-up. Score yourself below.</p>",
+             "zh": "<p>追问到此结束，请在下面给自己打分。</p>"},
+}
+
+
+def word(key: str, lang: str, **kw: Any) -> str:
+    return WORDS[key][lang].format(**kw)
+
 
 @dataclass
 class MockInterview:
@@ -37,11 +58,13 @@ class MockInterview:
 
     def layer_text(self, index: int, with_answer: bool = False) -> str:
         layer = self.bank.layers[index]
-        head = f"Follow-up {index + 1} of {len(self.bank.layers)}{' (pressure)' if layer.pressure else ''}: "
-        text = head + layer.question[self.lang]
+        lang = self.lang
+        head = (word("follow_up", lang, n=index + 1, of=len(self.bank.layers))
+                + (word("pressure", lang) if layer.pressure else "") + word("colon", lang))
+        text = head + layer.question[lang]
         if with_answer:
-            text += "\n\nA strong answer:\n" + "\n".join(f"- {p[self.lang]}" for p in layer.strong_answer)
-            text += f"\n\nWeak: {layer.weak_answer[self.lang]}"
+            text += f"\n\n{word('strong', lang)}\n" + "\n".join(f"- {p[lang]}" for p in layer.strong_answer)
+            text += f"\n\n{word('weak', lang)}{layer.weak_answer[lang]}"
         return text
 
     def score(self, grade: Grade | None, ticked: set[str]) -> tuple[int, list[str]]:
@@ -72,10 +95,11 @@ class MockInterview:
 def static_text(interview: MockInterview) -> str:
     """The interview in full, for a page without widgets: the opener, every follow-up with its strong
     answer, and the rubric's questions to ask."""
-    parts = [f"Opener: {interview.opener}", ""]
+    lang = interview.lang
+    parts = [word("opener", lang) + interview.opener, ""]
     parts += [interview.layer_text(i, with_answer=True) + "\n" for i in range(len(interview.bank.layers))]
-    parts += ["Rubric (what to ask when a run cannot show it):"]
-    parts += [f"- {item.title[interview.lang]}: {item.ask[interview.lang]}" for item in interview.bank.rubric]
+    parts += [word("rubric", lang)]
+    parts += [f"- {item.title[lang]}{word('colon', lang)}{item.ask[lang]}" for item in interview.bank.rubric]
     return "\n".join(parts)
 
 
@@ -86,9 +110,10 @@ class MockInterviewWidgets:
         import ipywidgets as w  # lazy: only a notebook (or a test) builds widgets
 
         self.interview, self.grade = interview, grade
-        self.next_button = w.Button(description="next follow-up")
-        self.answer_button = w.Button(description="show a strong answer")
-        self.question = w.HTML(value="<p>Press <b>next follow-up</b> when the loop is written.</p>")
+        lang = interview.lang
+        self.next_button = w.Button(description=word("next", lang))
+        self.answer_button = w.Button(description=word("show", lang))
+        self.question = w.HTML(value=word("start", lang))
         self.ticks: dict[str, Any] = {item.id: w.Checkbox(value=False, description=item.title[interview.lang])
                                       for item in interview.bank.rubric}
         self.total = w.HTML()
@@ -103,7 +128,7 @@ class MockInterviewWidgets:
     def next(self) -> None:
         layer = self.interview.reveal()
         if layer is None:
-            self.question.value = "<p>That was the last follow-up. Score yourself below.</p>"
+            self.question.value = word("last", self.interview.lang)
             self.next_button.disabled = True
             return
         self.question.value = f"<p>{_html(self.interview.layer_text(self.interview.shown - 1))}</p>"

@@ -1,14 +1,12 @@
 """Red flag: one warning per loop pattern ("each detector intervenes once, then stops").
 
-A model warned for repeating a call that then rephrases a search returning the same thing is still
-looping: it has had its warning. Counting warnings per pattern gives it a fresh one for every new
-way of going round (four patterns: four warnings before any stop).
+A model warned for alternating between two calls that then repeats a third is still looping: it has
+had its warning. Counting warnings per pattern gives it a fresh one for every new way of going round.
 """
 from importlib.machinery import SourceFileLoader
 from pathlib import Path
 
-# The solution (its cached bytecode), with one piece replaced below: what the interviewer hears most
-# often is rarely all wrong.
+# The core's solution (its cached bytecode), with one piece replaced below.
 exec(SourceFileLoader("solution", str(Path(__file__).resolve().parents[2] / "solutions" / "ex03_fingerprint_guard.py"))
      .get_code("solution"))
 

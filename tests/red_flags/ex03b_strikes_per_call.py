@@ -6,8 +6,8 @@ model could read any warning: counting each of them stops a run that would have 
 from pathlib import Path
 
 # The solution, with one piece replaced below: what the interviewer hears most often is rarely all wrong.
-exec(compile((Path(__file__).resolve().parents[2] / "solutions" / "ex03_fingerprint_guard.py").read_text(encoding="utf-8"),
-             "solutions/ex03_fingerprint_guard.py", "exec"))
+exec(compile((Path(__file__).resolve().parents[2] / "solutions" / "ex03b_guard_stretch.py").read_text(encoding="utf-8"),
+             "solutions/ex03b_guard_stretch.py", "exec"))
 
 
 _solution_flag = LoopGuard.flag

@@ -6,8 +6,8 @@ counted for one user add up with the next user's.
 """
 from pathlib import Path
 
-exec(compile((Path(__file__).resolve().parents[2] / "solutions" / "ex05_tool_errors.py").read_text(encoding="utf-8"),
-             "solutions/ex05_tool_errors.py", "exec"))
+exec(compile((Path(__file__).resolve().parents[2] / "solutions" / "ex05b_errors_stretch.py").read_text(encoding="utf-8"),
+             "solutions/ex05b_errors_stretch.py", "exec"))
 
 _Solved = ToolErrorExecutor  # noqa: F821  (defined by the solution above)
 _FAILURES, _WITHDRAWN = {}, set()  # the flaw: one breaker state for the whole process
