@@ -33,7 +33,8 @@ What the tests check (tests/test_ex05_tool_errors.py)
       success);
     - retries wait on the simulated clock: Retry-After when given, else an exponential backoff with
       jitter (`backoff_seconds`: equal jitter, seeded, up to `cap`); at most `max_attempts` attempts
-      (1: no retry), and no wait that would overrun the run's time limit (one that exactly fits is made);
+      (1: no retry), and no retry that could not finish inside the run's time limit: its wait plus one
+      more attempt as long as the last one must fit (one that exactly fits is made);
     - the model reads a structured error result it can act on (`translate`): its kind, whether it is
       retryable and what to do next;
     - nothing internal (stack trace, path, SQL, host, secret) ever reaches the model, on any error path;
@@ -55,7 +56,10 @@ from reference.parts.executor.redaction import safe_text  # noqa: F401
 
 @dataclass(frozen=True)
 class Failure:
-    error_type: str  # timeout, connection_error, rate_limited, unavailable, internal_error, invalid_argument, ...
+    # timeout, connection_error, rate_limited, unavailable (408, 5xx), internal_error (a bug), invalid_argument
+    # (400, 422), permission_denied (401, 403), not_found (404), rejected (other 4xx, and HTTP 200 with
+    # `success: false`, whose `data` holds `error_code` and `error_message`)
+    error_type: str
     retryable: bool
     retry_after: Optional[float] = None
     detail: Optional[str] = None  # text the tool wrote for its caller; never an exception's text

@@ -41,9 +41,10 @@ Steps
            shape, a run that simply ran out of room. Never `max_steps`; add `cancelled` when the
            scenario has a `cancel` (the user's stop);
          - `model_calls`: a `max` below the recorded run's;
-         - `must_call`: the tools that gave an `ok` result (the work that worked must still be done);
+         - `must_call`: the tools that gave an `ok` result (the work that worked must still be done),
+           sorted by name;
          - `must_not_repeat`: the tools whose failed call (status not `ok`) was sent again with the
-           same fingerprint (the same arguments fail the same way).
+           same fingerprint and failed again (the same arguments fail the same way), sorted by name.
        Otherwise keep the recorded expectation.
 
 Check your work with `loopkit check ex06`; ask for a hint with `loopkit hint ex06`.

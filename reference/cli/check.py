@@ -54,8 +54,12 @@ def check_once(args: argparse.Namespace) -> int:
     if failed:
         hints = read_hints(lesson)
         hint = hint_for(hints, failed[0].function)
-        more = f"; more: loopkit hint {args.exercise} {hint.number + 1}" if hint.number < len(hints) else ""
-        print(f"\nHint {hint.number}: {hint.text}\n(the hint for {failed[0].function}{more})")
+        if hint.number < len(hints):
+            print(f"\nHint {hint.number}: {hint.text}\n(the hint for {failed[0].function}; more: loopkit hint "
+                  f"{args.exercise} {hint.number + 1})")
+        else:  # the last rung comes close to the answer: given when asked for, never unasked
+            print(f"\nThe hint for {failed[0].function} is the last one, close to the answer: "
+                  f"loopkit hint {args.exercise} {hint.number} (or start from loopkit hint {args.exercise} 1)")
     return 1 if failed or not_run or not run.outcomes else 0
 
 
