@@ -238,9 +238,9 @@ def loop(episode, max_steps):
 
 def test_as_root_the_candidate_cannot_change_a_file_outside_the_temp_dirs_nor_reach_the_network(tmp_path):
     if not sys.platform.startswith("linux") or os.geteuid() != 0:
-        pytest.skip("the mount and network namespaces need root here (reference/runs/isolation.py); as an ordinary "
+        pytest.skip("the mount and network namespaces need root here (reference/sandbox/isolation.py); as an ordinary "
                     "user the candidate can write what that user can: see docs/grading.md, Known limits")
-    from reference.runs.isolation import writable
+    from reference.sandbox.isolation import writable
     outside = [d for d in (ROOT / "tests", Path.home()) if not any(
         os.path.realpath(d) == w or os.path.realpath(d).startswith(w + os.sep) for w in writable())]
     if not outside:  # a checkout and a home inside a temp dir: nothing to write to that the sandbox closes

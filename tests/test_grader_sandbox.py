@@ -125,7 +125,7 @@ from reference.core.errors import ProtocolError  # noqa: E402
 from reference.core.messages import AssistantMessage, ToolCall, ToolMessage  # noqa: E402
 from reference.loops.guarded import guarded_loop  # noqa: E402
 from reference.loops.react import react_loop  # noqa: E402
-from reference.runs.grading import run_candidate  # noqa: E402
+from reference.sandbox.grading import run_candidate  # noqa: E402
 from reference.runs.registry import get_loop  # noqa: E402
 from reference.sim.tools import ToolTimeout  # noqa: E402
 

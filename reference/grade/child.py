@@ -1,6 +1,6 @@
 """In the candidate's process: a plain or SDK candidate turned into the kit's `loop(episode, max_steps)`.
 
-The grader runs every kind through `run_candidate` (reference/runs/grading.py), which hands a loop an
+The grader runs every kind through `run_candidate` (reference/sandbox/grading.py), which hands a loop an
 episode in a sandboxed child. For a `plain` file, `llm(messages, tools)` sends an OpenAI Chat
 Completions body to a `ScriptedServer` in the child, which checks it as the real API would and asks
 the episode's model (the grader's, over the channel); for an SDK file, the SDK's own client does the
@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from ..core.result import RunResult, StopReason
 from ..providers.server import ANTHROPIC_BASE_URL, OPENAI_BASE_URL, SCRIPTED_API_KEY, ScriptedServer
-from ..runs.sandbox import load_loop, read_source
+from ..sandbox.child import load_loop, read_source
 from ..wire.protocol import wire_module
 from .kinds import Candidate
 
@@ -117,7 +117,7 @@ class Session:
 
 
 def candidate_loop(path: str, kind: str, function: str, params: list[str], is_async: bool) -> Callable[..., RunResult]:
-    """`adapter` from plain data: how a fresh interpreter builds it (reference/runs/fresh.py `LoopEntry`)."""
+    """`adapter` from plain data: how a fresh interpreter builds it (reference/sandbox/fresh.py `LoopEntry`)."""
     return adapter(Candidate(Path(path), kind, function, tuple(params), is_async))
 
 

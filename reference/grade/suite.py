@@ -12,9 +12,9 @@ from typing import Any, Callable
 
 from ..core.errors import ProtocolError, RunawayLoop
 from ..core.result import StopReason
-from ..runs.failures import CandidateFailure, CandidateRaised
-from ..runs.fresh import LoopEntry
-from ..runs.grading import CandidateRun, run_candidate
+from ..sandbox.failures import CandidateFailure, CandidateRaised
+from ..sandbox.fresh import LoopEntry
+from ..sandbox.grading import CandidateRun, run_candidate
 from ..runs.runner import completed, evaluate
 from ..sim.scenario.loading import catalogue, find
 from .content import facts_of

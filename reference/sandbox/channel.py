@@ -1,6 +1,6 @@
 """A byte stream carrying JSON messages, one frame each: a 4-byte length, then UTF-8 JSON.
 
-The grader and a candidate's process talk through one of these (reference/harness/remote.py says
+The grader and a candidate's process talk through one of these (reference/sandbox/remote.py says
 what they say). JSON, not pickle: the grader must never run code that the other side chose, and a
 later HTTP transport carries the same messages.
 """

@@ -1,7 +1,7 @@
 """A forked process on a leash: its own process group, its output in a pipe, limits on memory and CPU,
 watched through the kernel and killed whole.
 
-reference/runs/sandbox.py runs a candidate's loop in one of these. Linux first (pidfd, pipe size,
+reference/sandbox/child.py runs a candidate's loop in one of these. Linux first (pidfd, pipe size,
 RLIMIT_AS); elsewhere with fork the same, less tightly (no memory limit on macOS).
 """
 from __future__ import annotations
@@ -177,7 +177,7 @@ def contain(out_w: int, limits: Limits, unprivileged: bool = False) -> None:
 
 def limit(limits: Limits, unprivileged: bool = False) -> None:
     """Memory capped (above what the process holds now), CPU as a backstop; with `unprivileged`, without the
-    capabilities that reach into another process (reference/runs/sandbox.py: a candidate's process)."""
+    capabilities that reach into another process (reference/sandbox/child.py: a candidate's process)."""
     ceiling = _address_space() + limits.memory_mb * 1024 * 1024
     usage = resource.getrusage(resource.RUSAGE_SELF)  # an exec'd interpreter has used some CPU to start
     seconds = int(usage.ru_utime + usage.ru_stime + limits.seconds) + 2  # the grader gone, a spinning child stops

@@ -1,5 +1,5 @@
 """The loop's side of a remote episode: `RemoteEpisode` looks like an `Episode` and forwards every
-request to the grader's `EpisodeServer` (reference/harness/episode_server.py, which documents the
+request to the grader's `EpisodeServer` (reference/sandbox/episode_server.py, which documents the
 protocol). The server's books are the only books: whatever the loop does to its copy changes nothing there.
 
 The loop's `episode.scenario` is the scenario's public face (`public_view`): what a loop needs (the task,
@@ -21,8 +21,8 @@ from ..sim.scenario.schema_script import ModelDef, PricingDef
 from ..sim.scenario.schema_tools import AnnotationsDef, ToolDef
 from ..sim.tools import ToolOutcome, Toolbox
 from .channel import Channel
-from .episode import Episode
-from .ledger import Ledger
+from ..harness.episode import Episode
+from ..harness.ledger import Ledger
 
 MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
 CLAIM_FIELDS = ("stop_reason", "messages", "answer", "degraded", "detail", "loop")

@@ -1,8 +1,8 @@
-"""The fresh interpreter a candidate's loop runs in (`python -m reference.runs.fresh_main [--zygote] FD
-[MODULE ...]`): reference/runs/fresh.py starts it and says why. It imports the kit (and MODULEs: an SDK),
+"""The fresh interpreter a candidate's loop runs in (`python -m reference.sandbox.fresh_main [--zygote] FD
+[MODULE ...]`): reference/sandbox/fresh.py starts it and says why. It imports the kit (and MODULEs: an SDK),
 says `ready` on the channel (descriptor FD), receives the start message, and runs the loop under its
 limits. With --zygote, FD is a control socket instead, and each run is a child forked from this process
-(reference/runs/zygote.py), which then does the same on the channel it was handed."""
+(reference/sandbox/zygote.py), which then does the same on the channel it was handed."""
 from __future__ import annotations
 
 import importlib
@@ -15,14 +15,14 @@ import traceback
 from typing import Any, Callable
 
 from ..core.codec import decode
-from ..harness.channel import Channel
-from ..harness.remote import RemoteEpisode, public_scenario
+from .channel import Channel
+from .remote import RemoteEpisode, public_scenario
 from ..sim.clock import SimClock
 from .fresh import LoopEntry
 from .isolation import isolate
 from .orphans import become_non_dumpable
 from .process import Limits, give_up_capabilities, limit
-from .sandbox import load_loop, read_source, report_run
+from .child import load_loop, read_source, report_run
 
 
 def main(argv: list[str]) -> None:

@@ -4,9 +4,9 @@ The loop under test may never stop, may break the protocol, may crash, exit, or 
 turns each of those into a finding with a story ("scenario `repeat-exact`: your loop made 28 model
 calls; the step limit was 8") instead of a hung test, a dead process or a bare traceback.
 
-By default the loop runs in a child process (reference/runs/sandbox.py) with a wall-clock and a
+By default the loop runs in a child process (reference/sandbox/child.py) with a wall-clock and a
 memory limit; the scripted model and the tools stay here. Inside a process that is a sandbox already
-(a `loopkit check` session) it runs in process under a wall-clock alarm (reference/runs/inline.py),
+(a `loopkit check` session) it runs in process under a wall-clock alarm (reference/sandbox/inline.py),
 which reports the same failures the same way. The report is built from the grader's own
 books: the model calls the model received, the tokens, the cost, the time. What the loop says (its
 stop reason, its answer, its history) is taken only where the books do not contradict it.
@@ -23,7 +23,7 @@ from ..core.messages import Message, ToolMessage, ToolSpec
 from ..core.model import Turn
 from ..core.result import RunResult, StopReason
 from ..harness.episode import Episode
-from ..harness.episode_server import EpisodeServer
+from .episode_server import EpisodeServer
 from ..sim.scenario.loading import find
 from ..sim.scenario.schema import Scenario
 from .claims import contradiction, invented
@@ -31,7 +31,7 @@ from .failures import CandidateFailure, ClaimRejected
 from .inline import run_inline, session
 from .process import OUTPUT_KEPT, Limits
 from .fresh import LoopEntry
-from .sandbox import ChildReport, can_fork, resolve, run_in_child, safe_repr
+from .child import ChildReport, can_fork, resolve, run_in_child, safe_repr
 
 TIME_LIMIT = 5.0  # seconds of wall clock per run: the kit's loops take a fraction of one
 MEMORY_LIMIT_MB = 1024

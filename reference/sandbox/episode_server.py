@@ -1,5 +1,5 @@
 """The grader's side of a remote episode: `EpisodeServer` answers a loop in another process from the
-real episode (reference/harness/remote.py is the loop's side). The model, the tools and the clock stay here.
+real episode (reference/sandbox/remote.py is the loop's side). The model, the tools and the clock stay here.
 
 The grader keeps the real `Episode` (scripted model, fake tools, clock, ledger) and answers
 requests with an `EpisodeServer`; the candidate's process gets a `RemoteEpisode` that looks like an
@@ -34,7 +34,7 @@ from ..core.messages import AssistantMessage, SystemMessage, ToolCall, ToolMessa
 from ..core.model import Turn
 from ..core.result import RunResult, StopReason
 from ..sim.tools import ToolOutcome
-from .episode import Episode
+from ..harness.episode import Episode
 
 MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
 CLAIM_FIELDS = ("stop_reason", "messages", "answer", "degraded", "detail", "loop")
