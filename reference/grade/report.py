@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..interview.bank import load_bank
-from ..sandbox.grading import MEMORY_LIMIT_MB, TIME_LIMIT
+from ..sandbox.policy import MEMORY_LIMIT_MB, TIME_LIMIT
 from ..sandbox.orphans import is_non_dumpable
 from ..sandbox.zygote import isolation
 from .kinds import NotACandidate, detect

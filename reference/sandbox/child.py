@@ -10,7 +10,7 @@ the time limit (plus the moment it takes to kill a process): the child, its thre
 it started are killed, never waited for.
 
 Linux (fork, RLIMIT_AS, process groups); on other systems the grader can run a trusted loop in
-process (`run_candidate(..., sandbox=False)`).
+process (`run_candidate(..., sandbox="off")`).
 """
 from __future__ import annotations
 

@@ -32,9 +32,7 @@ from .inline import run_inline, session
 from .process import OUTPUT_KEPT, Limits
 from .fresh import LoopEntry
 from .child import ChildReport, can_fork, resolve, run_in_child, safe_repr
-
-TIME_LIMIT = 5.0  # seconds of wall clock per run: the kit's loops take a fraction of one
-MEMORY_LIMIT_MB = 1024
+from .policy import RunPolicy
 
 
 class CappedModel:
@@ -117,22 +115,20 @@ class CandidateRun:
 
 
 def run_candidate(loop: Callable[..., RunResult] | str | Path | LoopEntry, scenario: Scenario | str, max_steps: int | None = None,
-                  *, wire: str | None = None, seed: int | None = None, runaway_margin: int = 20,
-                  time_limit: float = TIME_LIMIT, memory_mb: int = MEMORY_LIMIT_MB, sandbox: bool | str = True,
-                  probe: Callable[[Any], Any] | None = None, echo: bool = True,
-                  trusted: bool | None = None) -> CandidateRun:
-    """Run `loop(episode, max_steps=...)` on a scenario; never raises for what the loop does.
+                  *, policy: RunPolicy | None = None, wire: str | None = None, seed: int | None = None,
+                  probe: Callable[[Any], Any] | None = None, **changes: Any) -> CandidateRun:
+    """Run `loop(episode, max_steps=...)` on a scenario under `policy` (reference/sandbox/policy.py); never
+    raises for what the loop does.
 
     `loop` is a function, or the path of a candidate file (its `loop`, else its `react_loop`; or
     `path.py::name`). `probe(episode)` runs after the loop, in the loop's process, and its (JSON-able)
-    value comes back as `attempt.probe`: for a test to read what the loop's own objects ended up as.
-    `sandbox=True` forks a child per run (inside a `loopkit check` session, which is a sandbox already: in
-    process under the time limit); `sandbox="in-process"` runs here under the time limit, so that what the
-    loop keeps in its module stays from one run to the next, as in a real process (no memory limit but the
-    session's); `sandbox=False` runs a trusted loop here, without the time and memory limits. What the loop
-    prints is kept in `attempt.output`; `echo` also writes it to this process's stdout (a learner's debugging
-    prints), which the grader never does: its own output is its report. `trusted` (by default: a function given
-    here, not a file) lets a loop in the child report the tools it ran itself into the books."""
+    value comes back as `attempt.probe`: for a test to read what the loop's own objects ended up as. What the
+    loop prints is kept in `attempt.output`. A field of the policy may also be given as a keyword
+    (`run_candidate(loop, "happy-path", sandbox="in-process")`): it changes that field of `policy`."""
+    policy = (policy or RunPolicy()).with_(**changes)
+    time_limit, memory_mb, echo, trusted = policy.time_limit, policy.memory_mb, policy.echo, policy.trusted
+    sandbox: bool | str = {"child": True, "in-process": "in-process", "off": False}[policy.sandbox]
+    runaway_margin = policy.runaway_margin
     if isinstance(scenario, str):
         scenario = find(scenario)
     steps = max_steps if max_steps is not None else scenario.limits.max_steps
