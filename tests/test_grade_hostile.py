@@ -212,6 +212,19 @@ def test_a_broken_or_false_word_on_the_channel_ends_the_run(tmp_path, name):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl are Linux's")
+def test_a_plain_candidate_cannot_skip_the_wire_check_nor_reach_the_model_past_the_api(tmp_path):
+    path = ROOT / "tests" / "candidates" / "hostile" / "plain_skips_the_wire_check.py"
+    proc = subprocess.run([sys.executable, "-m", "reference.cli", "grade", str(path), "--scenarios", SET,
+                           "--time-limit", str(LIMIT), "--format", "json"], cwd=tmp_path, capture_output=True,
+                          timeout=120)
+    report = json.loads(proc.stdout)
+    assert report["kind"] == "plain" and len(report["runs"]) == 8, report
+    for run in report["runs"]:  # its process patched the check away; the grader's side still refused
+        assert run["output"].startswith("REFUSED BadRequestError\nDIRECT PermissionError\n"), run["output"][:300]
+        assert len(run["http_errors"]) == 1, run  # the refusal is in the grader's books
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl are Linux's")
 def test_an_invented_fact_in_a_degraded_result_earns_nothing(tmp_path):
     path = tmp_path / "invents.py"
     path.write_text(HEAD + """

@@ -16,6 +16,7 @@ from ..sandbox.failures import CandidateFailure, CandidateRaised
 from ..sandbox.fresh import LoopEntry
 from ..sandbox.grading import CandidateRun, run_candidate
 from ..sandbox.policy import RunPolicy
+from .api import GraderApi
 from ..runs.runner import completed, evaluate
 from ..sim.scenario.loading import catalogue, find
 from .content import facts_of
@@ -80,7 +81,8 @@ def run_suite(candidate: Candidate, names: tuple[str, ...], *, time_limit: float
     if candidate.wire is None and "happy-path" in names:
         plan += [("happy-path", wire) for wire in OTHER_WIRES]
     frozen = {name: find(name) for name, _ in plan}  # read and checked before any of the candidate's code runs
-    policy = RunPolicy(time_limit=time_limit, memory_mb=memory_mb, echo=False, trusted=False)
+    policy = RunPolicy(time_limit=time_limit, memory_mb=memory_mb, echo=False, trusted=False,
+                       api=None if candidate.kind == "kit" else GraderApi)
     outcomes: list[Outcome] = []
     for name, wire in plan:
         if sum(o.error == "TimeLimit" for o in outcomes) >= GIVE_UP_AFTER:

@@ -152,7 +152,8 @@ def run_candidate(loop: Callable[..., RunResult] | str | Path | LoopEntry, scena
         if sandbox:
             attempt.notes.append("this system cannot fork: the loop ran in the grader's process, without limits")
         return _in_process(attempt, loop, capped, probe)
-    server = EpisodeServer(episode, loop_records_tools=callable(loop) if trusted is None else trusted)
+    server = EpisodeServer(episode, loop_records_tools=callable(loop) if trusted is None else trusted,
+                           api=policy.api(episode) if policy.api else None)
     report = run_in_child(loop, episode, server, steps, Limits(time_limit, memory_mb), lambda: capped.tripped, probe)
     attempt.output, attempt.output_bytes, attempt.probe = report.output, report.output_bytes, report.probe
     if echo:

@@ -6,7 +6,7 @@ process per run, five seconds and a gigabyte, nothing the loop claims about its 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Any, Callable
 
 TIME_LIMIT = 5.0  # seconds of wall clock per run: the kit's loops take a fraction of one
 MEMORY_LIMIT_MB = 1024
@@ -22,13 +22,16 @@ class RunPolicy:
     (a learner's debugging prints; the grader never does: its own output is its report). `trusted` (by
     default: a function given here, not a file) lets a loop in a child report the tools it ran itself into
     the books. `runaway_margin` is how many requests past the step limit a loop may make before it is
-    stopped as a runaway."""
+    stopped as a runaway. `api`, for a loop that speaks an HTTP API (a plain or SDK candidate), builds that API
+    around the grader's episode: the loop's requests are checked there, on the grader's side of the channel,
+    and the model is reached no other way."""
     time_limit: float = TIME_LIMIT
     memory_mb: int = MEMORY_LIMIT_MB
     sandbox: str = "child"
     echo: bool = True
     trusted: bool | None = None
     runaway_margin: int = 20
+    api: Callable[[Any], Any] | None = None
 
     def __post_init__(self) -> None:
         if self.sandbox not in MODES:

@@ -8,6 +8,7 @@ script, the tools' scripted results or the `expect` block.
 """
 from __future__ import annotations
 
+import base64
 import threading
 from typing import Any, Callable, Sequence
 
@@ -183,6 +184,12 @@ class RemoteEpisode:
 
     def wait(self, seconds: float) -> bool:
         return bool(self.connection.call("wait", seconds=float(seconds)))
+
+    def http(self, method: str, path: str, headers: dict[str, str], content: bytes) -> tuple[int, dict[str, str], bytes]:
+        """A request to the HTTP API the grader serves this loop (a plain or SDK candidate's), checked there."""
+        reply = self.connection.call("http", method=method, path=path, headers=dict(headers),
+                                     content=base64.b64encode(content).decode("ascii"))
+        return int(reply["status"]), dict(reply["headers"]), base64.b64decode(reply["content"])
 
     def user_reply(self) -> UserMessage | None:
         reply = self.connection.call("user_reply")
