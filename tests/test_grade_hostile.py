@@ -124,7 +124,7 @@ def loop(episode, max_steps):
     "claims_a_guard_stop": ("""
 def loop(episode, max_steps):
     return episode.finish(StopReason.REPEATED_CALL, episode.initial_messages())
-""", "rejected: your loop reported stop reason `repeated_call` after 0 tool call(s): a repeat takes two"),
+""", "rejected: your loop reported stop reason `repeated_call` after 0 tool call(s), none of them to a tool the model had asked for before: a repeat takes the same tool twice"),
 }
 SOURCES = {**CANDIDATES, **{name: HEAD + source for name, (source, _) in REFUSED.items()}}
 

@@ -55,7 +55,8 @@ class Channel:
 
     def send(self, message: dict[str, Any], timeout: float | None = None) -> None:
         """Raises TimeoutError if the other side does not take it in time."""
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        # a lone surrogate (text no UTF-8 can hold) goes as JSON's own \udXXX escape, and comes back as it was
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace")
         self.sock.settimeout(timeout)
         try:
             self.sock.sendall(HEADER.pack(len(data)) + data)
