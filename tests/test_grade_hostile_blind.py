@@ -25,6 +25,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "tests" / "candidates" / "hostile" / "blind2"
 LIMIT = 2.0
+STARTUP = 10.0  # the zygote's start and the grader's own, paid once before any run's limit (docs/grading.md, Cost)
 OWN = "/tmp/loopkit_hostile2"  # where the candidates log and keep their counters (their own choice of path)
 
 # The tester's expected total: (comparison, value), from EXPECTATIONS.md. Where the tester expected the grader
@@ -116,7 +117,7 @@ def test_a_blind_hostile_candidate_gets_an_honest_report(tmp_path, name):
     if "own pid namespace" not in report["sandbox"]:
         pytest.skip(f"this machine refuses the namespaces the expectations assume: {report['sandbox']}")
     runs = report["runs"]
-    assert seconds < len(runs) * (LIMIT + 1), (len(runs), seconds)
+    assert seconds < len(runs) * (LIMIT + 1) + STARTUP, (len(runs), seconds)
     assert not left_in(tmp_path), "a process of the candidate outlived the grade"
     assert kit_hashes() == before, "a file of the kit or the catalogue changed"
     assert not Path(OWN, "h06_PWNED_grader_side").exists()  # the grader never ran what a frame named
