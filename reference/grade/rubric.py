@@ -211,14 +211,11 @@ def red_flags(bank: Bank, outcomes: list[Outcome], lang: str = "en") -> list[Fla
             found.setdefault("stops_legitimate_work", f"scenario `{o.scenario}` is legitimate work; the loop "
                              f"stopped it ({o.stop_reason})")
     for o in stopped:
-        says_the_limit = bool(o.answer) and degraded_share(o) == 0 and bool(MAX_STEPS_TEXT.search(o.answer or ""))
-        if says_the_limit:
+        if o.answer and degraded_share(o) == 0 and MAX_STEPS_TEXT.search(o.answer):
             found.setdefault("max_steps_to_user", f"scenario `{o.scenario}`: the answer is {o.answer[:80]!r}")
-        # an answer that states nothing the run found and does not speak to the request leaves the user with
-        # nothing, whatever its length (a short "could not finish checking order A1234" is not this)
-        elif degraded_share(o) == 0:
+        if not (o.answer or "").strip() and not o.degraded:
             found.setdefault("empty_answer_at_limit", f"scenario `{o.scenario}` stopped ({o.stop_reason}) "
-                             f"and the user got no answer: {(o.answer or '')[:80]!r}")
+                             "and the user got no answer")
         if o.answered_then_continued:
             found.setdefault("only_exit_is_step_cap", f"scenario `{o.scenario}`: the model answered and the loop "
                              "asked it again")
