@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from reference.cli.check_session import CheckLimits
+from reference.sandbox.check_session import CheckLimits
 from reference.cli.exercise_tests import run_tests
 from reference.lessons import EXERCISES, lesson_for
 

@@ -16,13 +16,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from reference.cli.check_reporter import EXPLANATION_KEPT, tidy, verdict
-from reference.cli.check_session import CheckLimits, LimitsRefused
+from reference.sandbox.check_reporter import EXPLANATION_KEPT, tidy, verdict
+from reference.sandbox.check_session import CheckLimits, LimitsRefused
 from reference.cli.exercise_tests import run_tests
 from reference.cli.main import main
 from reference.lessons import lesson_for
-from reference.runs.grading import run_candidate
-from reference.runs.inline import SESSION, Session
+from reference.sandbox.grading import run_candidate
+from reference.sandbox.inline import SESSION, Session
 
 ROOT = Path(__file__).resolve().parent.parent
 LIMITS = CheckLimits(seconds=300, memory_mb=512, run_seconds=60)
@@ -145,7 +145,7 @@ def test_processes_that_leave_the_process_group_are_stopped_by_the_subreaper():
     """Run in a process of its own: the subreaper is for the `loopkit check` command, never for this one."""
     code = textwrap.dedent("""\
         import os, time
-        from reference.runs.orphans import become_subreaper, children, stop_orphans, wait_for
+        from reference.sandbox.orphans import become_subreaper, children, stop_orphans, wait_for
         if not become_subreaper():
             print("skip"); raise SystemExit
         pid = os.fork()

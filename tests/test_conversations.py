@@ -12,7 +12,7 @@ from reference import Episode, StopReason, UserMessage, find, parse_scenario
 from reference.core.errors import ScenarioError
 from reference.harness.trace import Trace
 from reference.loops.react import react_loop
-from reference.runs.grading import run_candidate
+from reference.sandbox.grading import run_candidate
 from reference.runs.runner import completed, evaluate, executed_calls, run
 from reference.sim.scenario.loading import catalogue
 

@@ -7,7 +7,7 @@ import pytest
 
 from reference import Episode, ProtocolError, StopReason, catalogue, find, parse_scenario
 from reference.core.messages import message_to_dict
-from reference.runs.grading import CappedModel, run_candidate
+from reference.sandbox.grading import CappedModel, run_candidate
 from tests.helpers.targets import load_exercise
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from reference import Episode, StopReason, ToolCall, Usage, find, parse_scenario, to_wire
 from reference.parts.budget import policy_for
-from reference.runs.grading import run_candidate
+from reference.sandbox.grading import run_candidate
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
 from reference.loops.react import react_loop

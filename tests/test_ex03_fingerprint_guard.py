@@ -14,7 +14,7 @@ import pytest
 from reference import StopReason, find, parse_scenario
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
-from reference.runs.grading import run_candidate
+from reference.sandbox.grading import run_candidate
 from reference import ProtocolError
 from tests.helpers.guard_runs import executed, feedback, lookups, not_flagged, run, run_with, service_tool
 from tests.helpers.targets import load_exercise

@@ -13,7 +13,7 @@ import pytest
 from reference import ProtocolError, StopReason, ToolMessage, find, parse_scenario
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
-from reference.runs.grading import run_candidate
+from reference.sandbox.grading import run_candidate
 from tests.helpers.guard_runs import executed, feedback, lookups, not_flagged, polls, run, search_tool
 from tests.helpers.targets import load_exercise
 

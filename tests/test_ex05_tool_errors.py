@@ -13,7 +13,7 @@ import time
 import pytest
 
 from reference import RunResult, StopReason, ToolMessage, ToolOutcome, ToolTimeout, find, parse_scenario
-from reference.runs.grading import run_candidate
+from reference.sandbox.grading import run_candidate
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
 from tests.helpers.targets import load_exercise

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from reference import RunResult, StopReason, ToolMessage, ToolOutcome, parse_scenario
-from reference.runs.grading import run_candidate
+from reference.sandbox.grading import run_candidate
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
 from reference.runs.runner import evaluate

@@ -83,6 +83,8 @@ def loop(episode, max_steps):
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
+            import ctypes  # a name the test finds it by, from outside any pid namespace the run is in
+            ctypes.CDLL(None).prctl(15, os.environ["MARK"].encode(), 0, 0, 0)
             with open(os.environ["PIDS"], "a") as f:
                 f.write(f"{os.getpid()}\\n")
             for _ in range(60):
@@ -122,7 +124,7 @@ def loop(episode, max_steps):
     "claims_a_guard_stop": ("""
 def loop(episode, max_steps):
     return episode.finish(StopReason.REPEATED_CALL, episode.initial_messages())
-""", "rejected: your loop reported stop reason `repeated_call` after 0 tool call(s): a repeat takes two"),
+""", "rejected: your loop reported stop reason `repeated_call` after 0 tool call(s), none of them to a tool the model had asked for before: a repeat takes the same tool twice"),
 }
 SOURCES = {**CANDIDATES, **{name: HEAD + source for name, (source, _) in REFUSED.items()}}
 
@@ -140,10 +142,27 @@ def alive(pid: int) -> bool:
     return state not in "ZX"
 
 
+def mark(tmp_path: Path) -> str:
+    """A process name (15 bytes at most) for this test's daemons alone."""
+    return "lkd" + hashlib.sha256(str(tmp_path).encode()).hexdigest()[:10]
+
+
+def named(name: str) -> list[int]:
+    """The live processes called `name`, whatever pid namespace they were started in."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "comm").read_text().strip() == name and alive(int(entry.name)):
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
 def grade(tmp_path: Path, name: str, *extra: str) -> tuple[subprocess.CompletedProcess, float]:
     path = tmp_path / f"{name}.py"
     path.write_text(SOURCES[name], encoding="utf-8")
-    env = dict(os.environ, PIDS=str(tmp_path / "pids"), REPORT=str(tmp_path / "report.json"))
+    env = dict(os.environ, PIDS=str(tmp_path / "pids"), REPORT=str(tmp_path / "report.json"), MARK=mark(tmp_path))
     started = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "reference.cli", "grade", str(path), "--scenarios", SET,
                            "--time-limit", str(LIMIT), "--format", "json", *extra], cwd=tmp_path, env=env,
@@ -182,9 +201,9 @@ def test_a_hostile_candidate_gets_an_honest_report(tmp_path, name, before):
 def test_nothing_the_candidate_started_outlives_the_grade_and_the_report_is_the_graders(tmp_path):
     proc, _ = grade(tmp_path, "leaves_a_daemon", "-o", str(tmp_path / "report.json"))
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
-    pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
+    pids = [int(p) for p in (tmp_path / "pids").read_text().split()]  # as each saw itself (its pid namespace's)
     # one daemon a run at most: a busy machine may sweep one before it writes its pid, never leave one alive
-    assert len(pids) <= 8 and not any(alive(pid) for pid in pids), pids
+    assert len(pids) <= 8 and not named(mark(tmp_path)), pids
     time.sleep(6.5)  # past the moment each daemon would have written
     assert json.loads((tmp_path / "report.json").read_text())["total"] == BARE_LOOP_TOTAL
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".report")] == []  # no temporary left
@@ -209,6 +228,19 @@ def test_a_broken_or_false_word_on_the_channel_ends_the_run(tmp_path, name):
     report = json.loads(proc.stdout)
     stories = {r["story"].partition(": ")[2] for r in report["runs"]}
     assert len(stories) == 1 and REFUSED[name][1] in next(iter(stories)), report["runs"][0]["story"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl are Linux's")
+def test_a_plain_candidate_cannot_skip_the_wire_check_nor_reach_the_model_past_the_api(tmp_path):
+    path = ROOT / "tests" / "candidates" / "hostile" / "plain_skips_the_wire_check.py"
+    proc = subprocess.run([sys.executable, "-m", "reference.cli", "grade", str(path), "--scenarios", SET,
+                           "--time-limit", str(LIMIT), "--format", "json"], cwd=tmp_path, capture_output=True,
+                          timeout=120)
+    report = json.loads(proc.stdout)
+    assert report["kind"] == "plain" and len(report["runs"]) == 8, report
+    for run in report["runs"]:  # its process patched the check away; the grader's side still refused
+        assert run["output"].startswith("REFUSED BadRequestError\nDIRECT PermissionError\n"), run["output"][:300]
+        assert len(run["http_errors"]) == 1, run  # the refusal is in the grader's books
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl are Linux's")
@@ -238,9 +270,9 @@ def loop(episode, max_steps):
 
 def test_as_root_the_candidate_cannot_change_a_file_outside_the_temp_dirs_nor_reach_the_network(tmp_path):
     if not sys.platform.startswith("linux") or os.geteuid() != 0:
-        pytest.skip("the mount and network namespaces need root here (reference/runs/isolation.py); as an ordinary "
+        pytest.skip("the mount and network namespaces need root here (reference/sandbox/isolation.py); as an ordinary "
                     "user the candidate can write what that user can: see docs/grading.md, Known limits")
-    from reference.runs.isolation import writable
+    from reference.sandbox.isolation import writable
     outside = [d for d in (ROOT / "tests", Path.home()) if not any(
         os.path.realpath(d) == w or os.path.realpath(d).startswith(w + os.sep) for w in writable())]
     if not outside:  # a checkout and a home inside a temp dir: nothing to write to that the sandbox closes
@@ -273,3 +305,23 @@ def loop(episode, max_steps):
         assert f"WROTE {tmp_path / 'inside.txt'}" in printed and "NET 101" in printed, printed[:500]  # ENETUNREACH
     finally:
         target.unlink(missing_ok=True)
+
+
+def test_as_root_each_run_has_its_own_pid_namespace_and_sees_nothing_else(tmp_path):
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        pytest.skip("a pid namespace per run needs root here (reference/sandbox/pid_namespace.py); as an ordinary "
+                    "user the candidate sees the machine's processes: see docs/grading.md, Known limits")
+    path = tmp_path / "looks_around.py"
+    path.write_text(HEAD + """
+def loop(episode, max_steps):
+    print("PID", os.getpid(), "PARENT", os.getppid(), "SEES", sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))
+    return naive(episode, max_steps)
+""", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "reference.cli", "grade", str(path), "--scenarios", SET,
+                           "--time-limit", str(LIMIT), "--format", "json"], cwd=tmp_path, capture_output=True,
+                          timeout=120)
+    report = json.loads(proc.stdout)
+    if "own pid namespace" not in report["sandbox"]:
+        pytest.skip(f"this machine refuses the namespaces: {report['sandbox']}")
+    assert report["total"] == BARE_LOOP_TOTAL, report["reasoning"]
+    assert {r["output"] for r in report["runs"]} == {"PID 2 PARENT 1 SEES [1, 2]\n"}, report["runs"][0]["output"]

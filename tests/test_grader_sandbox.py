@@ -125,7 +125,8 @@ from reference.core.errors import ProtocolError  # noqa: E402
 from reference.core.messages import AssistantMessage, ToolCall, ToolMessage  # noqa: E402
 from reference.loops.guarded import guarded_loop  # noqa: E402
 from reference.loops.react import react_loop  # noqa: E402
-from reference.runs.grading import run_candidate  # noqa: E402
+from reference.sandbox.grading import run_candidate  # noqa: E402
+from reference.sandbox.policy import RunPolicy  # noqa: E402
 from reference.runs.registry import get_loop  # noqa: E402
 from reference.sim.tools import ToolTimeout  # noqa: E402
 
@@ -193,6 +194,21 @@ def test_in_process_the_same_checks_hold_and_the_scenario_cache_is_safe():
     assert "rejected" in run_candidate(hostile_loops.forges_completion, "happy-path", sandbox=False).story()
     attempt = run_candidate(hostile_loops.catches_the_runaway, "repeat-exact", sandbox=False)
     assert attempt.result is None and "28 model calls and was still going" in attempt.story()
+
+
+def test_a_policy_and_its_fields_as_keywords_run_the_same():
+    trusted_here = RunPolicy(sandbox="off", runaway_margin=0)
+    by_policy = run_candidate(hostile_loops.catches_the_runaway, "repeat-exact", policy=trusted_here)
+    by_keywords = run_candidate(hostile_loops.catches_the_runaway, "repeat-exact", sandbox=False, runaway_margin=0)
+    assert by_policy.story() == by_keywords.story() and "made 8 model calls" in by_policy.story()
+    assert RunPolicy().with_(sandbox=True) == RunPolicy(sandbox="child")
+    with pytest.raises(TypeError, match="time_limt"):
+        run_candidate(hostile_loops.clean, "repeat-exact", time_limt=2)
+    for wrong in ({"sandbox": "fork"}, {"time_limit": 0}, {"memory_mb": -1}):
+        with pytest.raises(ValueError):
+            RunPolicy(**wrong)
+    with pytest.raises(AttributeError):  # frozen: one policy may be shared by every run of a grade
+        trusted_here.time_limit = 60  # type: ignore[misc]
 
 
 def test_the_loop_sees_the_books_keep_up():

@@ -14,7 +14,7 @@ import openai
 import pytest
 
 from reference import Episode, ProtocolError, Scenario, StopReason, find
-from reference.runs.grading import run_candidate
+from reference.sandbox.grading import run_candidate
 from reference.loops.react import react_loop
 from reference.providers.adapters import AnthropicModel, OpenAIChatModel, scripted_anthropic_client, sdk_episode
 from reference.providers.server import ANTHROPIC_BASE_URL, ScriptedServer

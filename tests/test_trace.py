@@ -10,7 +10,7 @@ from reference.core.redact import found, redact_text
 from reference.harness.episode import Episode
 from reference.harness.trace import Trace, canonical_fingerprint, load
 from reference.loops.react import react_loop
-from reference.runs.grading import run_candidate
+from reference.sandbox.grading import run_candidate
 from reference.runs.registry import run_loop
 from reference.sim.scenario.loading import find, parse_scenario
 

@@ -609,7 +609,7 @@ plt.show()
 # (`load_exercise("ex01", "exercises")` loads yours.)
 
 # %%
-from reference.runs.grading import run_candidate
+from reference.sandbox.grading import run_candidate
 
 solution = load_exercise("ex01")  # load_exercise("ex01", "exercises"): yours
 

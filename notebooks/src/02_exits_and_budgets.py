@@ -608,7 +608,7 @@ model never got to an answer.
 # grader the tests use, with each scenario's own limits (`load_exercise("ex02", "exercises")` loads yours):
 
 # %%
-from reference.runs.grading import run_candidate
+from reference.sandbox.grading import run_candidate
 
 solution = load_exercise("ex02")  # load_exercise("ex02", "exercises"): yours
 

@@ -569,7 +569,7 @@ bill rather than on the loop; the two parts work together, and neither alone is 
 # grader the tests use, on a cooperative and a stubborn model in the same disguised loop (`load_exercise("ex03", "exercises")` loads yours):
 
 # %%
-from reference.runs.grading import run_candidate
+from reference.sandbox.grading import run_candidate
 
 solution = load_exercise("ex03")  # load_exercise("ex03", "exercises"): yours
 

@@ -591,7 +591,7 @@ print(f"all {len(LESSON5)} lesson-5 scenarios meet their expect blocks with the 
 # heals after two timeouts and on one whose exception is full of secrets (`load_exercise("ex05", "exercises")` loads yours):
 
 # %%
-from reference.runs.grading import run_candidate
+from reference.sandbox.grading import run_candidate
 
 solution = load_exercise("ex05")  # load_exercise("ex05", "exercises"): yours
 

@@ -12,8 +12,8 @@ from typing import Callable, Iterable, Iterator
 from ..lessons import lesson_for
 from .exercise_tests import ROOT, Outcome, run_tests
 from .hint import hint_for, read_hints
-from ..runs.orphans import become_subreaper, children, stop_orphans, wait_for
-from ..runs.process import Child
+from ..sandbox.orphans import become_subreaper, children, stop_orphans, wait_for
+from ..sandbox.process import Child
 
 INDENT = "        "
 

@@ -2,7 +2,7 @@
 
 `loopkit check` prints every outcome; `loopkit hint` only needs the first failure. The tests live in
 tests/ of a clone of the kit (`pip install -e .`), not in the installed package. The session runs in
-one forked child on a leash (reference/cli/check_session.py): whatever the learner's code does to it,
+one forked child on a leash (reference/sandbox/check_session.py): whatever the learner's code does to it,
 the finished outcomes are kept and the test that was running is failed with the reason.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..lessons import Lesson
-from .check_session import CheckLimits, SessionLog, run_session
+from ..sandbox.check_session import CheckLimits, SessionLog, run_session
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 # Plugins the exercise tests do not need cost start-up time: installed ones (nbval, anyio, platformdirs,

@@ -21,9 +21,9 @@ from pathlib import Path
 
 from ..grade import grade_file
 from ..grade.report import to_html, to_json, to_markdown
-from ..runs.orphans import become_non_dumpable, become_subreaper, children, stop_orphans, wait_for
-from ..runs.process import Child
-from ..runs.zygote import helpers
+from ..sandbox.orphans import become_non_dumpable, become_subreaper, children, stop_orphans, wait_for
+from ..sandbox.process import Child
+from ..sandbox.zygote import helpers
 
 RENDER = {"md": to_markdown, "html": to_html, "json": to_json}
 

@@ -14,7 +14,7 @@ from ..lessons import BY_EXERCISE
 from ..runs.registry import LOOPS
 from .card import cmd_card
 from .check import cmd_check
-from .check_session import LimitsRefused
+from ..sandbox.check_session import LimitsRefused
 from .demo import cmd_demo
 from .diagnose import add_parser as add_diagnose
 from .grade import cmd_grade
@@ -125,7 +125,7 @@ QUICK_EXIT = ("check", "hint", "list")
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    # `loopkit check` or `grade` as a command: its own short-lived process (runs/orphans.py)
+    # `loopkit check` or `grade` as a command: its own short-lived process (sandbox/orphans.py)
     args.reap_orphans = argv is None
     code = run(args)
     if argv is None and args.command in QUICK_EXIT:

@@ -1,11 +1,11 @@
 """The kit's objects as plain JSON and back: messages, turns, results, tool outcomes, exceptions.
 
-A candidate's loop runs in another process (reference/runs/sandbox.py) and talks to the grader over
-JSON (reference/harness/remote.py): the same messages must arrive, field for field, whatever the
+A candidate's loop runs in another process (reference/sandbox/child.py) and talks to the grader over
+JSON (reference/sandbox/remote.py): the same messages must arrive, field for field, whatever the
 transport. `encode` turns a value into JSON-able data; `decode` turns it back.
 
 Decoding never runs the sender's code and never imports: only the classes on an explicit allow-list
-(`allow(...)`, called by the code that sends them: reference/runs/sandbox.py) are rebuilt, field by field,
+(`allow(...)`, called by the code that sends them: reference/sandbox/child.py) are rebuilt, field by field,
 without calling their `__init__`; any other dataclass comes back as a `SimpleNamespace`, another
 exception as a `RemoteError`, anything else the JSON cannot carry as its `repr`.
 """

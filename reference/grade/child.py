@@ -1,11 +1,11 @@
 """In the candidate's process: a plain or SDK candidate turned into the kit's `loop(episode, max_steps)`.
 
-The grader runs every kind through `run_candidate` (reference/runs/grading.py), which hands a loop an
+The grader runs every kind through `run_candidate` (reference/sandbox/grading.py), which hands a loop an
 episode in a sandboxed child. For a `plain` file, `llm(messages, tools)` sends an OpenAI Chat
-Completions body to a `ScriptedServer` in the child, which checks it as the real API would and asks
-the episode's model (the grader's, over the channel); for an SDK file, the SDK's own client does the
-same through an httpx2 mock transport. A refused request is an HTTP 400 for the candidate, and a
-`http_error` event in the grader's trace. `run_tool(name, args)` runs the scenario's tool on the
+Completions body over the channel to the grader's API (reference/grade/api.py), which checks it as the
+real API would and asks the grader's model; for an SDK file, the SDK's own client does the same through an
+httpx2 mock transport. A refused request is an HTTP 400 for the candidate, and a `http_error` event in the
+grader's trace. `run_tool(name, args)` runs the scenario's tool on the
 grader's side and returns its result as text, or raises what the tool raised.
 """
 from __future__ import annotations
@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..core.result import RunResult, StopReason
-from ..providers.server import ANTHROPIC_BASE_URL, OPENAI_BASE_URL, SCRIPTED_API_KEY, ScriptedServer
-from ..runs.sandbox import load_loop, read_source
+from ..providers.server import ANTHROPIC_BASE_URL, OPENAI_BASE_URL, SCRIPTED_API_KEY
+from ..sandbox.child import load_loop, read_source
 from ..wire.protocol import wire_module
+from .api import api_for
 from .kinds import Candidate
 
 HEADERS = {"authorization": f"Bearer {SCRIPTED_API_KEY}", "content-type": "application/json"}
@@ -33,28 +34,12 @@ class InternalServerError(Exception):
     """What `llm(...)` raises when the model behind the API failed (HTTP 5xx)."""
 
 
-class RecordingServer(ScriptedServer):
-    """The scripted server, telling the grader's trace about every refused request."""
-
-    def __init__(self, episode: Any):
-        super().__init__(episode.model)
-        self.episode = episode
-
-    def handle(self, method: str, path: str, headers: dict[str, str], content: bytes) -> tuple[int, Any, Any]:
-        status, payload, response_headers = super().handle(method, path, headers, content)
-        if 400 <= status < 500:  # refused; a 5xx is the model's own failure (the runaway cap, say)
-            error = payload.get("error") if isinstance(payload, dict) else None
-            message = error.get("message", "") if isinstance(error, dict) else str(payload)
-            self.episode.trace.event("http_error", status=status, message=str(message)[:500])
-        return status, payload, response_headers
-
-
 class Session:
     """The two plain functions and the books a plain or SDK candidate's run needs."""
 
     def __init__(self, episode: Any, wire: str):
         self.episode = episode
-        self.server = RecordingServer(episode)
+        self.server = api_for(episode)
         self.tools = wire_module(wire).to_request([], episode.tools.specs).get("tools", [])
 
     def llm(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -63,7 +48,8 @@ class Session:
         if not messages or not isinstance(messages[0], dict) or messages[0].get("role") not in ("system", "developer"):
             messages.insert(0, {"role": "system", "content": self.episode.scenario.system})
         body = {"model": "scripted", "messages": messages, "tools": self.tools if tools is None else tools}
-        status, payload, _ = self.server.handle("POST", "/v1/chat/completions", HEADERS, json.dumps(body).encode())
+        status, _, content = self.server.respond("POST", "/v1/chat/completions", HEADERS, json.dumps(body).encode())
+        payload = json.loads(content)
         if status != 200:
             raise (BadRequestError if status < 500 else InternalServerError)(f"Error code: {status} - {payload}")
         return payload["choices"][0]["message"]
@@ -117,7 +103,7 @@ class Session:
 
 
 def candidate_loop(path: str, kind: str, function: str, params: list[str], is_async: bool) -> Callable[..., RunResult]:
-    """`adapter` from plain data: how a fresh interpreter builds it (reference/runs/fresh.py `LoopEntry`)."""
+    """`adapter` from plain data: how a fresh interpreter builds it (reference/sandbox/fresh.py `LoopEntry`)."""
     return adapter(Candidate(Path(path), kind, function, tuple(params), is_async))
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..interview.bank import load_bank
-from ..runs.grading import MEMORY_LIMIT_MB, TIME_LIMIT
-from ..runs.orphans import is_non_dumpable
-from ..runs.zygote import isolation
+from ..sandbox.policy import MEMORY_LIMIT_MB, TIME_LIMIT
+from ..sandbox.orphans import is_non_dumpable
+from ..sandbox.zygote import isolation
 from .kinds import NotACandidate, detect
 from .rubric import Flag, Verdict, red_flags, total, verdicts
 from .suite import Outcome, run_suite, scenario_names

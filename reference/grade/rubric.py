@@ -48,20 +48,22 @@ Shown = "tuple[float, str] | None"  # (share, evidence); None: no run shows it
 Judge = Callable[[dict[str, list[Outcome]]], Shown]
 
 
+# A run not made (the loop hit the time limit too often) shows nothing in the loop's favour: it stays in every
+# share as a run that failed, so that hanging on the scenarios it would fail cannot raise a score.
 def _runs(by: dict[str, list[Outcome]], *names: str) -> list[Outcome]:
-    return [o for name in names for o in by.get(name, []) if not o.skipped]
+    return [o for name in names for o in by.get(name, [])]
 
 
 def _all(by: dict[str, list[Outcome]]) -> list[Outcome]:
-    return [o for group in by.values() for o in group if not o.skipped]
+    return [o for group in by.values() for o in group]
 
 
 def _share(runs: list[Outcome], ok: Callable[[Outcome], bool], shown: str) -> Shown:
-    """The share of `runs` that are `ok`; the evidence names the first that is not."""
+    """The share of `runs` that are `ok` (a run not made never is); the evidence names the first that is not."""
     if not runs:
         return None
-    good = [o for o in runs if ok(o)]
-    bad = next((o for o in runs if not ok(o)), None)
+    good = [o for o in runs if not o.skipped and ok(o)]
+    bad = next((o for o in runs if o.skipped or not ok(o)), None)
     evidence = shown if bad is None else f"{len(good)} of {len(runs)}; `{bad.scenario}`: {bad.story}"
     return len(good) / len(runs), evidence
 
@@ -84,7 +86,7 @@ def loop_skeleton(by: dict[str, list[Outcome]]) -> Shown:
 
 
 def history_pairing(by: dict[str, list[Outcome]]) -> Shown:
-    runs = [o for o in _all(by) if o.model_calls or o.http_errors]
+    runs = [o for o in _all(by) if o.model_calls or o.http_errors or o.skipped]
     wires = sorted({o.wire for o in runs})
     where = "all three wires" if len(wires) == 3 else f"its wire ({', '.join(wires)}: an SDK loop speaks one)"
     return _share(runs, lambda o: not o.http_errors, f"protocol-valid on {where}: no HTTP 400 in {len(runs)} runs")
@@ -144,7 +146,7 @@ def errors_stay_inside(by: dict[str, list[Outcome]]) -> Shown:
     runs, named = _all(by), _runs(by, *ERROR_SCENARIOS)
     if not named:
         return None
-    inside = [o for o in runs if o.error is None and not o.escaped  # a run that ended: a crash shows nothing
+    inside = [o for o in runs if o.error is None and not o.escaped and not o.skipped  # a crash shows nothing
               and not any(STACK_TRACE.search(t) or SECRET.search(t) for t in o.read)]
     handled = [o for o in named if o.passed and not o.escaped]
     share = (len(inside) / len(runs) + len(handled) / len(named)) / 2

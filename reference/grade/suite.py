@@ -12,9 +12,11 @@ from typing import Any, Callable
 
 from ..core.errors import ProtocolError, RunawayLoop
 from ..core.result import StopReason
-from ..runs.failures import CandidateFailure, CandidateRaised
-from ..runs.fresh import LoopEntry
-from ..runs.grading import CandidateRun, run_candidate
+from ..sandbox.failures import CandidateFailure, CandidateRaised
+from ..sandbox.fresh import LoopEntry
+from ..sandbox.grading import CandidateRun, run_candidate
+from ..sandbox.policy import RunPolicy
+from .api import GraderApi
 from ..runs.runner import completed, evaluate
 from ..sim.scenario.loading import catalogue, find
 from .content import facts_of
@@ -79,14 +81,15 @@ def run_suite(candidate: Candidate, names: tuple[str, ...], *, time_limit: float
     if candidate.wire is None and "happy-path" in names:
         plan += [("happy-path", wire) for wire in OTHER_WIRES]
     frozen = {name: find(name) for name, _ in plan}  # read and checked before any of the candidate's code runs
+    policy = RunPolicy(time_limit=time_limit, memory_mb=memory_mb, echo=False, trusted=False,
+                       api=None if candidate.kind == "kit" else GraderApi)
     outcomes: list[Outcome] = []
     for name, wire in plan:
         if sum(o.error == "TimeLimit" for o in outcomes) >= GIVE_UP_AFTER:
             outcomes.append(Outcome(name, wire or "openai-chat", False, f"scenario `{name}`: not run (the loop hit "
                                     f"the time limit {GIVE_UP_AFTER} times)", skipped=True))
             continue
-        attempt = run_candidate(loop, frozen[name], wire=wire, time_limit=time_limit, memory_mb=memory_mb, echo=False,
-                                trusted=False)
+        attempt = run_candidate(loop, frozen[name], wire=wire, policy=policy)
         if after_run is not None:
             after_run()
         outcomes.append(outcome_of(attempt, wire or attempt.scenario.model.wire))

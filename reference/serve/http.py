@@ -23,7 +23,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from ..harness.channel import MAX_FRAME
+from ..sandbox.channel import MAX_FRAME
 from ..wire.formats import ROUTES, guess_format
 from .app import ServeApp
 

@@ -8,7 +8,7 @@ import pytest
 from reference import Scenario, StopReason, ToolMessage, find, parse_scenario
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
-from reference.runs.grading import run_candidate
+from reference.sandbox.grading import run_candidate
 
 
 def run(ex, name, wire: str | None = None, sandbox=True):

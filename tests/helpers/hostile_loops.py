@@ -217,7 +217,7 @@ def run_all(out_path: str, cases: dict[str, list], memory_mb: int) -> None:
     between two clean runs of its scenario run as a test's own function is (in a fork)."""
     import time
 
-    from reference.runs.grading import run_candidate
+    from reference.sandbox.grading import run_candidate
 
     def run(loop, scenario, time_limit):
         return facts(run_candidate(loop, scenario, time_limit=time_limit, memory_mb=memory_mb))

@@ -1,8 +1,8 @@
 """The pytest session of `loopkit check` and `loopkit hint`, in one forked child on a leash.
 
-One child runs all of an exercise's tests (reference/runs/process.py: its own process group, a memory
+One child runs all of an exercise's tests (reference/sandbox/process.py: its own process group, a memory
 limit, a wall-clock limit for the whole session). Inside it, every run of the learner's loop is made in
-process under a per-run alarm (reference/runs/inline.py, switched on by `SESSION` in the child's
+process under a per-run alarm (reference/sandbox/inline.py, switched on by `SESSION` in the child's
 environment), not in a fork of its own: a run costs a function call instead of ~12 ms of IPC, and an
 exercise is checked in about a second. The child streams what happens (tests collected, each test's
 start, outcome and end) through a pipe as it happens, so that whatever ends the child (os._exit, a hang
@@ -23,9 +23,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..runs.inline import SESSION, Session
+from .inline import SESSION, Session
 from .check_reporter import Reporter, writer
-from ..runs.process import OUTPUT_KEPT, Child, Limits, contain, killed_by, read_kept, widen
+from .process import OUTPUT_KEPT, Child, Limits, contain, killed_by, read_kept, widen
 
 ENV_SECONDS, ENV_MEMORY, ENV_RUN = "LOOPKIT_CHECK_SECONDS", "LOOPKIT_CHECK_MEMORY_MB", "LOOPKIT_CHECK_RUN_SECONDS"
 
@@ -137,7 +137,7 @@ def run_session(args: list[str], explain: Callable[[Any], str], limits: CheckLim
         runs_r, runs_w = os.pipe()
         os.set_blocking(runs_r, False)
         os.set_blocking(runs_w, False)
-        std_fds = [os.dup(fd) for fd in (0, 1, 2)]  # put back after each run (reference/runs/inline_state.py)
+        std_fds = [os.dup(fd) for fd in (0, 1, 2)]  # put back after each run (reference/sandbox/inline_state.py)
         os.environ[SESSION] = Session(limits.memory_mb, limits.run_seconds, runs_w, std_fds).encode()
         os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # plugins the exercise tests do not need cost time
         reporter = Reporter(writer(events_w), explain, runs_r, runtestprotocol)

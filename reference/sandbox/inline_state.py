@@ -1,4 +1,4 @@
-"""What a run made in process (reference/runs/inline.py) may change that a fork would have thrown away.
+"""What a run made in process (reference/sandbox/inline.py) may change that a fork would have thrown away.
 
 In the fork sandbox a run's process ends with the run: what the loop printed went down a pipe (the first
 64 KB kept, the rest counted), and whatever it did to the process (a lower recursion limit, warnings made
@@ -8,7 +8,7 @@ with it. A run made in the `loopkit check` session shares its process with the t
 a handful of system calls: a test may make ~200 runs.
 
 What is not put back (module state, threads, memory, other fds) is the session's to live with: a test
-that fails after several runs is judged again with a fork per run (reference/cli/check_session.py).
+that fails after several runs is judged again with a fork per run (reference/sandbox/check_session.py).
 """
 from __future__ import annotations
 

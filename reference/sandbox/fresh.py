@@ -2,10 +2,10 @@
 
 A forked child starts as a copy of the grader: every scenario it loaded (the model's script, the tools'
 scripted results, the `expect` block) is in its memory for the loop to read. For a candidate's file the
-grader forks and, before anything else, execs a new interpreter (`python -m reference.runs.fresh_main FD`): its own
+grader forks and, before anything else, execs a new interpreter (`python -m reference.sandbox.fresh_main FD`): its own
 process group, its output to the grader's pipe, the channel on descriptor FD and no other descriptor of the
 grader's. The interpreter imports the kit, says `ready`, and receives what a loop needs: the scenario's
-public face (reference/harness/remote.py `public_view`), the tool specs, the clock, the prices and the loop
+public face (reference/sandbox/remote.py `public_view`), the tool specs, the clock, the prices and the loop
 to run (a file, or a `LoopEntry` that builds one). The wall-clock limit starts at `ready`: the
 interpreter's start (a fraction of a second, more under load) is not the loop's time.
 """
@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..core.codec import encode
-from ..harness.channel import Channel
+from .channel import Channel
 from ..harness.episode import Episode
-from ..harness.remote import public_view
+from .remote import public_view
 from .failures import BrokenChannel, CandidateFailure
 from .process import OUTPUT_KEPT, Child, Limits
 
@@ -51,7 +51,7 @@ def exec_fresh(channel_fd: int, out_w: int, cpu_seconds: int | None, preload: tu
                zygote: bool = False) -> None:
     """In the just-forked child, before any other code: new session, standard streams to the grader's pipe,
     the channel on FD, every other descriptor closed, then a new interpreter (this never returns). A
-    `zygote` (reference/runs/zygote.py) gets its control socket on FD and forks the runs' processes."""
+    `zygote` (reference/sandbox/zygote.py) gets its control socket on FD and forks the runs' processes."""
     os.setsid()
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
@@ -62,7 +62,7 @@ def exec_fresh(channel_fd: int, out_w: int, cpu_seconds: int | None, preload: tu
     os.closerange(FD + 1, 65536)
     if cpu_seconds is not None:  # a spinning child stops, grader or not
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
-    os.execv(sys.executable, [sys.executable, "-m", "reference.runs.fresh_main", *(["--zygote"] if zygote else []),
+    os.execv(sys.executable, [sys.executable, "-m", "reference.sandbox.fresh_main", *(["--zygote"] if zygote else []),
                               str(FD), *preload])
 
 

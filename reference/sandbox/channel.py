@@ -1,6 +1,6 @@
 """A byte stream carrying JSON messages, one frame each: a 4-byte length, then UTF-8 JSON.
 
-The grader and a candidate's process talk through one of these (reference/harness/remote.py says
+The grader and a candidate's process talk through one of these (reference/sandbox/remote.py says
 what they say). JSON, not pickle: the grader must never run code that the other side chose, and a
 later HTTP transport carries the same messages.
 """
@@ -55,7 +55,8 @@ class Channel:
 
     def send(self, message: dict[str, Any], timeout: float | None = None) -> None:
         """Raises TimeoutError if the other side does not take it in time."""
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        # a lone surrogate (text no UTF-8 can hold) goes as JSON's own \udXXX escape, and comes back as it was
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace")
         self.sock.settimeout(timeout)
         try:
             self.sock.sendall(HEADER.pack(len(data)) + data)

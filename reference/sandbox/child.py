@@ -1,8 +1,8 @@
 """A candidate's loop in a child process, on a leash: a wall-clock limit, a memory limit, a kill switch.
 
 The grader's process keeps the episode (model, tools, clock, ledger) and serves it over a channel
-(reference/harness/remote.py). A loop given as a file (or a `LoopEntry`) runs in a freshly exec'd
-interpreter (reference/runs/fresh.py), which holds nothing of the grader's memory: no scenario's script,
+(reference/sandbox/remote.py). A loop given as a file (or a `LoopEntry`) runs in a freshly exec'd
+interpreter (reference/sandbox/fresh.py), which holds nothing of the grader's memory: no scenario's script,
 no `expect`. A loop given as a function (a test's own, a closure) cannot cross an exec: the child is forked
 and runs it as it is; that is for code the caller trusts not to read the copy of its memory it runs in.
 Either way the loop sees only the scenario's public face. Whatever the child does, `run_in_child` returns within
@@ -10,7 +10,7 @@ the time limit (plus the moment it takes to kill a process): the child, its thre
 it started are killed, never waited for.
 
 Linux (fork, RLIMIT_AS, process groups); on other systems the grader can run a trusted loop in
-process (`run_candidate(..., sandbox=False)`).
+process (`run_candidate(..., sandbox="off")`).
 """
 from __future__ import annotations
 
@@ -27,10 +27,10 @@ from typing import Any, Callable
 
 from ..core.codec import decode, encode, encode_exception
 from ..core.result import RunResult
-from ..harness.channel import Channel, ChannelClosed, FrameTooLarge, Garbled
+from .channel import Channel, ChannelClosed, FrameTooLarge, Garbled
 from ..harness.episode import Episode
-from ..harness.episode_server import EpisodeServer, claim_from, encode_claim
-from ..harness.remote import RemoteEpisode
+from .episode_server import EpisodeServer, claim_from, encode_claim
+from .remote import RemoteEpisode
 from . import channel_types  # noqa: F401  (the classes the channel may carry)
 from .fresh import STARTUP_SECONDS, LoopEntry, handshake, start_message
 from .zygote import spawn

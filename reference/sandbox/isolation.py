@@ -2,7 +2,7 @@
 namespaces, the filesystem read-only but for the temp dirs, no network (Linux, as root).
 
 Called by the zygote (and the fresh interpreter that replaces it) before any candidate code runs and before
-it gives up its capabilities (reference/runs/fresh_main.py). Without root (or where unshare(2) is refused:
+it gives up its capabilities (reference/sandbox/fresh_main.py). Without root (or where unshare(2) is refused:
 a container without CAP_SYS_ADMIN) nothing changes and `isolate` says why; `LOOPKIT_GRADE_ISOLATION=off`
 turns it off. What it adds to the rest of the sandbox: a candidate cannot change a file outside the temp
 dirs (the kit, the catalogue, the repository, the report being written) nor reach the network.

@@ -1,6 +1,6 @@
 """The pytest plugin in `loopkit check`'s session child: one JSON line per event to the parent, one outcome per test.
 
-reference/cli/check_session.py forks the child and reads what this writes. Each test's outcome is sent once,
+reference/sandbox/check_session.py forks the child and reads what this writes. Each test's outcome is sent once,
 after all of its phases: a test whose setup or teardown failed fails once, with that failure. An explanation
 is cut to EXPLANATION_KEPT characters and its control characters escaped before it is sent, so that a huge
 or crafted exception message costs no more than under pytest and cannot draw lines of its own.
@@ -12,7 +12,7 @@ import os
 import re
 from typing import Any, Callable
 
-from ..runs.inline import SESSION, Session
+from .inline import SESSION, Session
 
 EXPLANATION_KEPT = 4000
 _DUMPS = json.dumps  # the kit's own, taken at import: a learner's patch of json.dumps does not reach the report

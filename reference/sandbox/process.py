@@ -1,7 +1,7 @@
 """A forked process on a leash: its own process group, its output in a pipe, limits on memory and CPU,
 watched through the kernel and killed whole.
 
-reference/runs/sandbox.py runs a candidate's loop in one of these. Linux first (pidfd, pipe size,
+reference/sandbox/child.py runs a candidate's loop in one of these. Linux first (pidfd, pipe size,
 RLIMIT_AS); elsewhere with fork the same, less tightly (no memory limit on macOS).
 """
 from __future__ import annotations
@@ -125,16 +125,25 @@ class Child:
             cls.unreaped.discard(pid)
 
 
-# Capabilities a root grader's child gives up: with any of them it could read or write the grader's memory
-# whatever the grader does (ptrace and /proc, raw memory, a kernel module, the admin's catch-all).
-CAP_SYS_MODULE, CAP_SYS_RAWIO, CAP_SYS_PTRACE, CAP_SYS_ADMIN = 16, 17, 19, 21
-DROPPED = (CAP_SYS_MODULE, CAP_SYS_RAWIO, CAP_SYS_PTRACE, CAP_SYS_ADMIN)
+# A root grader's child gives up every capability: with CAP_SYS_PTRACE, CAP_SYS_RAWIO, CAP_SYS_MODULE or
+# CAP_SYS_ADMIN it could read or write the grader's memory whatever the grader does, and with the others it could
+# open a read-only file through a writable mount of the same filesystem (CAP_DAC_READ_SEARCH: open_by_handle_at),
+# set the clock, make device nodes, change owners. A candidate's loop needs none: root's uid owns its temp dir.
 PR_CAPBSET_DROP, LINUX_CAPABILITY_VERSION_3 = 24, 0x20080522
 
 
+def _last_capability() -> int:
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return 40
+
+
 def give_up_capabilities() -> bool:
-    """Drop DROPPED from this process (and from every program it may exec: the bounding set), so that as root it
-    is kept out of a non-dumpable grader like any other process of the same user. False where that failed."""
+    """Drop every capability from this process (and from every program it may exec: the bounding set), so that
+    as root it is kept out of a non-dumpable grader like any other process of the same user, and can do nothing
+    root's uid alone does not allow. False where that failed."""
     try:
         import ctypes  # Linux only, and only in a sandboxed child
 
@@ -147,16 +156,10 @@ def give_up_capabilities() -> bool:
             _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
                         ("inheritable", ctypes.c_uint32)]
 
-        for cap in DROPPED:
+        for cap in range(_last_capability() + 1):
             libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
         header, data = Header(LINUX_CAPABILITY_VERSION_3, 0), (Data * 2)()
-        if libc.capget(ctypes.byref(header), data) != 0:
-            return False
-        mask = ~sum(1 << cap for cap in DROPPED) & 0xFFFFFFFF
-        data[0].effective &= mask
-        data[0].permitted &= mask
-        data[0].inheritable &= mask
-        return libc.capset(ctypes.byref(header), data) == 0
+        return libc.capset(ctypes.byref(header), data) == 0  # all three sets empty
     except (ImportError, OSError, AttributeError):
         return False
 
@@ -177,7 +180,7 @@ def contain(out_w: int, limits: Limits, unprivileged: bool = False) -> None:
 
 def limit(limits: Limits, unprivileged: bool = False) -> None:
     """Memory capped (above what the process holds now), CPU as a backstop; with `unprivileged`, without the
-    capabilities that reach into another process (reference/runs/sandbox.py: a candidate's process)."""
+    capabilities that reach into another process (reference/sandbox/child.py: a candidate's process)."""
     ceiling = _address_space() + limits.memory_mb * 1024 * 1024
     usage = resource.getrusage(resource.RUSAGE_SELF)  # an exec'd interpreter has used some CPU to start
     seconds = int(usage.ru_utime + usage.ru_stime + limits.seconds) + 2  # the grader gone, a spinning child stops

@@ -1,7 +1,7 @@
 """A candidate's loop in this process, under a wall-clock alarm: for a process that is a sandbox already.
 
 `loopkit check` runs an exercise's whole test session in one forked, limited child
-(reference/cli/check_session.py). Forking again for every run would cost ~12 ms of IPC per run (186
+(reference/sandbox/check_session.py). Forking again for every run would cost ~12 ms of IPC per run (186
 runs in one ex01 test); inside that child a run is made here instead, at the cost of a function call.
 What the fork sandbox guards against is still reported the same way: the time limit (a SIGALRM timer
 in the main thread raising `Overtime`, a BaseException a loop's `except Exception` cannot swallow),
@@ -12,7 +12,7 @@ BaseException forever) ends the session, and the parent reports it.
 The session says so through the environment (`SESSION`, set in the forked child before pytest starts,
 read at each call): no module state changes at run time. A plain pytest run never sets it. Each run made
 here because of the session writes a byte to the session's counting pipe: a test that fails after several
-runs in one process is run again with a fork per run (reference/cli/check_session.py says why).
+runs in one process is run again with a fork per run (reference/sandbox/check_session.py says why).
 """
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def run_inline(loop: Callable[..., Any], episode: Episode, max_steps: int, secon
                probe: Callable[[Any], Any] | None = None, std_fds: list[int] | None = None) -> InlineReport:
     """`loop(episode, max_steps=...)` here, stopped at `seconds` of wall clock; never raises for what it does.
     What it prints is kept as the fork sandbox keeps it, and what it changes in the process is put back
-    (reference/runs/inline_state.py). From a thread other than the main one (which signals never reach) it
+    (reference/sandbox/inline_state.py). From a thread other than the main one (which signals never reach) it
     runs without the alarm."""
     kept = Kept(std_fds)
     with kept as book:

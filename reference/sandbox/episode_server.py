@@ -1,12 +1,15 @@
 """The grader's side of a remote episode: `EpisodeServer` answers a loop in another process from the
-real episode (reference/harness/remote.py is the loop's side). The model, the tools and the clock stay here.
+real episode (reference/sandbox/remote.py is the loop's side). The model, the tools and the clock stay here.
 
 The grader keeps the real `Episode` (scripted model, fake tools, clock, ledger) and answers
 requests with an `EpisodeServer`; the candidate's process gets a `RemoteEpisode` that looks like an
 `Episode` and forwards every request. The protocol is JSON (reference/core/codec.py encodes the
 values), one request and one reply at a time:
 
-    {"op": "complete", "messages": [...], "tools": [...], "tool_choice": "auto"}  -> Turn
+    {"op": "complete", "messages": [...], "tools": [...], "tool_choice": "auto"}  -> Turn (refused to a loop
+                                                                                     served an HTTP API)
+    {"op": "http", "method", "path", "headers", "content": base64}  (a plain or SDK loop's request, checked
+                                                   here as the service checks it) -> {"status", "headers", "content"}
     {"op": "invoke", "name": ..., "args": {...}, "call_id": ...}                 -> ToolOutcome (or the
                                                                                      tool's exception)
     {"op": "execute", "call": ToolCall}                                           -> ToolMessage
@@ -27,24 +30,35 @@ The server's books are the only books: whatever the remote loop does to its copy
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+import base64
+from typing import Any, Callable, Protocol
 
 from ..core.codec import decode, encode, encode_exception
 from ..core.messages import AssistantMessage, SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage
 from ..core.model import Turn
 from ..core.result import RunResult, StopReason
 from ..sim.tools import ToolOutcome
-from .episode import Episode
+from ..harness.episode import Episode
 
 MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
 CLAIM_FIELDS = ("stop_reason", "messages", "answer", "degraded", "detail", "loop")
 
 
+class HttpApi(Protocol):
+    """An API served over HTTP (the scripted server): a request's bytes in, the response's bytes out."""
+
+    def respond(self, method: str, path: str, headers: dict[str, str],
+                content: bytes) -> tuple[int, dict[str, str], bytes]: ...
+
+
 class EpisodeServer:
     """The grader's side: answers one remote loop's requests from the real episode."""
 
-    def __init__(self, episode: Episode, loop_records_tools: bool = False):
+    def __init__(self, episode: Episode, loop_records_tools: bool = False, api: HttpApi | None = None):
         self.episode = episode
+        # a loop that speaks an HTTP API (a plain or SDK candidate) reaches the model only through `api`, which
+        # checks each request as the service would, here, where nothing in the loop's process can skip the check
+        self.api = api
         # `record_tool` (a tool the loop ran in its own process, recorded as the loop says) is taken only from a
         # loop the caller trusts (a test's own function); a candidate's tool records are made here, or not at all
         self.loop_records_tools = loop_records_tools
@@ -80,9 +94,22 @@ class EpisodeServer:
 
     # -- the requests ------------------------------------------------------------------------------
     def complete(self, request: dict[str, Any]) -> Turn:
+        if self.api is not None:
+            raise PermissionError("this loop reaches the model only through its HTTP API")
         messages = _list_of(decode(request.get("messages")), MESSAGE_TYPES, "messages")
         tools = _list_of(decode(request.get("tools")), (ToolSpec,), "tools")
         return self.episode.model.complete(messages, tools, tool_choice=_text(request.get("tool_choice", "auto")))
+
+    def http(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self.api is None:
+            raise PermissionError("no HTTP API is served to this loop: it asks episode.model")
+        headers = decode(request.get("headers"))
+        if not isinstance(headers, dict) or not all(isinstance(v, str) for v in (*headers, *headers.values())):
+            raise TypeError("headers must be a dict of strings")
+        content = base64.b64decode(_text(request.get("content")), validate=True)
+        status, sent, body = self.api.respond(_text(request.get("method")), _text(request.get("path")),
+                                              {k.lower(): v for k, v in headers.items()}, content)
+        return {"status": status, "headers": sent, "content": base64.b64encode(body).decode("ascii")}
 
     def invoke(self, request: dict[str, Any]) -> ToolOutcome:
         args = decode(request.get("args"))
@@ -149,7 +176,7 @@ class EpisodeServer:
 
 
 OPS: dict[str, Callable[[EpisodeServer, dict[str, Any]], Any]] = {
-    "complete": EpisodeServer.complete, "invoke": EpisodeServer.invoke, "execute": EpisodeServer.execute,
+    "complete": EpisodeServer.complete, "http": EpisodeServer.http, "invoke": EpisodeServer.invoke, "execute": EpisodeServer.execute,
     "record_tool": EpisodeServer.record_tool, "advance": EpisodeServer.advance, "clock": EpisodeServer.clock,
     "finish": EpisodeServer.finish, "event": EpisodeServer.event, "cancel": EpisodeServer.cancel,
     "cancel_requested": EpisodeServer.cancel_requested, "wait": EpisodeServer.wait,

@@ -4,9 +4,9 @@ The loop under test may never stop, may break the protocol, may crash, exit, or 
 turns each of those into a finding with a story ("scenario `repeat-exact`: your loop made 28 model
 calls; the step limit was 8") instead of a hung test, a dead process or a bare traceback.
 
-By default the loop runs in a child process (reference/runs/sandbox.py) with a wall-clock and a
+By default the loop runs in a child process (reference/sandbox/child.py) with a wall-clock and a
 memory limit; the scripted model and the tools stay here. Inside a process that is a sandbox already
-(a `loopkit check` session) it runs in process under a wall-clock alarm (reference/runs/inline.py),
+(a `loopkit check` session) it runs in process under a wall-clock alarm (reference/sandbox/inline.py),
 which reports the same failures the same way. The report is built from the grader's own
 books: the model calls the model received, the tokens, the cost, the time. What the loop says (its
 stop reason, its answer, its history) is taken only where the books do not contradict it.
@@ -23,7 +23,7 @@ from ..core.messages import Message, ToolMessage, ToolSpec
 from ..core.model import Turn
 from ..core.result import RunResult, StopReason
 from ..harness.episode import Episode
-from ..harness.episode_server import EpisodeServer
+from .episode_server import EpisodeServer
 from ..sim.scenario.loading import find
 from ..sim.scenario.schema import Scenario
 from .claims import contradiction, invented
@@ -31,10 +31,8 @@ from .failures import CandidateFailure, ClaimRejected
 from .inline import run_inline, session
 from .process import OUTPUT_KEPT, Limits
 from .fresh import LoopEntry
-from .sandbox import ChildReport, can_fork, resolve, run_in_child, safe_repr
-
-TIME_LIMIT = 5.0  # seconds of wall clock per run: the kit's loops take a fraction of one
-MEMORY_LIMIT_MB = 1024
+from .child import ChildReport, can_fork, resolve, run_in_child, safe_repr
+from .policy import RunPolicy
 
 
 class CappedModel:
@@ -117,22 +115,20 @@ class CandidateRun:
 
 
 def run_candidate(loop: Callable[..., RunResult] | str | Path | LoopEntry, scenario: Scenario | str, max_steps: int | None = None,
-                  *, wire: str | None = None, seed: int | None = None, runaway_margin: int = 20,
-                  time_limit: float = TIME_LIMIT, memory_mb: int = MEMORY_LIMIT_MB, sandbox: bool | str = True,
-                  probe: Callable[[Any], Any] | None = None, echo: bool = True,
-                  trusted: bool | None = None) -> CandidateRun:
-    """Run `loop(episode, max_steps=...)` on a scenario; never raises for what the loop does.
+                  *, policy: RunPolicy | None = None, wire: str | None = None, seed: int | None = None,
+                  probe: Callable[[Any], Any] | None = None, **changes: Any) -> CandidateRun:
+    """Run `loop(episode, max_steps=...)` on a scenario under `policy` (reference/sandbox/policy.py); never
+    raises for what the loop does.
 
     `loop` is a function, or the path of a candidate file (its `loop`, else its `react_loop`; or
     `path.py::name`). `probe(episode)` runs after the loop, in the loop's process, and its (JSON-able)
-    value comes back as `attempt.probe`: for a test to read what the loop's own objects ended up as.
-    `sandbox=True` forks a child per run (inside a `loopkit check` session, which is a sandbox already: in
-    process under the time limit); `sandbox="in-process"` runs here under the time limit, so that what the
-    loop keeps in its module stays from one run to the next, as in a real process (no memory limit but the
-    session's); `sandbox=False` runs a trusted loop here, without the time and memory limits. What the loop
-    prints is kept in `attempt.output`; `echo` also writes it to this process's stdout (a learner's debugging
-    prints), which the grader never does: its own output is its report. `trusted` (by default: a function given
-    here, not a file) lets a loop in the child report the tools it ran itself into the books."""
+    value comes back as `attempt.probe`: for a test to read what the loop's own objects ended up as. What the
+    loop prints is kept in `attempt.output`. A field of the policy may also be given as a keyword
+    (`run_candidate(loop, "happy-path", sandbox="in-process")`): it changes that field of `policy`."""
+    policy = (policy or RunPolicy()).with_(**changes)
+    time_limit, memory_mb, echo, trusted = policy.time_limit, policy.memory_mb, policy.echo, policy.trusted
+    sandbox: bool | str = {"child": True, "in-process": "in-process", "off": False}[policy.sandbox]
+    runaway_margin = policy.runaway_margin
     if isinstance(scenario, str):
         scenario = find(scenario)
     steps = max_steps if max_steps is not None else scenario.limits.max_steps
@@ -156,7 +152,8 @@ def run_candidate(loop: Callable[..., RunResult] | str | Path | LoopEntry, scena
         if sandbox:
             attempt.notes.append("this system cannot fork: the loop ran in the grader's process, without limits")
         return _in_process(attempt, loop, capped, probe)
-    server = EpisodeServer(episode, loop_records_tools=callable(loop) if trusted is None else trusted)
+    server = EpisodeServer(episode, loop_records_tools=callable(loop) if trusted is None else trusted,
+                           api=policy.api(episode) if policy.api else None)
     report = run_in_child(loop, episode, server, steps, Limits(time_limit, memory_mb), lambda: capped.tripped, probe)
     attempt.output, attempt.output_bytes, attempt.probe = report.output, report.output_bytes, report.probe
     if echo:

@@ -1,8 +1,8 @@
-"""The fresh interpreter a candidate's loop runs in (`python -m reference.runs.fresh_main [--zygote] FD
-[MODULE ...]`): reference/runs/fresh.py starts it and says why. It imports the kit (and MODULEs: an SDK),
+"""The fresh interpreter a candidate's loop runs in (`python -m reference.sandbox.fresh_main [--zygote] FD
+[MODULE ...]`): reference/sandbox/fresh.py starts it and says why. It imports the kit (and MODULEs: an SDK),
 says `ready` on the channel (descriptor FD), receives the start message, and runs the loop under its
 limits. With --zygote, FD is a control socket instead, and each run is a child forked from this process
-(reference/runs/zygote.py), which then does the same on the channel it was handed."""
+(reference/sandbox/zygote.py), which then does the same on the channel it was handed."""
 from __future__ import annotations
 
 import importlib
@@ -15,14 +15,15 @@ import traceback
 from typing import Any, Callable
 
 from ..core.codec import decode
-from ..harness.channel import Channel
-from ..harness.remote import RemoteEpisode, public_scenario
+from .channel import Channel
+from .remote import RemoteEpisode, public_scenario
 from ..sim.clock import SimClock
 from .fresh import LoopEntry
 from .isolation import isolate
+from . import pid_namespace
 from .orphans import become_non_dumpable
 from .process import Limits, give_up_capabilities, limit
-from .sandbox import load_loop, read_source, report_run
+from .child import load_loop, read_source, report_run
 
 
 def main(argv: list[str]) -> None:
@@ -31,17 +32,24 @@ def main(argv: list[str]) -> None:
     for module in preload:
         importlib.import_module(module)
     isolation = isolate()  # where the machine allows it: the files read-only but the temp dirs, no network
+    refused = pid_namespace.available() if isolation.startswith("isolated") else "not isolated"
+    own_pids = not refused
+    if isolation.startswith("isolated"):
+        isolation += "; each run in its own pid namespace" if own_pids else f"; no pid namespace: {refused}"
     if zygote:
-        serve_forks(socket.socket(fileno=fd), isolation)
+        serve_forks(socket.socket(fileno=fd), isolation, own_pids)
+    elif own_pids:
+        pid_namespace.in_own_namespace(lambda: reported(run, fd, isolation))
     else:
         run(fd, isolation)
 
 
-def serve_forks(control: socket.socket, isolation: str) -> None:
+def serve_forks(control: socket.socket, isolation: str, own_pids: bool = False) -> None:
     """The zygote: a child per `fork` (with the run's channel and output pipe), each child's end reported,
-    until the grader closes the control socket."""
+    until the grader closes the control socket. With `own_pids` it keeps what unshare(2) needs (the runs,
+    which cannot see it, give their capabilities up)."""
     become_non_dumpable()
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and not own_pids:
         give_up_capabilities()
     control.send(json.dumps({"op": "ready", "isolation": isolation}).encode())
     while True:
@@ -68,15 +76,22 @@ def serve_forks(control: socket.socket, isolation: str) -> None:
             os.close(devnull)
             os.close(fds[1])
             try:
-                run(fds[0], isolation)
-            except BaseException:  # the run's own machinery failed: said in its output, not lost
-                traceback.print_exc()
-                sys.stderr.flush()
+                if own_pids:
+                    pid_namespace.in_own_namespace(lambda: reported(run, fds[0], isolation))
+                reported(run, fds[0], isolation)
             finally:
                 os._exit(70)
         for received in fds:
             os.close(received)
         control.send(json.dumps({"pid": pid}).encode())
+
+
+def reported(run: Callable[[int, str], None], fd: int, isolation: str) -> None:
+    try:
+        run(fd, isolation)
+    except BaseException:  # the run's own machinery failed: said in its output, not lost
+        traceback.print_exc()
+        sys.stderr.flush()
 
 
 def run(fd: int, isolation: str) -> None:

@@ -5,9 +5,11 @@ the grader, never by the loop) must not rule it out. They are read only as far a
 (a guard's fingerprint may normalise arguments, a budget part may have a limit of its own, even 0):
 
     completed       the last request was answered without a tool call
-    repeated_call,  at least two tool calls were asked for (a repeat, an alternation, the same result
-    alternation,    twice: each takes two calls at the least, however the loop tells calls apart)
-    same_result
+    repeated_call   the model asked for one tool twice (however the loop tells its arguments apart: a
+                    repeat is the same tool asked for again, never two different tools, nor a tool the loop
+                    ran on its own; a fingerprint that normalises arguments still stops on two such calls)
+    alternation,    at least two tool calls were asked for (an alternation, the same result twice: each
+    same_result     takes two calls at the least, however the loop tells calls apart)
     no_progress     at least one request was answered
     circuit_open    at least one tool attempt was made (a breaker opens on attempts that failed, by the
                     loop's reading of their results)
@@ -43,9 +45,12 @@ def contradiction(stop_reason: StopReason, episode: Episode) -> str | None:
                     "call(s) instead of answering")
         return None
     asked = sum(len(step.tool_calls) for step in steps)
+    names = [str(call.get("name")) for step in steps for call in step.tool_calls]
+    again = len(names) - len(set(names))  # calls the model asked for to a tool it had asked for already
     attempts = sum(len(step.tools) for step in steps) + len(ledger.orphan_tools)
     shown = {
-        StopReason.REPEATED_CALL: (asked >= 2, f"after {asked} tool call(s): a repeat takes two"),
+        StopReason.REPEATED_CALL: (again > 0, f"after {asked} tool call(s), none of them to a tool the model had "
+                                              "asked for before: a repeat takes the same tool twice"),
         StopReason.ALTERNATION: (asked >= 2, f"after {asked} tool call(s): an alternation takes more"),
         StopReason.SAME_RESULT: (asked >= 2, f"after {asked} tool call(s): the same result twice takes two"),
         StopReason.NO_PROGRESS: (bool(steps), "before any request was answered"),

@@ -1,5 +1,5 @@
 """The loop's side of a remote episode: `RemoteEpisode` looks like an `Episode` and forwards every
-request to the grader's `EpisodeServer` (reference/harness/episode_server.py, which documents the
+request to the grader's `EpisodeServer` (reference/sandbox/episode_server.py, which documents the
 protocol). The server's books are the only books: whatever the loop does to its copy changes nothing there.
 
 The loop's `episode.scenario` is the scenario's public face (`public_view`): what a loop needs (the task,
@@ -8,6 +8,7 @@ script, the tools' scripted results or the `expect` block.
 """
 from __future__ import annotations
 
+import base64
 import threading
 from typing import Any, Callable, Sequence
 
@@ -21,8 +22,8 @@ from ..sim.scenario.schema_script import ModelDef, PricingDef
 from ..sim.scenario.schema_tools import AnnotationsDef, ToolDef
 from ..sim.tools import ToolOutcome, Toolbox
 from .channel import Channel
-from .episode import Episode
-from .ledger import Ledger
+from ..harness.episode import Episode
+from ..harness.ledger import Ledger
 
 MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
 CLAIM_FIELDS = ("stop_reason", "messages", "answer", "degraded", "detail", "loop")
@@ -183,6 +184,12 @@ class RemoteEpisode:
 
     def wait(self, seconds: float) -> bool:
         return bool(self.connection.call("wait", seconds=float(seconds)))
+
+    def http(self, method: str, path: str, headers: dict[str, str], content: bytes) -> tuple[int, dict[str, str], bytes]:
+        """A request to the HTTP API the grader serves this loop (a plain or SDK candidate's), checked there."""
+        reply = self.connection.call("http", method=method, path=path, headers=dict(headers),
+                                     content=base64.b64encode(content).decode("ascii"))
+        return int(reply["status"]), dict(reply["headers"]), base64.b64decode(reply["content"])
 
     def user_reply(self) -> UserMessage | None:
         reply = self.connection.call("user_reply")

@@ -1,6 +1,6 @@
 """How a candidate's run can end badly, each with its story ("scenario `x`: your loop called sys.exit(3)").
 
-The grader (reference/runs/grading.py) reports these instead of dying with the candidate's process.
+The grader (reference/sandbox/grading.py) reports these instead of dying with the candidate's process.
 """
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 """A zygote: one fresh interpreter that has imported the kit (and an SDK) and forks a child for each run.
 
-Exec'ing a fresh interpreter for every run (reference/runs/fresh.py) costs the kit's import each time,
+Exec'ing a fresh interpreter for every run (reference/sandbox/fresh.py) costs the kit's import each time,
 most of a second of CPU. The zygote pays it once: it is exec'd fresh (so it holds nothing of the grader's
 memory), imports what the runs need, and never receives a scenario; for each run the grader hands it the
 run's channel and output pipe (SCM_RIGHTS over a control socket), and it forks a child that serves that
-run exactly as a fresh interpreter would (reference/runs/fresh_main.py). A child forked from it holds the
+run exactly as a fresh interpreter would (reference/sandbox/fresh_main.py). A child forked from it holds the
 kit and nothing else. The zygote is non-dumpable and, as root, gives up the capabilities that reach into
 another process, so a run cannot tamper with it (or, through it, with the next run); it reaps its children
 and tells the grader how each ended. If it dies or stops answering, the run falls back to a fresh exec.
@@ -36,7 +36,7 @@ class Zygote:
         self.codes: dict[int, int] = {}  # exit codes the zygote reported, by pid
         ready = self._read(STARTUP_SECONDS) or {}
         self.alive = ready.get("op") == "ready"
-        self.isolation = str(ready.get("isolation", ""))[:300]  # reference/runs/isolation.py, in one line
+        self.isolation = str(ready.get("isolation", ""))[:300]  # reference/sandbox/isolation.py, in one line
 
     def fork(self, channel_fd: int, out_w: int) -> "ZygoteChild | None":
         """A child serving this channel and writing to this pipe; None if the zygote is gone or stuck."""
