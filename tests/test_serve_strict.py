@@ -209,7 +209,8 @@ def test_a_client_reset_is_a_log_line_not_a_traceback(server, capfd):
 
 @pytest.mark.parametrize("provider, variables", [
     ("openai:gpt-5.4-nano", {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://127.0.0.1:{port}/v1"}),
-    ("anthropic:claude-haiku-4-5", {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:{port}"}),
+    pytest.param("anthropic:claude-haiku-4-5", {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:{port}"},
+                 marks=pytest.mark.slow),  # the same path through the other SDK (~5 s of CPU): run once in CI
 ])
 def test_live_mode_with_an_unreachable_endpoint_says_so_in_one_line_and_exits_2(provider, variables):
     import os
