@@ -23,6 +23,7 @@ from reference.cli.main import main
 from reference.lessons import lesson_for
 from reference.sandbox.grading import run_candidate
 from reference.sandbox.inline import SESSION, Session
+from reference.sandbox.inline_state import same_file
 
 ROOT = Path(__file__).resolve().parent.parent
 LIMITS = CheckLimits(seconds=300, memory_mb=512, run_seconds=60)
@@ -81,25 +82,69 @@ def test_a_thread_left_running_by_every_run_does_not_exhaust_the_session(tmp_pat
     assert not run.failed, run.failed
 
 
+STATE_CHANGES = """\
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    sys.setrecursionlimit(depth + 20)
+    warnings.simplefilter("error")
+    os.chdir("/")
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.stdin = sys.stdout = None
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.close(null)
+    os.close(0)
+"""
+
+
 def test_process_wide_state_a_run_changes_is_put_back_before_the_next_test(tmp_path):
     """What the fork sandbox throws away with the run's process: the recursion limit, warnings filters, the
-    streams, fds 0 to 2, signal handlers, the working directory."""
-    path = every_run(tmp_path, "state", after="""\
-        sys.setrecursionlimit(100)
-        warnings.simplefilter("error")
-        os.chdir("/")
-        import signal
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        sys.stdin = sys.stdout = None
+    streams, fds 0 to 2, signal handlers, the working directory. Whoever ran the code (a run in the session, or
+    test_the_default_step_limit_is_eight calling it itself), the next phase finds the process as it was, so
+    every test passes, once. The recursion limit is set just above the depth the code runs at, however deep the
+    session's stack is: left in place, it breaks the next test's runs and pytest's own report-making."""
+    path = every_run(tmp_path, "state", after=STATE_CHANGES)
+    run = run_tests(lesson_for("ex01"), str(path), limits=LIMITS)
+    one_per_test(run)
+    assert not run.failed and run.exit_code == 0 and not run.output, run
+
+
+def test_a_run_made_in_process_outside_a_session_puts_fds_0_to_2_back(tmp_path):
+    """As a test judged again with a fork per run makes its `sandbox="in-process"` runs: no session's duplicates of
+    fds 0 to 2 to put back from, so the run's own."""
+    path = every_run(tmp_path, "state", after=STATE_CHANGES)
+    saved = [os.dup(fd) for fd in (0, 1, 2)]
+    limit, cwd = sys.getrecursionlimit(), os.getcwd()
+    try:
+        attempt = run_candidate(f"{path}::react_loop", "happy-path", sandbox="in-process")
+        after = [same_file(fd, copy) for fd, copy in zip((0, 1, 2), saved)]
+    finally:
+        for fd, copy in zip((0, 1, 2), saved):
+            os.dup2(copy, fd)
+            os.close(copy)
+    assert attempt.error is None, attempt.story()
+    assert after == [True, True, True] and (sys.getrecursionlimit(), os.getcwd()) == (limit, cwd)
+
+
+def test_a_loop_that_breaks_pytest_itself_fails_the_running_test_with_the_reason(tmp_path):
+    """pytest's INTERNALERROR is written to fd 1, which this loop points at /dev/null: the reason still reaches the
+    report, the test that was running fails with it, and the tests never reached are listed as not run."""
+    path = every_run(tmp_path, "breaks_pytest", after="""\
+        import _pytest.reports
+        def broken(*args, **kwargs):
+            raise RuntimeError("pytest's report class replaced")
+        _pytest.reports.TestReport.from_item_and_call = broken
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, 1)
         os.close(null)
-        os.close(0)
     """)
     run = run_tests(lesson_for("ex01"), str(path), limits=LIMITS)
-    one_per_test(run)
-    # that test calls the loop itself, in pytest's process, twice: plain pytest fails it too (RecursionError)
-    assert [o.function for o in run.failed] == ["test_two_runs_in_one_process_share_nothing"], run.failed
+    first, *rest = run.outcomes
+    assert not first.passed and first.ran and "pytest's own machinery failed" in first.explanation, run
+    assert "pytest's report class replaced" in first.explanation, first.explanation
+    assert rest and all(not o.ran for o in rest) and run.exit_code == 1, run
 
 
 def test_a_loop_that_breaks_the_checks_own_pipe_is_told_so_not_os_exit(tmp_path):

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from reference import catalogue
 from reference.cli import main
 from reference.cli.demo import DEMO_LOOPS
@@ -220,6 +222,8 @@ def test_list_shows_every_exercise_and_sends_a_beginner_to_the_first_failing_tes
     assert "loopkit hint ex01 1 " in done.stdout and "loopkit check ex01 " in done.stdout, done.stdout
 
 
+@pytest.mark.slow  # seven sessions more (~7 s of CPU): the command's path is the one above; the check's outcomes on the
+#                   solutions are test_check_session.py's, in the default suite
 def test_list_on_the_solutions_says_every_exercise_is_done():
     done = subprocess.run([sys.executable, "-m", "reference.cli", "list", "--solutions"], capture_output=True,
                           text=True, timeout=300, cwd=ROOT)

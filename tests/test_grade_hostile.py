@@ -159,15 +159,13 @@ def named(name: str) -> list[int]:
     return found
 
 
-def grade(tmp_path: Path, name: str, *extra: str) -> tuple[subprocess.CompletedProcess, float]:
+def grade(tmp_path: Path, name: str, *extra: str) -> subprocess.CompletedProcess:
     path = tmp_path / f"{name}.py"
     path.write_text(SOURCES[name], encoding="utf-8")
     env = dict(os.environ, PIDS=str(tmp_path / "pids"), REPORT=str(tmp_path / "report.json"), MARK=mark(tmp_path))
-    started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "reference.cli", "grade", str(path), "--scenarios", SET,
+    return subprocess.run([sys.executable, "-m", "reference.cli", "grade", str(path), "--scenarios", SET,
                            "--time-limit", str(LIMIT), "--format", "json", *extra], cwd=tmp_path, env=env,
                           capture_output=True, timeout=120)
-    return proc, time.monotonic() - started
 
 
 @pytest.fixture(scope="module")
@@ -181,13 +179,15 @@ BARE_LOOP_TOTAL = 56  # the bare kit loop on the quick set, the empty answer at 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl are Linux's")
 @pytest.mark.parametrize("name", list(CANDIDATES))
 def test_a_hostile_candidate_gets_an_honest_report(tmp_path, name, before):
-    proc, seconds = grade(tmp_path, name)
+    proc = grade(tmp_path, name)
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
     report = json.loads(proc.stdout)  # the whole of stdout is the grader's JSON: nothing printed into it
     assert report["path"].endswith(f"{name}.py") and report["kind"] == "kit", report
     assert report["sandbox"].startswith("each run in a fresh process") and "non-dumpable" in report["sandbox"]
     runs = report["runs"]
-    assert len(runs) == 8 and seconds < len(runs) * (LIMIT + 1), (len(runs), seconds)
+    assert len(runs) == 8, len(runs)
+    # nothing the candidate left behind lived to its sixth second (leaves_a_daemon's writes the report then)
+    assert not (tmp_path / "report.json").exists()
     assert report["total"] == BARE_LOOP_TOTAL, report["reasoning"]  # the naive loop, whatever else it tried
     printed = "".join(r["output"] for r in runs)
     assert "WROTE" not in printed and "OPENED" not in printed, printed[:500]
@@ -199,7 +199,7 @@ def test_a_hostile_candidate_gets_an_honest_report(tmp_path, name, before):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl are Linux's")
 def test_nothing_the_candidate_started_outlives_the_grade_and_the_report_is_the_graders(tmp_path):
-    proc, _ = grade(tmp_path, "leaves_a_daemon", "-o", str(tmp_path / "report.json"))
+    proc = grade(tmp_path, "leaves_a_daemon", "-o", str(tmp_path / "report.json"))
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
     pids = [int(p) for p in (tmp_path / "pids").read_text().split()]  # as each saw itself (its pid namespace's)
     # one daemon a run at most: a busy machine may sweep one before it writes its pid, never leave one alive
@@ -224,7 +224,7 @@ def test_the_candidates_output_is_shown_escaped_in_its_own_section(tmp_path):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl are Linux's")
 @pytest.mark.parametrize("name", list(REFUSED))
 def test_a_broken_or_false_word_on_the_channel_ends_the_run(tmp_path, name):
-    proc, _ = grade(tmp_path, name)
+    proc = grade(tmp_path, name)
     report = json.loads(proc.stdout)
     stories = {r["story"].partition(": ")[2] for r in report["runs"]}
     assert len(stories) == 1 and REFUSED[name][1] in next(iter(stories)), report["runs"][0]["story"]

@@ -40,8 +40,9 @@ CAUGHT_BY = red_flags()
 def run_against(test_file: str, targets: list[str], tmp_path: Path,
                 only: dict[str, list[str]] | None = None) -> dict[tuple[str, str], tuple[bool, str]]:
     report = tmp_path / "report.xml"
-    env = {**os.environ, "LOOPKIT_ONLY": json.dumps(only or {})}
-    subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "tests" / test_file), "-q", "-p", "no:cacheprovider", "-p", "no:nbval", "-p", "no:hypothesispytest",
+    # without the installed plugins, as `loopkit check` runs these tests: nbval alone costs seconds of CPU at start-up
+    env = {**os.environ, "LOOPKIT_ONLY": json.dumps(only or {}), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "tests" / test_file), "-q", "-p", "no:cacheprovider",
                     "--target", ",".join(targets), f"--junitxml={report}", "-o", "junit_family=xunit1"],
                    cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
     outcomes = {}

@@ -164,7 +164,7 @@ def test_a_client_sending_a_byte_at_a_time_is_dropped_at_the_whole_request_deadl
     with socket.create_connection(server.server_address[:2]) as sock:
         sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n")
         started, closed = time.monotonic(), False
-        for _ in range(600):  # 600 bytes at 0.05 s: 30 s of trickle, far past the server's 2 s deadline
+        for _ in range(999):  # never the whole body, a byte every 0.05 s (50 s or more): only a deadline ends it
             try:
                 sock.sendall(b"x")
                 time.sleep(0.05)
@@ -172,21 +172,26 @@ def test_a_client_sending_a_byte_at_a_time_is_dropped_at_the_whole_request_deadl
                 closed = True
                 break
         waited = time.monotonic() - started
-    assert closed and waited < 25, f"the slow client was still connected after {waited:.1f} s"
+    assert closed, f"the slow client was still connected after {waited:.1f} s (the server's deadline: 2 s)"
     assert not any("Traceback" in line for line in server.lines)
 
 
-def test_past_the_worker_pool_a_connection_gets_503_at_once(server):
-    idle = [socket.create_connection(server.server_address[:2]) for _ in range(4)]  # every worker held
-    try:
-        time.sleep(0.2)  # let the server accept them (an order, not a duration: the assertion does not time it)
-        with socket.create_connection(server.server_address[:2]) as extra:
-            extra.settimeout(10)
-            answer = extra.recv(4096)
-        assert answer.startswith(b"HTTP/1.1 503"), answer[:80]
-    finally:
-        for sock in idle:
-            sock.close()
+def test_past_the_worker_pool_a_connection_gets_503_at_once():
+    with ServeHTTP(ServeApp(SCENARIO, log=[].append, max_requests=50), "127.0.0.1", 0, timeout=600.0,
+                   workers=4) as server:  # a deadline of minutes: the held workers stay held however slow this is
+        idle = [socket.create_connection(server.server_address[:2]) for _ in range(4)]
+        try:
+            for _ in range(6000):  # until the server has given each a worker (a guard of minutes, not a duration)
+                if server.workers._value == 0:  # the semaphore's count of free workers
+                    break
+                time.sleep(0.01)
+            with socket.create_connection(server.server_address[:2]) as extra:
+                extra.settimeout(60)
+                answer = extra.recv(4096)
+            assert answer.startswith(b"HTTP/1.1 503"), answer[:80]
+        finally:
+            for sock in idle:
+                sock.close()
 
 
 def test_a_client_reset_is_a_log_line_not_a_traceback(server, capfd):
@@ -204,7 +209,8 @@ def test_a_client_reset_is_a_log_line_not_a_traceback(server, capfd):
 
 @pytest.mark.parametrize("provider, variables", [
     ("openai:gpt-5.4-nano", {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://127.0.0.1:{port}/v1"}),
-    ("anthropic:claude-haiku-4-5", {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:{port}"}),
+    pytest.param("anthropic:claude-haiku-4-5", {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:{port}"},
+                 marks=pytest.mark.slow),  # the same path through the other SDK (~5 s of CPU): run once in CI
 ])
 def test_live_mode_with_an_unreachable_endpoint_says_so_in_one_line_and_exits_2(provider, variables):
     import os

@@ -81,7 +81,7 @@ def test_run(log: SessionLog, limits: CheckLimits) -> TestRun:
     not run the tests (a usage or collection error), without its progress lines."""
     outcomes = _once([Outcome(test, passed, plainly(why, limits)) for test, passed, why in log.outcomes])
     why = log.ended or (f"your code raised {log.interrupted}, which stops pytest: the check ended here"
-                        if log.interrupted else "")
+                        if log.interrupted else "") or broke_pytest(log)
     done = log.running is None and bool(outcomes) and {o.test for o in outcomes} >= set(log.collected)
     if done and not log.interrupted:  # it broke in pytest's wrap-up, after the last outcome: nothing is missing
         return TestRun(outcomes, 1 if any(not o.passed for o in outcomes) else 0, "")
@@ -97,6 +97,15 @@ def test_run(log: SessionLog, limits: CheckLimits) -> TestRun:
                  if test not in seen and test != running]
     return TestRun(outcomes, 1 if outcomes else 3, "" if outcomes else f"{why}\n{quiet(log.output)}".strip(),
                    stopped=why)
+
+
+def broke_pytest(log: SessionLog) -> str:
+    """Why pytest ended with an internal error (exit code 3), said for the test that was running; "" otherwise."""
+    if log.exit_code != 3 and not log.internal:
+        return ""
+    what = f" ({log.internal})" if log.internal else ""
+    return (f"pytest's own machinery failed while this test ran{what}: your code changed something pytest needs "
+            "(the recursion limit, its files, sys.stdout...), and the check ended here")
 
 
 def _once(outcomes: list[Outcome]) -> list[Outcome]:

@@ -10,13 +10,17 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
+
+from pluggy import HookimplMarker  # pytest's own marker, without importing pytest (check_session imports it late)
 
 from .inline import SESSION, Session
+from .inline_state import ProcessState
 
 EXPLANATION_KEPT = 4000
 _DUMPS = json.dumps  # the kit's own, taken at import: a learner's patch of json.dumps does not reach the report
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+hookimpl = HookimplMarker("pytest")
 
 
 class Reporter:
@@ -26,11 +30,17 @@ class Reporter:
     mutable default) carries it from one run to the next, where the fork sandbox starts each run afresh. A
     test that failed after two runs or more is therefore run again with a fork per run (the session's
     `fork_per_run`, between two tests, in the main thread), and that verdict is the one kept: the outcomes
-    are the ones plain pytest gives. A test that fails at its first run needs no second one."""
+    are the ones plain pytest gives. A test that fails at its first run needs no second one.
+
+    A test may also call the learner's code itself, in this process: whatever that changes process-wide (a
+    lower recursion limit, fds 0 to 2, the working directory...) is put back after each phase of each test,
+    before pytest makes its report, as after a run (reference/runs/inline_state.py). Else pytest's own
+    machinery, and every later test, would run in what the learner's code left."""
 
     def __init__(self, tell: Callable[[dict[str, Any]], None], explain: Callable[[Any], str], runs_fd: int | None,
-                 protocol: Callable[..., list[Any]]):
+                 protocol: Callable[..., list[Any]], std_fds: list[int] | None = None):
         self.tell, self.explain, self.runs_fd, self.protocol = tell, explain, runs_fd, protocol
+        self.std_fds = std_fds  # the session's duplicates of fds 0 to 2, made before pytest started
 
     def send(self, **message: Any) -> None:
         self.tell(message)
@@ -63,6 +73,31 @@ class Reporter:
             self.send(outcome=[test_name(item.nodeid), *told])
         item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
         return True
+
+    def _kept(self) -> Iterator[None]:
+        state = ProcessState(self.std_fds)
+        state.note()
+        try:
+            yield
+        finally:
+            state.put_back()
+
+    @hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_setup(self, item: Any) -> Iterator[None]:
+        yield from self._kept()
+
+    @hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_call(self, item: Any) -> Iterator[None]:
+        yield from self._kept()
+
+    @hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_teardown(self, item: Any, nextitem: Any) -> Iterator[None]:
+        yield from self._kept()
+
+    def pytest_internalerror(self, excrepr: Any, excinfo: Any) -> None:
+        """pytest's own machinery failed (its traceback goes to a terminal the learner's code may have closed):
+        the parent is told why, and fails the test that was running with it."""
+        self.send(internal=tidy(excinfo.exconly().strip().splitlines()[-1][:300]))
 
     def pytest_collection_finish(self, session: Any) -> None:
         self.send(collected=[test_name(item.nodeid) for item in session.items])

@@ -91,6 +91,7 @@ class SessionLog:
     running: str | None = None  # started and not finished when the session ended
     exit_code: int | None = None  # pytest's, when the session ended on its own
     interrupted: str = ""  # the KeyboardInterrupt (or the like) that ended pytest's session early
+    internal: str = ""  # the exception that broke pytest's own machinery (its INTERNALERROR), in one line
     ended: str = ""  # why the child ended before pytest did, in words ("" when it did not)
     output: str = ""
     on_outcome: Callable[[str, bool, str], None] | None = None  # told of each outcome as it comes
@@ -109,6 +110,8 @@ class SessionLog:
             self.collected = [str(t) for t in message["collected"]]
         elif "interrupted" in message:
             self.interrupted = str(message["interrupted"])
+        elif "internal" in message:
+            self.internal = str(message["internal"])
         elif "exit" in message:
             self.exit_code = int(message["exit"])
 
@@ -140,7 +143,7 @@ def run_session(args: list[str], explain: Callable[[Any], str], limits: CheckLim
         std_fds = [os.dup(fd) for fd in (0, 1, 2)]  # put back after each run (reference/sandbox/inline_state.py)
         os.environ[SESSION] = Session(limits.memory_mb, limits.run_seconds, runs_w, std_fds).encode()
         os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # plugins the exercise tests do not need cost time
-        reporter = Reporter(writer(events_w), explain, runs_r, runtestprotocol)
+        reporter = Reporter(writer(events_w), explain, runs_r, runtestprotocol, std_fds)
         gc.freeze()  # what is loaded by now stays: collections (pytest ends with two full ones) skip it
         try:
             code = pytest.main(args, plugins=[reporter])

@@ -3,9 +3,10 @@
 In the fork sandbox a run's process ends with the run: what the loop printed went down a pipe (the first
 64 KB kept, the rest counted), and whatever it did to the process (a lower recursion limit, warnings made
 errors, sys.stdout closed or replaced, fds 0 to 2 closed, signal handlers, the working directory) went
-with it. A run made in the `loopkit check` session shares its process with the tests that follow, so
-`Printed` keeps its output the same bounded way and `Kept` puts the rest back after the run. Each costs
-a handful of system calls: a test may make ~200 runs.
+with it. A run made in process shares it with the tests that follow, so `Printed` keeps its output the
+same bounded way and `Kept` puts the rest back after the run (`ProcessState`; the `loopkit check` session
+also puts it back after each phase of each test, for a test that calls the learner's code itself). Each
+costs a handful of system calls: a test may make ~200 runs.
 
 What is not put back (module state, threads, memory, other fds) is the session's to live with: a test
 that fails after several runs is judged again with a fork per run (reference/sandbox/check_session.py).
@@ -95,14 +96,16 @@ class Printed(io.TextIOBase):
         return False
 
 
-class Kept:
-    """The process-wide state a run may change, noted before it and put back after it (`with Kept() as book`)."""
+class ProcessState:
+    """The process-wide state that a run, or a test calling the learner's code itself, may change: noted, then
+    put back (`note()`, `put_back()`). fds 0 to 2 are put back from `std_fds` (the session's duplicates, made as
+    it started) or else from duplicates made here when noted: whichever pass makes a run, the process after it
+    is the one before it."""
 
     def __init__(self, std_fds: list[int] | None = None):
-        self.std_fds = std_fds  # duplicates of fds 0 to 2 made when the session started, if it made them
-        self.book = Book()
+        self.std_fds = std_fds
 
-    def __enter__(self) -> Book:
+    def note(self) -> None:
         self.streams = (sys.stdin, sys.stdout, sys.stderr)
         self.recursion = sys.getrecursionlimit()
         self.filters = list(warnings.filters)
@@ -112,10 +115,9 @@ class Kept:
             self.cwd: str | None = os.getcwd()
         except OSError:
             self.cwd = None
-        sys.stdout, sys.stderr = Printed(self.book, 1), Printed(self.book, 2)
-        return self.book
+        self.own_fds = None if self.std_fds else [_dup(fd) for fd in STD_FDS]
 
-    def __exit__(self, *exc: Any) -> None:
+    def put_back(self) -> None:
         sys.stdin, sys.stdout, sys.stderr = self.streams
         if sys.getrecursionlimit() != self.recursion:
             sys.setrecursionlimit(self.recursion)
@@ -138,6 +140,38 @@ class Kept:
                     pass
         if self.std_fds:
             restore_std_fds(self.std_fds)
+        elif self.own_fds is not None:
+            restore_std_fds(self.own_fds)
+            for copy in self.own_fds:
+                if copy is not None:
+                    try:
+                        os.close(copy)
+                    except OSError:  # the run closed it (os.closerange)
+                        pass
+
+
+class Kept:
+    """The process-wide state a run may change, noted before it and put back after it (`with Kept() as book`);
+    what the run prints goes into the book."""
+
+    def __init__(self, std_fds: list[int] | None = None):
+        self.state = ProcessState(std_fds)
+        self.book = Book()
+
+    def __enter__(self) -> Book:
+        self.state.note()
+        sys.stdout, sys.stderr = Printed(self.book, 1), Printed(self.book, 2)
+        return self.book
+
+    def __exit__(self, *exc: Any) -> None:
+        self.state.put_back()
+
+
+def _dup(fd: int) -> int | None:
+    try:
+        return os.dup(fd)
+    except OSError:  # closed already: nothing to put back
+        return None
 
 
 def same_file(a: int, b: int) -> bool:
@@ -148,10 +182,10 @@ def same_file(a: int, b: int) -> bool:
     return (one.st_dev, one.st_ino) == (two.st_dev, two.st_ino)
 
 
-def restore_std_fds(saved: list[int]) -> None:
-    """fds 0 to 2 as they were when the session started (the session's duplicates of them), if a run changed them."""
+def restore_std_fds(saved: list[int | None]) -> None:
+    """fds 0 to 2 as their duplicates `saved` say (None: that fd was closed; left as it is), if a run changed them."""
     for fd, copy in zip(STD_FDS, saved):
-        if not same_file(fd, copy):
+        if copy is not None and not same_file(fd, copy):
             try:
                 os.dup2(copy, fd)
             except OSError:  # the duplicate itself is gone (a run closed every fd): nothing to put back

@@ -1,0 +1,54 @@
+"""CPU seconds per test, for finding what makes the suite slow on a shared machine (docs/testing.md).
+
+    LOOPKIT_CPU_LOG=cpu.jsonl pytest -p tests.helpers.cpu_time --nbval -n 2
+    python -m tests.helpers.cpu_time cpu.jsonl        # the costliest tests and files
+
+Wall time moves with the machine's load; CPU time (user + sys of the pytest process and of every child it
+waited for, around each test's setup, call and teardown) moves much less. A module fixture's cost lands on
+the first test that asks for it. A child that is never waited for (a notebook's kernel) is not counted.
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import time
+from collections import defaultdict
+from typing import Any, Iterator
+
+import pytest
+
+LOG = "LOOPKIT_CPU_LOG"
+
+
+def _cpu() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: Any) -> Iterator[None]:
+    path = os.environ.get(LOG)
+    cpu, wall = _cpu(), time.monotonic()
+    yield
+    if path:
+        line = json.dumps({"test": item.nodeid, "cpu": round(_cpu() - cpu, 3), "wall": round(time.monotonic() - wall, 3)})
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(line + "\n")
+
+
+def summary(path: str, top: int = 40) -> str:
+    tests = [json.loads(line) for line in open(path, encoding="utf-8")]
+    files: dict[str, float] = defaultdict(float)
+    for test in tests:
+        files[test["test"].split("::")[0]] += test["cpu"]
+    lines = [f"{len(tests)} tests, {sum(t['cpu'] for t in tests):.0f} s of CPU in all", "", "costliest tests (CPU s, wall s):"]
+    lines += [f"{t['cpu']:7.1f} {t['wall']:7.1f}  {t['test']}" for t in sorted(tests, key=lambda t: -t["cpu"])[:top]]
+    lines += ["", "costliest files (CPU s):"]
+    lines += [f"{cpu:7.1f}  {name}" for name, cpu in sorted(files.items(), key=lambda f: -f[1])[:top]]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(summary(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 40))
