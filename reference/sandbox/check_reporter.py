@@ -34,7 +34,7 @@ class Reporter:
 
     A test may also call the learner's code itself, in this process: whatever that changes process-wide (a
     lower recursion limit, fds 0 to 2, the working directory...) is put back after each phase of each test,
-    before pytest makes its report, as after a run (reference/runs/inline_state.py). Else pytest's own
+    before pytest makes its report, as after a run (reference/sandbox/inline_state.py). Else pytest's own
     machinery, and every later test, would run in what the learner's code left."""
 
     def __init__(self, tell: Callable[[dict[str, Any]], None], explain: Callable[[Any], str], runs_fd: int | None,
