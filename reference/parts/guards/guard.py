@@ -169,8 +169,8 @@ class LoopGuard:
                 (m.changing.add if before != a.result else m.changing.discard)(a.action)
             if not a.empty or a.writes:  # an answer about a new subject, or a write that took, is news
                 fresh.add(f"asked {a.subject}" if not a.writes else f"wrote {a.action} {m.epoch}")
-            if a.writes:  # it may have changed what every read would say
-                m.epoch, m.made = m.epoch + 1, {str(v) for _, v in argument_leaves(content)
+            if a.writes:  # it may have changed what every read would say; what it made or acted on may still move
+                m.epoch, m.made = m.epoch + 1, {str(v) for _, v in [*argument_leaves(content), *argument_leaves(a.arguments)]
                                                   if isinstance(v, (str, int, float)) and not isinstance(v, bool)}
             key = m.answer_key(a)
             if key is not None:
