@@ -38,7 +38,8 @@ from .checks import argument_problems, has_checks
 from .effects import ToolInfo, resource_changed
 from .feedback import Detection
 from .registry import DETECTORS
-from .results import ResultReader, argument_leaves, found_nothing, parse_result, subject_of, without_echoes
+from .results import (ResultReader, argument_leaves, found_nothing, owned_moments, parse_result, subject_of,
+                      without_echoes)
 from .state import GuardedCall, Memory
 from .thresholds import STOP_REASONS, THRESHOLDS, Thresholds, thresholds_for
 
@@ -148,7 +149,16 @@ class LoopGuard:
         ok, payload = parse_result(result.content)
         ok = ok and not result.is_error
         content = without_echoes(payload, a.arguments) if ok else payload
-        a.result, values = self._results.read(ok, content, info.metadata, values=ok)
+        owned = m.owned.get(a.call.name, frozenset())
+        moments: dict[str, Any] = {}
+        a.result, values = self._results.read(ok, content, info.metadata, ok, owned, moments)
+        seen_before = m.moments.get(a.action)
+        if ok:
+            m.moments[a.action] = (a.result, moments)
+        learned = owned_moments(seen_before, (a.result, moments)) - owned if ok and seen_before else set()
+        if learned:  # the resource's own moments: part of its answer from now on, this one included
+            owned = m.owned[a.call.name] = owned | learned
+            a.result, values = self._results.read(ok, content, info.metadata, ok, owned)
         a.failed, a.empty = not ok, not values or found_nothing(content)
         values = set() if a.empty else values  # zeros that say "nothing found" are no news
         body = None if ok else (read_body(result.content) or {"message": result.content})  # plain-text errors too

@@ -19,6 +19,11 @@ A key is metadata when (normalised: camelCase and dashes to snake_case, lower ca
   ("2026-11-30T10:00:00Z", "2026-11-30 10:00"), a clock time ("10:00:05") or an epoch number. The shape
   matters: `status_at: "gate B"` is content. A date alone ("2026-12-01") is content too: it is what a
   booking or a forecast is about.
+
+A moment-shaped key is only presumed to be the response's own: the answers decide. A moment that moved
+together with the rest of an answer to the same call belongs to the resource (a workflow run's `updated_at`
+beside its status), and from then on it is content and its advancing is news (`owned_moments`); one that
+alone moved stays the response's clock.
 """
 from __future__ import annotations
 
@@ -174,12 +179,18 @@ class ResultReader:
 
     def __init__(self) -> None:
         self._keys: dict[Any, tuple[str, str, str, bool]] = {}
+        self._owned: frozenset = frozenset()
+        self._moments: Optional[dict[str, Any]] = None
 
-    def read(self, ok: bool, payload: Any, declared: Iterable[str] = (), values: bool = True) -> tuple[str, set[str]]:
+    def read(self, ok: bool, payload: Any, declared: Iterable[str] = (), values: bool = True,
+             owned: frozenset = frozenset(), moments: Optional[dict[str, Any]] = None) -> tuple[str, set[str]]:
         """(payload_fingerprint(ok, content), leaf_values(content) or, if not `values`, an empty set), where
-        content is without_metadata(payload, declared)."""
+        content is without_metadata(payload, declared), except that a moment named in `owned` (a key name the
+        resource has shown to be its own, see `owned_moments`) stays content. The moments left out are added
+        to `moments` (key name -> value), for `owned_moments` to judge."""
         declared = declared if isinstance(declared, (set, frozenset)) else frozenset(declared)
         found: set[str] = set()
+        self._owned, self._moments = owned, moments
         canonical = self._walk(payload, declared, "", False, "", found if values else None)
         return _hashed(ok, canonical), found
 
@@ -211,7 +222,10 @@ class ResultReader:
                 name, kind, clean, is_date = self._key(k) if known is None else known
                 here = (f"{path}.{name}" if path else name) if declared else ""
                 if (declared and (name in declared or here in declared)) or (kind and _shaped(kind, v)):
-                    continue  # metadata: neither part of the answer nor news
+                    if kind != "moment" or name not in self._owned:
+                        if kind == "moment" and self._moments is not None:
+                            self._moments[name] = v
+                        continue  # metadata: neither part of the answer nor news
                 out[clean] = self._walk(v, declared, here, is_date, k, found)
             return out
         if isinstance(value, list):
@@ -282,3 +296,12 @@ def found_nothing(payload: Any) -> bool:
             return all(walk(v) for v in (value.values() if isinstance(value, dict) else value))
         return value in (None, "", 0, False)
     return walk(payload) and empty_container
+
+
+def owned_moments(before: tuple[str, dict[str, Any]], now: tuple[str, dict[str, Any]]) -> set[str]:
+    """The moments two answers to one call show to be the resource's own rather than the response's: those
+    that moved together with the rest of the answer (a run's `updated_at` beside its status). A moment that
+    alone moved, the rest unchanged, stays the response's: a stuck job answered with a fresh `checked_at` is
+    still stuck. `before`, `now`: (the answer's fingerprint without its moments, its moments)."""
+    (was, then), (is_, moments) = before, now
+    return {k for k, v in moments.items() if k in then and then[k] != v} if was != is_ else set()

@@ -108,6 +108,8 @@ class Memory:
     given: dict[str, set[str]] = field(default_factory=dict)  # action -> every answer it got
     last_result: dict[str, tuple[int, int, str]] = field(default_factory=dict)  # action -> (epoch, heard, result)
     changing: set[str] = field(default_factory=set)  # actions whose last re-run changed their answer
+    moments: dict[str, tuple] = field(default_factory=dict)  # action -> (its last answer without moments, them)
+    owned: dict[str, frozenset] = field(default_factory=dict)  # tool -> moments its answers showed to be state
     answers: dict[tuple, list[GuardedCall]] = field(default_factory=dict)  # (tool, subject, result, epoch) -> calls
     seen: set[str] = field(default_factory=set)  # every value the run's results have shown, and each subject asked
     errors: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (tool, error class) -> actions
