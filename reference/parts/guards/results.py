@@ -14,16 +14,11 @@ A key is metadata when (normalised: camelCase and dashes to snake_case, lower ca
 - it says how long this request took, and its value is a number: took, elapsed, latency, response_time,
   query_time, processing_time (with or without a unit: took_ms, latency_s);
 - it names a moment AND its value has the shape of one: the key is timestamp, ts, now, server_time, as_of,
-  last_checked, last_updated, last_modified, or ends in _at or _timestamp (a unit suffix aside:
-  server_time_ms), and the value is a date-time
-  ("2026-11-30T10:00:00Z", "2026-11-30 10:00"), a clock time ("10:00:05") or an epoch number. The shape
-  matters: `status_at: "gate B"` is content. A date alone ("2026-12-01") is content too: it is what a
-  booking or a forecast is about.
-
-A moment-shaped key is only presumed to be the response's own: the answers decide. A moment that moved
-together with the rest of an answer to the same call belongs to the resource (a workflow run's `updated_at`
-beside its status), and from then on it is content and its advancing is news (`owned_moments`); one that
-alone moved stays the response's clock.
+  last_checked, last_updated, last_modified, or ends in _at or _timestamp (a unit suffix aside), and the
+  value is a date-time ("2026-11-30T10:00:00Z"), a clock time ("10:00:05") or an epoch number
+  (`status_at: "gate B"` and a date alone are content) - UNTIL the answers show it is the resource's own:
+  a moment that moved together with the rest of an answer to the same call (a run's `updated_at` beside
+  its status) is content from then on, its advancing news (`owned_moments`); one that moved alone is not.
 """
 from __future__ import annotations
 
@@ -185,9 +180,8 @@ class ResultReader:
     def read(self, ok: bool, payload: Any, declared: Iterable[str] = (), values: bool = True,
              owned: frozenset = frozenset(), moments: Optional[dict[str, Any]] = None) -> tuple[str, set[str]]:
         """(payload_fingerprint(ok, content), leaf_values(content) or, if not `values`, an empty set), where
-        content is without_metadata(payload, declared), except that a moment named in `owned` (a key name the
-        resource has shown to be its own, see `owned_moments`) stays content. The moments left out are added
-        to `moments` (key name -> value), for `owned_moments` to judge."""
+        content is without_metadata(payload, declared) but for the moments in `owned` (owned_moments); the
+        moments left out go to `moments` (key name -> value)."""
         declared = declared if isinstance(declared, (set, frozenset)) else frozenset(declared)
         found: set[str] = set()
         self._owned, self._moments = owned, moments
@@ -221,11 +215,11 @@ class ResultReader:
                 known = keys.get(k)
                 name, kind, clean, is_date = self._key(k) if known is None else known
                 here = (f"{path}.{name}" if path else name) if declared else ""
-                if (declared and (name in declared or here in declared)) or (kind and _shaped(kind, v)):
-                    if kind != "moment" or name not in self._owned:
-                        if kind == "moment" and self._moments is not None:
-                            self._moments[name] = v
-                        continue  # metadata: neither part of the answer nor news
+                if ((declared and (name in declared or here in declared)) or (kind and _shaped(kind, v))) \
+                        and not (kind == "moment" and name in self._owned):
+                    if kind == "moment" and self._moments is not None:
+                        self._moments[name] = v
+                    continue  # metadata: neither part of the answer nor news
                 out[clean] = self._walk(v, declared, here, is_date, k, found)
             return out
         if isinstance(value, list):
@@ -299,9 +293,8 @@ def found_nothing(payload: Any) -> bool:
 
 
 def owned_moments(before: tuple[str, dict[str, Any]], now: tuple[str, dict[str, Any]]) -> set[str]:
-    """The moments two answers to one call show to be the resource's own rather than the response's: those
-    that moved together with the rest of the answer (a run's `updated_at` beside its status). A moment that
-    alone moved, the rest unchanged, stays the response's: a stuck job answered with a fresh `checked_at` is
-    still stuck. `before`, `now`: (the answer's fingerprint without its moments, its moments)."""
+    """The moments two answers to one call, each (fingerprint without moments, moments), show to be the
+    resource's own: those that moved together with the rest of the answer (a run's `updated_at` beside its
+    status). One that alone moved stays the response's: a stuck job with a fresh `checked_at` is stuck."""
     (was, then), (is_, moments) = before, now
     return {k for k, v in moments.items() if k in then and then[k] != v} if was != is_ else set()
