@@ -169,8 +169,8 @@ class LoopGuard:
         fresh = values - m.seen
         given = m.given.setdefault(a.action, set())
         changed = ok and a.writes or not ok and resource_changed(body)
-        # news for every repeat: an answer this call never gave, saying what no result said before
-        m.news += a.result not in given and (changed or bool(given and fresh))
+        # news for every repeat: an answer this call never gave before (a poll that moved, even to a value seen elsewhere)
+        m.news += a.result not in given and (changed or bool(given))
         given.add(a.result)
         a.news = m.news  # its own answer is not "in between" it and its next run
         if ok:

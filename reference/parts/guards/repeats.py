@@ -64,12 +64,13 @@ class RepeatedCall(Detector):
         answered = any(x.ran and not x.failed for x in standing)
         if last.failed and _spelling(last) != _spelling(a) and not answered:
             return None  # the tool refused one spelling ("Dec 1, 2026"): the model is correcting it
+        polled = not a.writes and m.info(a.call.name).moves_by_itself
         if m.news_between(last, a):  # the run moved since: not stuck on this call
-            a.recheck = not a.writes  # a read runs once more, and the same answer again is the repeat
+            a.recheck = not a.writes and not polled  # a read runs once more: the same answer again is the repeat
             return None
         if last.failed:
             return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
-        if not a.writes and m.info(a.call.name).moves_by_itself:
+        if polled:
             return None  # a poll: its answers say whether it moves (progress.py), not its arguments
         if not a.writes and (a.action in m.changing or m.about_the_last_write(a)):
             a.recheck = True  # its answer may have moved: run it, and judge it by the answer
