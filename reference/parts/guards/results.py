@@ -28,9 +28,9 @@ from json.encoder import encode_basestring
 from typing import Any, Iterable, Optional
 
 from ...core import jsontext
-from ...core.toolresult import read_result
 from ...core.dates import canonical_date
 from ...core.canonical import _DATE_NAME, _number, canonical_data, clean_text
+from .responses import owned_moments, parse_result  # noqa: F401  (re-exported: the guard's readers import them here)
 
 _ID_SUFFIXES = ("request_id", "trace_id", "span_id", "correlation_id", "traceparent", "etag", "nonce")
 _MOMENT_NAMES = {"timestamp", "ts", "server_time", "as_of", "last_checked", "last_updated", "last_modified", "now"}
@@ -103,12 +103,6 @@ def without_metadata(payload: Any, declared: Iterable[str] = (), path: str = "")
     if isinstance(payload, list):
         return [without_metadata(v, declared, path) for v in payload]
     return payload
-
-
-def parse_result(content: str) -> tuple[bool, Any]:
-    """(ok, payload) of a tool result, as `read_result` reads it; plain text comes back normalised."""
-    ok, payload = read_result(content)
-    return ok, clean_text(payload) if payload is content else payload  # `content` itself: it was not JSON
 
 
 def result_fingerprint(content: str, is_error: bool = False, metadata: Iterable[str] = ()) -> str:
@@ -291,10 +285,3 @@ def found_nothing(payload: Any) -> bool:
         return value in (None, "", 0, False)
     return walk(payload) and empty_container
 
-
-def owned_moments(before: tuple[str, dict[str, Any]], now: tuple[str, dict[str, Any]]) -> set[str]:
-    """The moments two answers to one call, each (fingerprint without moments, moments), show to be the
-    resource's own: those that moved together with the rest of the answer (a run's `updated_at` beside its
-    status). One that alone moved stays the response's: a stuck job with a fresh `checked_at` is stuck."""
-    (was, then), (is_, moments) = before, now
-    return {k for k, v in moments.items() if k in then and then[k] != v} if was != is_ else set()
