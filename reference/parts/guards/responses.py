@@ -10,13 +10,23 @@ from ...core.toolresult import read_result
 
 def parse_result(content: str) -> tuple[bool, Any]:
     """(ok, payload) of a tool result, as `read_result` reads it; plain text comes back normalised. An
-    object that is an error response by its protocol's own rule fails too: JSON-RPC 2.0's `error` without a
-    `result`, GraphQL's `errors` without `data`."""
+    object that is an error response by its own format's rule fails too (`is_error_envelope`)."""
     ok, payload = read_result(content)
-    if ok and isinstance(payload, dict) and ((payload.get("error") and "result" not in payload and "data" not in
-                                              payload) or (payload.get("errors") and payload.get("data") is None)):
+    if ok and isinstance(payload, dict) and is_error_envelope(payload):
         return False, payload
     return ok, clean_text(payload) if payload is content else payload  # `content` itself: it was not JSON
+
+
+def is_error_envelope(body: dict) -> bool:
+    """An error and nothing else, by the format's own rule: JSON-RPC 2.0's `error` without a `result`; an
+    object whose one member is `error` (the "data or error" envelope of Google's JSON style guide, Stripe's);
+    GraphQL's `errors` without `data`, or one GraphQL error (`message` with its `extensions`, no `data`).
+    A resource that carries an `error` beside its state (`{"state": "failed", "error": "OOM"}`) is an answer."""
+    if not (body.get("error") or body.get("errors")) or body.get("data") is not None:
+        return False
+    if "jsonrpc" in body or set(body) == {"error"}:
+        return "result" not in body
+    return bool(body.get("errors")) or ("message" in body and isinstance(body.get("extensions"), dict))
 
 
 def owned_moments(before: tuple[str, dict[str, Any]], now: tuple[str, dict[str, Any]]) -> set[str]:
