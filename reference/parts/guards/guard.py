@@ -160,6 +160,7 @@ class LoopGuard:
             owned = m.owned[a.call.name] = owned | learned
             a.result, values = self._results.read(ok, content, info.metadata, ok, owned)
         a.failed, a.empty = not ok, not values or found_nothing(content)
+        a.lists = ok and _lists(content)
         values = set() if a.empty else values  # zeros that say "nothing found" are no news
         body = None if ok else (read_body(result.content) or {"message": result.content})  # plain-text errors too
         a.retryable_error = bool(body and body.get("retryable") is True)
@@ -232,3 +233,10 @@ class LoopGuard:
             m.now.number = m.read.steps
             m.now.turn = m.read.last_turn
             m.now.actions = {}
+
+
+def _lists(value: Any) -> bool:
+    """Does an answer hold a non-empty list anywhere?"""
+    if isinstance(value, list):
+        return bool(value)
+    return isinstance(value, dict) and any(_lists(v) for v in value.values())

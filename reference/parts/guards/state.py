@@ -39,6 +39,7 @@ class GuardedCall:
     error_class: Optional[str] = None  # the error's type, when it failed
     recheck: bool = False  # a repeat let through because its answer may have moved: judged by its result
     empty: bool = True  # it brought no content (no values once echoes and metadata are removed)
+    lists: bool = False  # its answer lists things of its own (a non-empty list): compared across subjects
 
 
 @dataclass
@@ -131,7 +132,7 @@ class Memory:
         """Which answers `a`'s answer is compared with for rephrasing: one tool, one subject, one epoch."""
         if not a.ran or a.failed or a.empty or a.recheck or a.result is None:
             return None
-        return (a.call.name, a.subject, a.result, a.epoch, a.heard)
+        return (a.call.name, "" if a.lists else a.subject, a.result, a.epoch, a.heard)
 
     def still_stands(self, earlier: GuardedCall, now: GuardedCall) -> bool:
         """Could nothing between `earlier` and `now` have changed the answer? A failure stands until state
