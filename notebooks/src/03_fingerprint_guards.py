@@ -428,6 +428,8 @@ plt.show()
 # - **Progress is new information.** Results are compared without what the call itself put there (echoes
 #   of its own query, offset or id) and without metadata (timestamps, request ids). An answer about a
 #   new subject is news even if it says `true` again; a changed answer to the same call (polling) is news.
+#   An answer that lists things of its own is compared across subjects: pages 2, 3 and 4 that list the same
+#   items asked one question, whatever their page numbers say.
 #   *It prevents* flagging a batch of stock checks that all say "in stock", and a poll whose status moves;
 #   it *catches* searches whose only "new" value is their own echoed query, and guessing (404 after 404
 #   on id after id).
