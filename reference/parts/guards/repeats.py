@@ -10,7 +10,8 @@ may have moved (it changed last time, or it asks about what the last write made,
 runs once more, and the same answer again is the repeat. A call that names no target of its own (no
 arguments, or only empty ones, booleans and choices the schema closes) can only act on what the tool
 carries, a cursor or a running process, so repeating it is how it works: it runs, and is judged by its
-answer (an editor's "scroll down" must not be stopped; the same empty answer twice is the repeat). Progress elsewhere counts too: when a call in between
+answer (an editor's "scroll down" must not be stopped; the same empty answer twice is the repeat), unless
+its definition says outright that it is destructive (MCP's destructiveHint: true). Progress elsewhere counts too: when a call in between
 answered with new values, differently from every earlier run of that call (a poll that moved, a wait
 that let it move), the model is not stuck on this one; a call that may change state runs again, a read
 runs once more and is judged by its answer. A cycle whose every answer repeats (read, refused edit,
@@ -75,7 +76,8 @@ class RepeatedCall(Detector):
         if not a.writes and (a.action in m.changing or m.about_the_last_write(a)):
             a.recheck = True  # its answer may have moved: run it, and judge it by the answer
             return None
-        if names_nothing(a.arguments, m.info(a.call.name).parameters):
+        info = m.info(a.call.name)
+        if names_nothing(a.arguments, info.parameters) and (info.annotations or {}).get("destructiveHint") is not True:
             a.recheck = True  # it can only act on what the tool carries (a cursor, a process): judged by its answer
             return None
         return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
