@@ -138,6 +138,11 @@ def sample(name: str, schema: dict[str, Any], n: int = 1) -> Any:
     """A plausible value for one property: the schema's enum, a number within its bounds, a text naming it."""
     if isinstance(schema.get("enum"), list) and schema["enum"]:
         return schema["enum"][n % len(schema["enum"])]
+    if "const" in schema:
+        return schema["const"]
+    options = schema.get("oneOf") or schema.get("anyOf")
+    if isinstance(options, list) and options and isinstance(options[0], dict):
+        return sample(name, options[0], n)  # a value of the first alternative fits the whole
     kind = _kind(schema)
     if kind in ("integer", "number"):
         low, high = schema.get("minimum", 1), schema.get("maximum", 10_000)
@@ -167,5 +172,10 @@ def arguments(tool: ToolDef, n: int = 1, **fixed: Any) -> dict[str, Any]:
 
 
 def shared_required(a: ToolDef, b: ToolDef) -> set[str]:
-    return set(a.required()) & set(b.required())
+    """The required parameters both tools describe alike (type and format), so one value can name the same thing
+    in both: a read's `page_id` written as text is not a write's `page_id` that must be a UUID."""
+    def alike(name: str) -> bool:
+        sa, sb = a.props().get(name, {}), b.props().get(name, {})
+        return _kind(sa) == _kind(sb) and sa.get("format") == sb.get("format")
+    return {n for n in set(a.required()) & set(b.required()) if alike(n)}
 

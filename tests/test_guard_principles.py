@@ -197,3 +197,39 @@ def test_interventions_do_not_name_what_they_warn_against_and_stay_short():
             prose = " ".join([str(body.get("instruction", "")), *map(str, body.get("options", []))]).lower()
             assert not any(word in prose for word in ("again", "retry", "repeat")), (scenario.name, prose)
             assert len(str(body.get("instruction", ""))) <= 160, (scenario.name, body["instruction"])
+
+
+# ---------------------------------------------------------------- what belongs to the response, not the answer
+
+def test_a_timestamp_is_the_resources_own_once_it_moved_with_the_rest_of_the_answer():
+    from reference.parts.guards.responses import owned_moments
+    clock = {"checked_at": "2026-11-30T09:00:05Z"}
+    assert owned_moments(("a", clock), ("a", {"checked_at": "2026-11-30T09:00:10Z"})) == set()  # moved alone
+    assert owned_moments(("a", {"updated_at": "11:00:03"}), ("b", {"updated_at": "11:00:41"})) == {"updated_at"}
+    assert owned_moments(("a", {"updated_at": "11:00:03"}), ("b", {"updated_at": "11:00:03"})) == set()
+
+
+@pytest.mark.parametrize("content, ok", [
+    ('{"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Invalid params"}}', False),
+    ('{"jsonrpc": "2.0", "id": 1, "result": {"rows": 3}}', True),
+    ('{"error": "Argument Validation Error", "message": "teamId must be a UUID.", "extensions": {"code": "X"}}', False),
+    ('{"error": {"type": "invalid_request_error", "code": "charge_already_refunded"}}', False),
+    ('{"data": null, "errors": [{"message": "not found"}]}', False),
+    ('{"data": {"issue": {"id": "I-1"}}, "errors": [{"message": "a field was dropped"}]}', True),  # partial data
+    ('{"result": {"rows": 3}, "error": null}', True),
+    ('{"status": "failed", "error": "the build broke"}', True),  # a resource in a failed state: an answer
+    ('{"count": 2, "error": 0}', True),
+])
+def test_an_error_response_by_its_protocols_own_rule_is_a_failure(content, ok):
+    from reference.parts.guards.results import parse_result
+    assert parse_result(content)[0] is ok
+
+
+@pytest.mark.parametrize("arguments, names_nothing", [
+    ({}, True), ({"command": "", "is_input": "true"}, True), ({"command": "sleep 90"}, False), (None, False),
+])
+def test_a_call_names_no_target_when_every_argument_is_empty_or_a_closed_choice(arguments, names_nothing):
+    from reference.parts.guards.repeats import names_nothing as said
+    schema = {"type": "object", "properties": {"command": {"type": "string"},
+                                               "is_input": {"type": "string", "enum": ["true", "false"]}}}
+    assert said(arguments, schema) is names_nothing

@@ -292,7 +292,11 @@ except airports.AirportCodeError as error:
 # a stuck job answered with a fresh `checked_at` and a new `request_id` is still stuck. The rule
 # (`reference/parts/guards/results.py`): request and trace ids and etags whatever their value; keys
 # that name a moment (`timestamp`, `*_at`...) when the value has the shape of one; and any key the tool
-# declares in its scenario definition (`metadata: [served_by]`).
+# declares in its scenario definition (`metadata: [served_by]`). A moment is only *presumed* to be the
+# response's clock: once it moves together with the rest of an answer to the same call (a workflow run's
+# `updated_at` beside its status), it is the resource's own state, and its advancing is news. The false
+# positive this prevents: a run polled between waits whose status sits at `in_progress` while its
+# `updated_at` advances, stopped as "no progress".
 
 # %%
 for content in ['{"ok": true, "data": {"results": []}}',
@@ -425,10 +429,15 @@ plt.show()
 #   readOnlyHint false, openWorldHint true), else from the HTTP method it states, else, as a last resort,
 #   from its name. *It prevents* flagging "read the document, change it, read it again to check".
 #   A failed call changed nothing: the same call after the same error stays a repeat, whatever the user
-#   said since.
+#   said since. A read about what the last write started or acted on may still be moving, and a call
+#   that names no target of its own (no arguments, or only empty ones and fixed choices) can only act on
+#   what the tool carries: both run again and are judged by their answer. *It prevents* flagging a poll
+#   of the job the agent just started, and an editor's argument-less "scroll down".
 # - **Progress is new information.** Results are compared without what the call itself put there (echoes
 #   of its own query, offset or id) and without metadata (timestamps, request ids). An answer about a
 #   new subject is news even if it says `true` again; a changed answer to the same call (polling) is news.
+#   An answer that lists things of its own is compared across subjects: pages 2, 3 and 4 that list the same
+#   items asked one question, whatever their page numbers say.
 #   *It prevents* flagging a batch of stock checks that all say "in stock", and a poll whose status moves;
 #   it *catches* searches whose only "new" value is their own echoed query, and guessing (404 after 404
 #   on id after id).

@@ -242,7 +242,8 @@ def tool_definitions(raw: Any) -> list[dict[str, Any]]:
         params = fn.get("parameters", fn.get("input_schema", fn.get("inputSchema")))
         out.append({"name": fn["name"], "description": str(fn.get("description") or ""),
                     "parameters": params if isinstance(params, dict) else {},
-                    "annotations": t.get("annotations") if isinstance(t.get("annotations"), dict) else None})
+                    "annotations": next((a for a in (t.get("annotations"), fn.get("annotations")) if isinstance(a, dict)),
+                                        None)})  # MCP's, beside the function or inside it: logs write both
     return out
 
 

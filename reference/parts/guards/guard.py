@@ -38,7 +38,8 @@ from .checks import argument_problems, has_checks
 from .effects import ToolInfo, resource_changed
 from .feedback import Detection
 from .registry import DETECTORS
-from .results import ResultReader, argument_leaves, found_nothing, parse_result, subject_of, without_echoes
+from .results import (ResultReader, argument_leaves, found_nothing, owned_moments, parse_result, subject_of,
+                      without_echoes)
 from .state import GuardedCall, Memory
 from .thresholds import STOP_REASONS, THRESHOLDS, Thresholds, thresholds_for
 
@@ -148,8 +149,18 @@ class LoopGuard:
         ok, payload = parse_result(result.content)
         ok = ok and not result.is_error
         content = without_echoes(payload, a.arguments) if ok else payload
-        a.result, values = self._results.read(ok, content, info.metadata, values=ok)
+        owned = m.owned.get(a.call.name, frozenset())
+        moments: dict[str, Any] = {}
+        a.result, values = self._results.read(ok, content, info.metadata, ok, owned, moments)
+        seen_before = m.moments.get(a.action)
+        if ok:
+            m.moments[a.action] = (a.result, moments)
+        learned = owned_moments(seen_before, (a.result, moments)) - owned if ok and seen_before else set()
+        if learned:  # the resource's own moments: part of its answer from now on, this one included
+            owned = m.owned[a.call.name] = owned | learned
+            a.result, values = self._results.read(ok, content, info.metadata, ok, owned)
         a.failed, a.empty = not ok, not values or found_nothing(content)
+        a.lists = ok and _lists(content)
         values = set() if a.empty else values  # zeros that say "nothing found" are no news
         body = None if ok else (read_body(result.content) or {"message": result.content})  # plain-text errors too
         a.retryable_error = bool(body and body.get("retryable") is True)
@@ -159,8 +170,8 @@ class LoopGuard:
         fresh = values - m.seen
         given = m.given.setdefault(a.action, set())
         changed = ok and a.writes or not ok and resource_changed(body)
-        # news for every repeat: an answer this call never gave, saying what no result said before
-        m.news += a.result not in given and (changed or bool(given and fresh))
+        # news for every repeat: an answer this call never gave before (a poll that moved, even to a value seen elsewhere)
+        m.news += a.result not in given and (changed or bool(given))
         given.add(a.result)
         a.news = m.news  # its own answer is not "in between" it and its next run
         if ok:
@@ -169,8 +180,8 @@ class LoopGuard:
                 (m.changing.add if before != a.result else m.changing.discard)(a.action)
             if not a.empty or a.writes:  # an answer about a new subject, or a write that took, is news
                 fresh.add(f"asked {a.subject}" if not a.writes else f"wrote {a.action} {m.epoch}")
-            if a.writes:  # it may have changed what every read would say
-                m.epoch, m.made = m.epoch + 1, {str(v) for _, v in argument_leaves(content)
+            if a.writes:  # it may have changed what every read would say; what it made or acted on may still move
+                m.epoch, m.made = m.epoch + 1, {str(v) for _, v in [*argument_leaves(content), *argument_leaves(a.arguments)]
                                                   if isinstance(v, (str, int, float)) and not isinstance(v, bool)}
             key = m.answer_key(a)
             if key is not None:
@@ -222,3 +233,10 @@ class LoopGuard:
             m.now.number = m.read.steps
             m.now.turn = m.read.last_turn
             m.now.actions = {}
+
+
+def _lists(value: Any) -> bool:
+    """Does an answer hold a non-empty list anywhere?"""
+    if isinstance(value, list):
+        return bool(value)
+    return isinstance(value, dict) and any(_lists(v) for v in value.values())

@@ -6,8 +6,12 @@ every read (conservatively: all of them); so does an error saying the resource c
 ETag); a new user message refreshes what reads knew. A call that failed changed nothing: the same call
 after the same error is a repeat, whatever the user said since. A read of a world that moves by itself
 (MCP's openWorldHint) is a poll, judged by what its answers bring (progress.py); a read whose answer
-may have moved (it changed last time, or it asks about what the last write made or started) runs once
-more, and the same answer again is the repeat. Progress elsewhere counts too: when a call in between
+may have moved (it changed last time, or it asks about what the last write made, started or acted on)
+runs once more, and the same answer again is the repeat. A call that names no target of its own (no
+arguments, or only empty ones, booleans and choices the schema closes) can only act on what the tool
+carries, a cursor or a running process, so repeating it is how it works: it runs, and is judged by its
+answer (an editor's "scroll down" must not be stopped; the same empty answer twice is the repeat), unless
+its definition says outright that it is destructive (MCP's destructiveHint: true). Progress elsewhere counts too: when a call in between
 answered with new values, differently from every earlier run of that call (a poll that moved, a wait
 that let it move), the model is not stuck on this one; a call that may change state runs again, a read
 runs once more and is judged by its answer. A cycle whose every answer repeats (read, refused edit,
@@ -16,7 +20,8 @@ read) brings nothing new and stays a repeat.
 from __future__ import annotations
 
 import json
-from typing import Optional
+from collections.abc import Mapping
+from typing import Any, Optional
 
 from . import feedback
 from .feedback import Detection
@@ -57,15 +62,23 @@ class RepeatedCall(Detector):
         last = standing[-1]
         if last.retryable_error:
             return None  # a transient failure sent once more: the executor's business (lesson 5)
-        if last.failed and _spelling(last) != _spelling(a):
+        answered = any(x.ran and not x.failed for x in standing)
+        if last.failed and _spelling(last) != _spelling(a) and not answered:
             return None  # the tool refused one spelling ("Dec 1, 2026"): the model is correcting it
+        polled = not a.writes and m.info(a.call.name).moves_by_itself
         if m.news_between(last, a):  # the run moved since: not stuck on this call
-            a.recheck = not a.writes  # a read runs once more, and the same answer again is the repeat
+            a.recheck = not a.writes and not polled  # a read runs once more: the same answer again is the repeat
             return None
-        if not a.writes and m.info(a.call.name).moves_by_itself:
+        if last.failed:
+            return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
+        if polled:
             return None  # a poll: its answers say whether it moves (progress.py), not its arguments
         if not a.writes and (a.action in m.changing or m.about_the_last_write(a)):
             a.recheck = True  # its answer may have moved: run it, and judge it by the answer
+            return None
+        info = m.info(a.call.name)
+        if names_nothing(a.arguments, info.parameters) and (info.annotations or {}).get("destructiveHint") is not True:
+            a.recheck = True  # it can only act on what the tool carries (a cursor, a process): judged by its answer
             return None
         return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
 
@@ -75,6 +88,26 @@ class RepeatedCall(Detector):
         runs = [x for x in m.by_action[a.action] if x.ran and x is not a and m.still_stands(x, a)]
         return feedback.repeated_call(a.action, len(runs), runs, a, list(m.tools), feedback.echo_of(m),
                                       ran_again=True)
+
+
+def names_nothing(arguments: Any, schema: Any) -> bool:
+    """Does a call name no target of its own: every argument empty, a boolean, or a choice the schema closes
+    (`enum`, `const`)? Such a call acts on what the tool itself carries (a cursor, a running process)."""
+    if arguments is None:
+        return False  # not a JSON object: nothing is known about it
+
+    def walk(value: Any, sub: Any) -> bool:
+        sub = sub if isinstance(sub, Mapping) else {}
+        if isinstance(value, dict):
+            props = sub.get("properties")
+            props = props if isinstance(props, Mapping) else {}
+            return all(walk(v, props.get(k)) for k, v in value.items())
+        if isinstance(value, list):
+            return all(walk(v, sub.get("items")) for v in value)
+        if value is None or isinstance(value, bool) or (isinstance(value, str) and not value.strip()):
+            return True
+        return "enum" in sub or "const" in sub
+    return walk(arguments, schema)
 
 
 def _spelling(a: GuardedCall) -> str:

@@ -3,7 +3,9 @@ only in wording and get one answer are one question asked again.
 
 The subject of a call is its canonical arguments without free wording (text of two words or more), so four
 SKUs that are all in stock are four answers, while three phrasings of one search that find the same page
-are one. Answers are compared without echoes of the call's own arguments and without metadata."""
+are one. An answer that lists things of its own (a non-empty list) is compared across subjects: pages 2, 3
+and 4 that list the same items asked one question whatever their page numbers say. Answers are compared
+without echoes of the call's own arguments and without metadata."""
 from __future__ import annotations
 
 from typing import Optional
@@ -31,7 +33,8 @@ expect: {completable: true, stop_reason: completed, oracle_model_calls: 5}
 
 
 class Rephrasing(Detector):
-    """Calls of one tool about one subject that differ only in wording and get one answer are one question."""
+    """Calls of one tool that get one answer are one question when they differ only in wording, or when that
+    answer lists things of its own."""
 
     pattern = "same_result"
     legitimate = LEGITIMATE

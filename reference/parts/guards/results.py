@@ -14,11 +14,11 @@ A key is metadata when (normalised: camelCase and dashes to snake_case, lower ca
 - it says how long this request took, and its value is a number: took, elapsed, latency, response_time,
   query_time, processing_time (with or without a unit: took_ms, latency_s);
 - it names a moment AND its value has the shape of one: the key is timestamp, ts, now, server_time, as_of,
-  last_checked, last_updated, last_modified, or ends in _at or _timestamp (a unit suffix aside:
-  server_time_ms), and the value is a date-time
-  ("2026-11-30T10:00:00Z", "2026-11-30 10:00"), a clock time ("10:00:05") or an epoch number. The shape
-  matters: `status_at: "gate B"` is content. A date alone ("2026-12-01") is content too: it is what a
-  booking or a forecast is about.
+  last_checked, last_updated, last_modified, or ends in _at or _timestamp (a unit suffix aside), and the
+  value is a date-time ("2026-11-30T10:00:00Z"), a clock time ("10:00:05") or an epoch number
+  (`status_at: "gate B"` and a date alone are content) - UNTIL the answers show it is the resource's own:
+  a moment that moved together with the rest of an answer to the same call (a run's `updated_at` beside
+  its status) is content from then on, its advancing news (`owned_moments`); one that moved alone is not.
 """
 from __future__ import annotations
 
@@ -28,9 +28,9 @@ from json.encoder import encode_basestring
 from typing import Any, Iterable, Optional
 
 from ...core import jsontext
-from ...core.toolresult import read_result
 from ...core.dates import canonical_date
 from ...core.canonical import _DATE_NAME, _number, canonical_data, clean_text
+from .responses import owned_moments, parse_result  # noqa: F401  (re-exported: the guard's readers import them here)
 
 _ID_SUFFIXES = ("request_id", "trace_id", "span_id", "correlation_id", "traceparent", "etag", "nonce")
 _MOMENT_NAMES = {"timestamp", "ts", "server_time", "as_of", "last_checked", "last_updated", "last_modified", "now"}
@@ -105,12 +105,6 @@ def without_metadata(payload: Any, declared: Iterable[str] = (), path: str = "")
     return payload
 
 
-def parse_result(content: str) -> tuple[bool, Any]:
-    """(ok, payload) of a tool result, as `read_result` reads it; plain text comes back normalised."""
-    ok, payload = read_result(content)
-    return ok, clean_text(payload) if payload is content else payload  # `content` itself: it was not JSON
-
-
 def result_fingerprint(content: str, is_error: bool = False, metadata: Iterable[str] = ()) -> str:
     """A short hash of the normalised result without metadata: equal when two results say the same thing."""
     ok, payload = parse_result(content)
@@ -174,12 +168,17 @@ class ResultReader:
 
     def __init__(self) -> None:
         self._keys: dict[Any, tuple[str, str, str, bool]] = {}
+        self._owned: frozenset = frozenset()
+        self._moments: Optional[dict[str, Any]] = None
 
-    def read(self, ok: bool, payload: Any, declared: Iterable[str] = (), values: bool = True) -> tuple[str, set[str]]:
+    def read(self, ok: bool, payload: Any, declared: Iterable[str] = (), values: bool = True,
+             owned: frozenset = frozenset(), moments: Optional[dict[str, Any]] = None) -> tuple[str, set[str]]:
         """(payload_fingerprint(ok, content), leaf_values(content) or, if not `values`, an empty set), where
-        content is without_metadata(payload, declared)."""
+        content is without_metadata(payload, declared) but for the moments in `owned` (owned_moments); the
+        moments left out go to `moments` (key name -> value)."""
         declared = declared if isinstance(declared, (set, frozenset)) else frozenset(declared)
         found: set[str] = set()
+        self._owned, self._moments = owned, moments
         canonical = self._walk(payload, declared, "", False, "", found if values else None)
         return _hashed(ok, canonical), found
 
@@ -210,7 +209,10 @@ class ResultReader:
                 known = keys.get(k)
                 name, kind, clean, is_date = self._key(k) if known is None else known
                 here = (f"{path}.{name}" if path else name) if declared else ""
-                if (declared and (name in declared or here in declared)) or (kind and _shaped(kind, v)):
+                if ((declared and (name in declared or here in declared)) or (kind and _shaped(kind, v))) \
+                        and not (kind == "moment" and name in self._owned):
+                    if kind == "moment" and self._moments is not None:
+                        self._moments[name] = v
                     continue  # metadata: neither part of the answer nor news
                 out[clean] = self._walk(v, declared, here, is_date, k, found)
             return out
@@ -282,3 +284,4 @@ def found_nothing(payload: Any) -> bool:
             return all(walk(v) for v in (value.values() if isinstance(value, dict) else value))
         return value in (None, "", 0, False)
     return walk(payload) and empty_container
+

@@ -39,6 +39,7 @@ class GuardedCall:
     error_class: Optional[str] = None  # the error's type, when it failed
     recheck: bool = False  # a repeat let through because its answer may have moved: judged by its result
     empty: bool = True  # it brought no content (no values once echoes and metadata are removed)
+    lists: bool = False  # its answer lists things of its own (a non-empty list): compared across subjects
 
 
 @dataclass
@@ -103,11 +104,13 @@ class Memory:
     by_id: dict[str, GuardedCall] = field(default_factory=dict)
     by_action: dict[str, list[GuardedCall]] = field(default_factory=dict)  # action -> its attempts, in order
     epoch: int = 0  # successful calls that may change state, and errors saying a resource changed, so far
-    made: set[str] = field(default_factory=set)  # the values the write that opened this epoch answered with
+    made: set[str] = field(default_factory=set)  # the values the write that opened this epoch answered with, or was sent
     news: int = 0  # answers so far that brought new information (see `news_between`)
     given: dict[str, set[str]] = field(default_factory=dict)  # action -> every answer it got
     last_result: dict[str, tuple[int, int, str]] = field(default_factory=dict)  # action -> (epoch, heard, result)
     changing: set[str] = field(default_factory=set)  # actions whose last re-run changed their answer
+    moments: dict[str, tuple] = field(default_factory=dict)  # action -> (its last answer without moments, them)
+    owned: dict[str, frozenset] = field(default_factory=dict)  # tool -> moments its answers showed to be state
     answers: dict[tuple, list[GuardedCall]] = field(default_factory=dict)  # (tool, subject, result, epoch) -> calls
     seen: set[str] = field(default_factory=set)  # every value the run's results have shown, and each subject asked
     errors: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (tool, error class) -> actions
@@ -121,15 +124,15 @@ class Memory:
         return self.tools.get(tool) or ToolInfo(tool)
 
     def about_the_last_write(self, a: GuardedCall) -> bool:
-        """Does `a` ask about something the write that opened this epoch made or started (an id it returned)?
-        What a write started (an export, a build) may still be moving."""
+        """Does `a` ask about something the write that opened this epoch made, started or acted on (a value of its
+        answer or of its arguments)? What a write started (an export, a build, a deployment) may still be moving."""
         return bool(self.made) and any(str(v) in self.made for _, v in argument_leaves(a.arguments))
 
     def answer_key(self, a: GuardedCall) -> Optional[tuple]:
         """Which answers `a`'s answer is compared with for rephrasing: one tool, one subject, one epoch."""
         if not a.ran or a.failed or a.empty or a.recheck or a.result is None:
             return None
-        return (a.call.name, a.subject, a.result, a.epoch, a.heard)
+        return (a.call.name, "" if a.lists else a.subject, a.result, a.epoch, a.heard)
 
     def still_stands(self, earlier: GuardedCall, now: GuardedCall) -> bool:
         """Could nothing between `earlier` and `now` have changed the answer? A failure stands until state
