@@ -16,7 +16,8 @@ from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
 from reference.sandbox.grading import run_candidate
 from reference import ProtocolError
-from tests.helpers.guard_runs import executed, feedback, lookups, not_flagged, run, run_with, service_tool
+from tests.helpers.guard_runs import (executed, feedback, flagged_tools, lookups, not_flagged, run, run_with, service_tool,
+                                      warned_notes)
 from tests.helpers.targets import load_exercise
 
 TODAY = dt.date(2026, 11, 30)  # the scenarios' clock
@@ -291,29 +292,24 @@ def test_a_repeated_malformed_call_is_flagged(ex):
 
 
 def test_options_name_the_other_tools_only(ex):
-    result = run(ex, "alternation")
-    note = feedback(result)[0]
-    others = [o for o in note["options"] if "another tool" in o]
-    tools = [t.name for t in find("alternation").tools]
-    assert len(others) == 1, f"scenario `alternation`: an option should offer the other tool(s): {note['options']}"
-    named = [t for t in tools if t in others[0]]
-    assert len(named) == len(tools) - 1, (
-        f"scenario `alternation`: the option {others[0]!r} should name the other tool, not the one just flagged")
-    # the flagged tool's name sorts after the other one's: "other" means not this one, whatever the order
-    b_then_a = lookups("b-then-a", {}, [("b_search", "x"), ("b_search", "x")], tools=("b_search", "a_search"))
-    repeat = feedback(run(ex, b_then_a))
-    assert [o for o in repeat[0]["options"] if "a_search" in o], \
-        f"inline scenario `b-then-a`: b_search was flagged; offer the other tool, a_search: {repeat[0]['options']}"
-    single = feedback(run(ex, "repeat-exact-cooperative"))[0]
-    assert not [o for o in single["options"] if "another tool" in o], \
-        f"scenario `repeat-exact-cooperative` has one tool: no other tool to offer: {single['options']}"
+    # judged by the tool names the options hold, whatever words carry them
+    for scenario in ("alternation",
+                     lookups("b-then-a", {}, [("b_search", "x"), ("b_search", "x")], tools=("b_search", "a_search"))):
+        result = run(ex, scenario)
+        name = scenario if isinstance(scenario, str) else scenario.name
+        tools = [t.name for t in (find(scenario) if isinstance(scenario, str) else scenario).tools]
+        flagged = flagged_tools(result)[0]
+        others = [t for t in tools if t != flagged]
+        options = feedback(result)[0]["options"]
+        assert all(any(t in o for o in options) for t in others), (
+            f"scenario `{name}`: {flagged} was flagged; the options should offer the other tool(s) {others} by "
+            f"name (the flagged one is not another tool, whatever its name sorts as): {options}")
 
 
 @pytest.mark.parametrize("interventions", [0, 2])
 def test_the_number_of_interventions_is_honoured(ex, interventions):
     result = run_with(ex, "repeat-exact", interventions=interventions)
-    notes = feedback(result)
-    warned = [n for n in notes if "stopping" not in n.get("instruction", "").lower()]
+    warned = warned_notes(result)
     assert result.stop_reason is StopReason.REPEATED_CALL and len(warned) == interventions, (
         f"scenario `repeat-exact` with interventions={interventions}: {len(warned)} warning(s) before the stop "
         f"({result.stop_reason.value}); exactly {interventions} expected")

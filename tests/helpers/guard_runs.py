@@ -36,6 +36,36 @@ def feedback(result) -> list[dict]:
     return out
 
 
+def warned_notes(result) -> list[dict]:
+    """The loop_detected messages after which the model was asked again: warnings (a stop's note ends the run)."""
+    out, pending = [], []
+    for m in result.messages:
+        if m.role == "assistant":
+            out += pending
+            pending = []
+        elif isinstance(m, ToolMessage):
+            pending += feedback_of([m])
+    return out
+
+
+def feedback_of(messages) -> list[dict]:
+    out = []
+    for m in messages:
+        try:
+            body = json.loads(m.content)
+        except ValueError:
+            continue
+        if isinstance(body, dict) and body.get("error_type") == "loop_detected":
+            out.append(body)
+    return out
+
+
+def flagged_tools(result) -> list[str]:
+    """The tool of each call whose result the model received as a loop_detected message, in order."""
+    names = {c.id: c.name for m in result.messages if m.role == "assistant" for c in m.tool_calls}
+    return [names.get(m.call_id, "?") for m in result.messages if isinstance(m, ToolMessage) and feedback_of([m])]
+
+
 def executed(result, tool: str) -> int:
     return sum(1 for s in result.steps for t in s.tools if t.name == tool)
 
