@@ -33,8 +33,8 @@ What the tests check (tests/test_ex03_fingerprint_guard.py)
       once they reach `allowed_runs` (one earlier attempt by default); `alternation` sees A-B-A-B in the
       last four actions (A-A-A-A is a repeat, A-B-A-C is nothing);
     - the guard fingerprints every call (malformed arguments by their raw text, trimmed, each run of
-      whitespace one space), flags a repeat or an alternation before the call runs, and answers an airport code that is unknown or not where the
-      user asked with `airport_error` instead of running it;
+      whitespace one space), flags a repeat or an alternation before the call runs, and answers an
+      airport code that is unknown or not where the user asked with `airport_error` instead of running it;
     - it intervenes first: a flagged call is not run and is answered with `feedback` (the evidence says
       how many times the call came, the options name the other tools only, and there is an
       instruction); the first `interventions` detections are warnings, the next stops the run with the
