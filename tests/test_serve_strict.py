@@ -184,6 +184,14 @@ def test_past_the_worker_pool_a_connection_gets_503_at_once(server):
             extra.settimeout(10)
             answer = extra.recv(4096)
         assert answer.startswith(b"HTTP/1.1 503"), answer[:80]
+        assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]["type"] == "server_error"  # Chat's shape
+        with socket.create_connection(server.server_address[:2]) as extra:  # a Messages request: Anthropic's shape
+            extra.sendall(b"POST /v1/messages HTTP/1.1\r\nanthropic-version: 2023-06-01\r\ncontent-length: 2\r\n\r\n{}")
+            extra.settimeout(10)
+            answer = extra.recv(4096)
+        body = json.loads(answer.split(b"\r\n\r\n", 1)[1])
+        assert answer.startswith(b"HTTP/1.1 503") and body["type"] == "error", answer
+        assert body["error"]["type"] == "api_error" and "every worker is busy" in body["error"]["message"]
     finally:
         for sock in idle:
             sock.close()

@@ -11,6 +11,7 @@ so the framework keeps its own pins. The kit's own loops (drivers/kit.py) run in
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -102,10 +103,18 @@ def ensure_venv(framework: Framework, log=print) -> Path:
     return python
 
 
+GUARD_FILES = ("import json, sys, reference.bench.kitguard\n"
+               "print(json.dumps(sorted(m.__file__ for n, m in sys.modules.items()\n"
+               "                        if n.split('.')[0] == 'reference' and getattr(m, '__file__', None))))")
+
+
 def kit_digest() -> str:
-    """A digest of the kit's sources: the copy in a framework's venv is replaced when they change."""
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes())
-    for path in sorted((ROOT / "reference").rglob("*.py")):
+    """A digest of the files the guard runs (kitguard.py and what it imports, and inside/): the kit's copy
+    in a framework's venv is replaced when one of them changes, not when the rest of the kit does."""
+    found = subprocess.run([sys.executable, "-c", GUARD_FILES], capture_output=True, text=True, timeout=120, check=True)
+    files = {*json.loads(found.stdout.splitlines()[-1]), *map(str, (ROOT / "reference" / "bench" / "inside").glob("*.py"))}
+    digest = hashlib.sha256()
+    for path in sorted(Path(f).resolve() for f in files):
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 

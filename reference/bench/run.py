@@ -37,6 +37,7 @@ class Outcome:
     cost: float
     tool_calls: int
     detail: str = ""
+    interventions: int | None = None  # what the kit's guard did inside the framework (None: no guard in it)
 
 
 def spec_of(scenario: Scenario, base_url: str, framework: Framework | None = None) -> dict:
@@ -84,7 +85,8 @@ def verdict(framework: Framework, scenario: Scenario, app: BenchApp, books: dict
     pricing = scenario.model.pricing
     cost = (books["input_tokens"] * pricing.input_per_mtok + books["output_tokens"] * pricing.output_per_mtok) / 1e6
     return Outcome(framework.name, scenario.name, books["requests"], stop, task_done(scenario, answer, app.results),
-                   books["input_tokens"], books["output_tokens"], cost, len(app.results), error[:200])
+                   books["input_tokens"], books["output_tokens"], cost, len(app.results), error[:200],
+                   said.get("interventions"))
 
 
 def task_done(scenario: Scenario, answer: str | None, results: list[tuple[str, bool, str]]) -> bool | None:
