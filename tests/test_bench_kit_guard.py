@@ -117,3 +117,19 @@ def test_the_kits_guard_inside_a_framework_stops_a_stubborn_drift_and_leaves_the
     assert drift.stop == "kit guard: repeated_call" and drift.model_calls <= 4 and drift.interventions == 2
     happy = run_one(framework, find("happy-path"), timeout=120, max_requests=10)
     assert (happy.stop, happy.done, happy.model_calls, happy.interventions) == ("answered", True, 2, 0)
+
+
+def test_the_page_puts_each_framework_beside_its_guarded_row_and_says_what_it_covers():
+    from reference.bench.report import markdown, read_table
+    from reference.bench.run import Outcome
+
+    alone = Outcome("langgraph", "repeat-exact", 60, "cap (60 calls)", None, 1000, 10, 0.5, 60)
+    guarded = Outcome("langgraph+kit-guard", "repeat-exact", 3, "kit guard: repeated_call", None, 300, 5, 0.01, 1,
+                      interventions=2)
+    args = type("Args", (), {"timeout": 60.0, "max_requests": 60})()
+    page = markdown([alone, guarded], {"langgraph": "langchain 1.5.2", "langgraph+kit-guard": "langchain 1.5.2"},
+                    "2026-12-01", args, plot_link=None)
+    assert "| langgraph+kit-guard | 1 | 0 | 0/0 | 0 | 0 | 1 | 2 | 3 | 0.01 |" in page  # the summary line
+    assert "| repeat-exact | 60 cap (60) | 3 guard: repeated_call |" in page  # side by side, per scenario
+    assert "1 of the catalogue's" in page and "AgentMiddleware.wrap_tool_call" in page
+    assert [r["stopped"] for r in read_table(page)] == ["cap (60 calls)", "kit guard: repeated_call"]

@@ -70,16 +70,55 @@ smolagents and CrewAI the guard gets no call id and no view of the whole model m
 per call rather than per model turn (stricter when a model sends several calls at once)."""
 
 
+HOWTO = """## Putting the kit's guard into your framework
+
+One guard, `KitGuard` (reference/bench/kitguard.py), built from the tools' definitions and the user's
+request; each framework's module (reference/bench/inside/) calls its `before` (before a tool runs) and
+`after` (after it ran), and `model_turn` where the framework shows the whole model message:
+
+```python
+from reference.bench.kitguard import KitGuard
+guard = KitGuard(tools, system=system_prompt, user=user_message)   # tools: name, description, parameters
+
+# LangChain / LangGraph create_agent: agent middleware
+from reference.bench.inside.langchain import KitGuardMiddleware
+agent = create_agent(model, tools, middleware=[KitGuardMiddleware(guard)])
+
+# OpenAI Agents SDK: tool guardrails on each function tool, run hooks for the turns
+from reference.bench.inside.openai_agents import KitGuardHooks, kit_guardrails
+before, after = kit_guardrails(guard)
+tool = function_tool(fn, tool_input_guardrails=[before], tool_output_guardrails=[after])
+Runner.run_sync(agent, task, hooks=KitGuardHooks(guard))
+
+# Pydantic AI: a capability that wraps each tool execution
+from reference.bench.inside.pydantic_ai import KitGuardCapability
+agent = Agent(model, tools=tools, capabilities=[KitGuardCapability(guard)])
+
+# smolagents: each tool wrapped, a step callback for the stop
+from reference.bench.inside.smolagents import guarded_tool, kit_step_callback
+agent = ToolCallingAgent(tools=[guarded_tool(t, guard) for t in tools], model=model,
+                         step_callbacks=[kit_step_callback(guard)])
+
+# CrewAI: its global tool-call and LLM-call hooks
+from reference.bench.inside.crewai import install
+install(guard)
+```
+
+Install the kit beside the framework without its pins: `pip install --no-deps agent-loop-interview-kit
+python-dateutil airportsdata` (from a checkout: `pip install --no-deps .`). After a run, `guard.events`
+says what the guard did, step by step, and `guard.stopping` why it ended the run, if it did."""
+
+
 def markdown(outcomes: Sequence[Outcome], versions: dict[str, str], date: str, args: Any,
              plot_link: str | None = "bench.png") -> str:
     lines = ["# `loopkit bench`: agent frameworks' loops, alone and with the kit's guard, on the kit's scenarios",
-             "", INTRO.format(timeout=args.timeout, cap=args.max_requests), "", f"Measured {date}.", "",
+             "", INTRO.format(timeout=args.timeout, cap=args.max_requests), "", f"Measured {date}. {coverage(outcomes)}", "",
              "| row | versions | default limits and notes (from the framework's source) | the kit's guard goes in |",
              "| --- | --- | --- | --- |"]
     for name, shown in versions.items():
         f = FRAMEWORKS[name]
         lines.append(f"| {name} | {shown} | {f.note} | {f.hook if not f.guard else '(see the row alone)'} |")
-    lines += ["", *summary(outcomes), "", *by_scenario(outcomes)]
+    lines += ["", *summary(outcomes), "", *by_scenario(outcomes), "", HOWTO]
     lines += ["", "## Every run", "", MARKER, "", "| " + " | ".join(COLUMNS) + " |", "|" + " --- |" * len(COLUMNS)]
     lines += ["| " + " | ".join(r) + " |" for r in rows(outcomes)]
     seen: set[tuple[str, str]] = set()
@@ -89,6 +128,17 @@ def markdown(outcomes: Sequence[Outcome], versions: dict[str, str], date: str, a
               *notes] if notes else []
     lines += ["", f"![model calls per framework and scenario]({plot_link})", ""] if plot_link else [""]
     return "\n".join(lines)
+
+
+def coverage(outcomes: Sequence[Outcome]) -> str:
+    """Which scenarios the page covers: the whole catalogue is the default, and a page that covers less says so."""
+    from ..sim.scenario.loading import catalogue  # here: only a page being written needs the catalogue
+    ran, everything = list(dict.fromkeys(o.scenario for o in outcomes)), [s.name for s in catalogue()]
+    if set(everything) <= set(ran):
+        return f"All {len(everything)} scenarios of the catalogue."
+    return (f"{len(ran)} of the catalogue's {len(everything)} scenarios (`--scenarios`): the whole catalogue is "
+            f"{len(everything)} x {len(dict.fromkeys(o.framework for o in outcomes))} runs, hours on a small shared "
+            "machine; `--results FILE` lets a longer bench resume where it stopped.")
 
 
 def summary(outcomes: Sequence[Outcome]) -> list[str]:

@@ -25,11 +25,12 @@ PLOT = "bench.png"  # in the current directory: a run never overwrites a file th
 def cmd_bench(args: argparse.Namespace) -> int:
     frameworks = [FRAMEWORKS[name] for name in args.frameworks]
     scenarios = [find(name) for name in args.scenarios] if args.scenarios else catalogue()
+    kept = read_results(args.results) if args.results else {}
     shown = {}
     for framework in frameworks:
-        ensure_venv(framework, log=lambda line: print(line, file=sys.stderr))
+        if any((framework.name, s.name) not in kept for s in scenarios):  # runs to do: its venv, ready
+            ensure_venv(framework, log=lambda line: print(line, file=sys.stderr))
         shown[framework.name] = versions(framework)
-    kept = read_results(args.results) if args.results else {}
     writing = threading.Lock()
 
     def one(pair):
