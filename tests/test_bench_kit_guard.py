@@ -133,3 +133,11 @@ def test_the_page_puts_each_framework_beside_its_guarded_row_and_says_what_it_co
     assert "| repeat-exact | 60 cap (60) | 3 guard: repeated_call |" in page  # side by side, per scenario
     assert "1 of the catalogue's" in page and "AgentMiddleware.wrap_tool_call" in page
     assert [r["stopped"] for r in read_table(page)] == ["cap (60 calls)", "kit guard: repeated_call"]
+
+
+def test_a_retry_after_a_timeout_is_no_loop_but_a_retry_after_a_deterministic_failure_is_warned():
+    for raised, warned in [(TimeoutError("get_order timed out after 30s"), False), (ValueError("no such order"), True)]:
+        guard = KitGuard(ORDER, user="Where is my order A1?")
+        guard.before("c1", "get_order", {"order_id": "A1"})
+        guard.after("c1", "get_order", "", raised=raised)
+        assert (guard.before("c2", "get_order", {"order_id": "A1"}).action != "run") is warned, raised

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from ..core.messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage
+from ..core.toolresult import error_body, to_json
 from ..parts.guards.effects import ToolInfo
 from ..parts.guards.guard import LoopGuard
 from ..parts.guards.thresholds import thresholds_for
@@ -75,6 +76,16 @@ class _Episode:
 
     clock: _Clock
     ledger: _Ledger = field(default_factory=_Ledger)
+
+
+TRANSIENT_STATUS = {408, 429, 500, 502, 503, 504}  # HTTP semantics: try again later
+
+
+def transient(exc: BaseException) -> bool:
+    """A failure that may heal by itself: a timeout, a dropped connection, or an HTTP status that says so
+    (a retry of the same call after one is no loop). A 404 or a ValueError is not."""
+    status = getattr(exc, "code", None) or getattr(exc, "status", None)
+    return isinstance(exc, (TimeoutError, ConnectionError)) or status in TRANSIENT_STATUS
 
 
 def _text(arguments: Any) -> str:
@@ -158,8 +169,13 @@ class KitGuard:
         with self.lock:
             return self._before(call_id, name, arguments)
 
-    def after(self, call_id: str, name: str, result: str, *, failed: bool = False) -> Decision:
-        """After the tool ran: its result goes on (action "run", `text` the result), or feedback replaces it."""
+    def after(self, call_id: str, name: str, result: str, *, failed: bool = False,
+              raised: Optional[BaseException] = None) -> Decision:
+        """After the tool ran: its result goes on (action "run", `text` the result), or feedback replaces it.
+        `raised`: the exception the tool raised, when the hook sees one (then `result` may be anything)."""
+        if raised is not None:
+            result, failed = to_json(error_body(type(raised).__name__, str(raised) or type(raised).__name__,
+                                                retryable=transient(raised))), True
         with self.lock:
             return self._after(call_id, name, result, failed=failed)
 

@@ -38,7 +38,7 @@ class KitGuardMiddleware(AgentMiddleware):
         try:
             result = handler(request)
         except Exception as exc:  # the tool raised and LangChain lets it end the run: the guard hears it first
-            self.guard.after(call["id"], call["name"], str(exc), failed=True)
+            self.guard.after(call["id"], call["name"], "", raised=exc)
             raise
         if not isinstance(result, ToolMessage):  # a Command: the tool steers the graph itself
             return result

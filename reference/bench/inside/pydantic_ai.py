@@ -35,7 +35,7 @@ class KitGuardCapability(AbstractCapability):
         try:
             result = await handler(args)
         except Exception as exc:
-            self.guard.after(call.tool_call_id, call.tool_name, str(exc), failed=True)
+            self.guard.after(call.tool_call_id, call.tool_name, "", raised=exc)
             raise
         text = result if isinstance(result, str) else str(result)
         after = self.guard.after(call.tool_call_id, call.tool_name, text)

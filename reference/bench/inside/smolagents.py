@@ -32,7 +32,7 @@ def guarded_tool(tool: Any, guard: KitGuard) -> Any:
         try:
             result = original(*args, **kwargs)
         except Exception as exc:
-            guard.after(call_id, tool.name, str(exc), failed=True)
+            guard.after(call_id, tool.name, "", raised=exc)
             raise
         after = guard.after(call_id, tool.name, str(result))
         return after.text if after.action == "intervene" else result
