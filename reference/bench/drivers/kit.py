@@ -50,6 +50,22 @@ def call_tool(name, arguments):
         raise (TimeoutError if raised == "TimeoutError" else RuntimeError)(failed.read().decode()) from None
 
 
+def outcome_of(text, status=200):
+    """The host's result text as the ToolOutcome it was made from (the guarded loop's parts read its fields,
+    the model reads `text` as it came)."""
+    try:
+        said = json.loads(text)
+    except ValueError:
+        said = None
+    if not isinstance(said, dict):
+        return Forwarded(status < 400, data=said, http_status=status, text=text)
+    if said.get("ok") is False:
+        return Forwarded(False, error_type=said.get("error_type"), retryable=bool(said.get("retryable")),
+                         message=said.get("message"), http_status=status, retry_after=said.get("retry_after"),
+                         text=text)
+    return Forwarded(True, data=said.get("data", said), http_status=status, text=text)
+
+
 def forwarding(name):
     """The kit's tool function: call_tool, its failures as the kit's toolbox expects them (a timeout as
     ToolTimeout, an HTTP error status as a failed outcome with that status; anything else raises)."""
@@ -57,14 +73,10 @@ def forwarding(name):
         try:
             text = call_tool(name, json.dumps(args))
         except urllib.error.HTTPError as failed:
-            return Forwarded(False, http_status=failed.code, text=failed.read().decode())
+            return outcome_of(failed.read().decode(), failed.code)
         except TimeoutError as exc:
             raise ToolTimeout(str(exc)) from None
-        try:
-            said = json.loads(text)
-        except ValueError:
-            said = None
-        return Forwarded(not (isinstance(said, dict) and said.get("ok") is False), text=text)
+        return outcome_of(text)
     return call
 
 
