@@ -144,7 +144,7 @@ def coverage(outcomes: Sequence[Outcome]) -> str:
 def summary(outcomes: Sequence[Outcome]) -> list[str]:
     """One line per row kind: what an engineer choosing a framework reads first."""
     out = ["## In one table", "",
-           "| row | runs | answered | done (of completable) | stopped by its own limit or guard | at the cap | "
+           "| row | runs | answered | done (of completable) | ended by its own limit, guard or an exception | at the cap | "
            "stopped by the kit's guard | guard interventions | model calls (total) | cost $ (total) |",
            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name in dict.fromkeys(o.framework for o in outcomes):
