@@ -1,19 +1,39 @@
-"""Agent Loop Interview Kit: the harness that exercises plug into, and the reference loops."""
-from .sim.clock import SimClock
-from .harness.episode import Episode
-from .core.messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage
-from .core.model import Model, Pricing, Turn, Usage
-from .wire.protocol import ProtocolError, check_request, to_wire
-from .core.result import RunResult, StepRecord, StopReason
-from .core.errors import ScenarioError
-from .sim.scenario.loading import catalogue, find, load_scenario, parse_scenario
-from .sim.scenario.schema import Scenario
-from .sim.scripted import ScriptedModel, ScriptExhausted
-from .sim.tools import ToolOutcome, Toolbox, ToolTimeout
+"""Agent Loop Interview Kit: the harness that exercises plug into, and the reference loops.
 
-__all__ = [
-    "AssistantMessage", "Episode", "Message", "Model", "Pricing", "ProtocolError", "RunResult", "ScriptExhausted",
-    "Scenario", "ScenarioError", "ScriptedModel", "SimClock", "StepRecord", "StopReason", "SystemMessage",
-    "ToolCall", "ToolMessage", "ToolOutcome", "ToolSpec", "ToolTimeout", "Toolbox", "Turn", "Usage",
-    "UserMessage", "catalogue", "check_request", "find", "load_scenario", "parse_scenario", "to_wire",
-]
+The names below are imported on first use (PEP 562), not when the package is: a part imported on its
+own (the loop guard inside another framework's venv, reference/bench/kitguard.py) must not pull in pydantic or
+an SDK through this file.
+"""
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+_WHERE = {
+    "SimClock": ".sim.clock", "Episode": ".harness.episode",
+    "AssistantMessage": ".core.messages", "Message": ".core.messages", "SystemMessage": ".core.messages",
+    "ToolCall": ".core.messages", "ToolMessage": ".core.messages", "ToolSpec": ".core.messages",
+    "UserMessage": ".core.messages",
+    "Model": ".core.model", "Pricing": ".core.model", "Turn": ".core.model", "Usage": ".core.model",
+    "ProtocolError": ".wire.protocol", "check_request": ".wire.protocol", "to_wire": ".wire.protocol",
+    "RunResult": ".core.result", "StepRecord": ".core.result", "StopReason": ".core.result",
+    "ScenarioError": ".core.errors",
+    "catalogue": ".sim.scenario.loading", "find": ".sim.scenario.loading", "load_scenario": ".sim.scenario.loading",
+    "parse_scenario": ".sim.scenario.loading", "Scenario": ".sim.scenario.schema",
+    "ScriptedModel": ".sim.scripted", "ScriptExhausted": ".sim.scripted",
+    "ToolOutcome": ".sim.tools", "Toolbox": ".sim.tools", "ToolTimeout": ".sim.tools",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'reference' has no attribute {name!r}")
+    value = getattr(import_module(_WHERE[name], __name__), name)
+    globals()[name] = value  # once imported, an ordinary attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})

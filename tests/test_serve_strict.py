@@ -176,7 +176,7 @@ def test_a_client_sending_a_byte_at_a_time_is_dropped_at_the_whole_request_deadl
     assert not any("Traceback" in line for line in server.lines)
 
 
-def test_past_the_worker_pool_a_connection_gets_503_at_once():
+def test_past_the_worker_pool_a_connection_gets_503_at_once_in_its_wires_shape():
     with ServeHTTP(ServeApp(SCENARIO, log=[].append, max_requests=50), "127.0.0.1", 0, timeout=600.0,
                    workers=4) as server:  # a deadline of minutes: the held workers stay held however slow this is
         idle = [socket.create_connection(server.server_address[:2]) for _ in range(4)]
@@ -189,6 +189,15 @@ def test_past_the_worker_pool_a_connection_gets_503_at_once():
                 extra.settimeout(60)
                 answer = extra.recv(4096)
             assert answer.startswith(b"HTTP/1.1 503"), answer[:80]
+            assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]["type"] == "server_error"  # Chat's shape
+            with socket.create_connection(server.server_address[:2]) as extra:  # a Messages request: Anthropic's
+                extra.sendall(b"POST /v1/messages HTTP/1.1\r\nanthropic-version: 2023-06-01\r\n"
+                              b"content-length: 2\r\n\r\n{}")
+                extra.settimeout(60)
+                answer = extra.recv(4096)
+            body = json.loads(answer.split(b"\r\n\r\n", 1)[1])
+            assert answer.startswith(b"HTTP/1.1 503") and body["type"] == "error", answer
+            assert body["error"]["type"] == "api_error" and "every worker is busy" in body["error"]["message"]
         finally:
             for sock in idle:
                 sock.close()

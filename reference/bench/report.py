@@ -25,40 +25,159 @@ def table(outcomes: Sequence[Outcome]) -> str:
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in body)
 
 
+INTRO = """Regenerate with `loopkit bench --write docs/bench.md --plot docs/bench.png --results bench.jsonl`
+(makes each framework's venv on first use, network once; `--results` keeps each run as it ends, so a bench
+cut short resumes where it stopped). Each run: an agent loop on Chat Completions against a loopback
+`loopkit serve` of the scenario, with the scenario's tools as the loop's own tools (answered by the kit's
+fake tools over HTTP), `max_retries=0`, a dummy key, telemetry off; capped at {timeout:g} s of wall time and
+{cap} model requests (the server refuses the next ones with 429, and the row says *cap*).
+
+Three kinds of rows, all on that same HTTP path:
+
+- **framework alone**: the framework's default agent loop, as its documentation builds it, with its own
+  default limits (in the table below, each read from its source).
+- **framework `+kit-guard`**: the same loop with the kit's loop guard (lesson 3) inside it, through the
+  framework's own extension point: one small module each in `reference/bench/inside/`, all calling one
+  entry point, `reference/bench/kitguard.py`, which imports no SDK and no pydantic (the kit is installed
+  in the framework's venv with `pip install --no-deps`, plus python-dateutil and airportsdata, so CrewAI
+  keeps its own `openai` 2.x). Where the framework has a hook before a tool runs the guard answers a
+  repeated call there, and the tool never runs; the table says where each one goes in. When the guard
+  stops a run the row says *kit guard: PATTERN*.
+- **kit-react** and **kit-guarded**: the kit's own loops (lesson 1's ReAct loop; the guarded loop of
+  lessons 2-5 with every part), through the official `openai` SDK, with the scenario's step limit.
+
+*Model calls*, *tokens* and *cost* are the server's books (`GET /loopkit/books`) at the scenario's pricing,
+not the frameworks' own accounting. *Done*: the expected facts are in the final answer and every tool the
+task needs gave a successful result; — where the scenario cannot be completed (an honest stop is the
+right end, and a run that ends at a cap or limit is no worse than one that stops early, only dearer).
+
+How tools fail: a tool that times out, raises, or gets an HTTP error status from its service raises
+TimeoutError, RuntimeError or urllib's HTTPError inside the framework's own tool function, so the
+framework's own error path decides what the model sees (an error text, or the run ends with the
+exception). How the scripted model reacts: from the server's books, never from wording. In the
+cooperative scenarios it changes course when what it received for a call is not what the tool returned
+(the tool was not run, or its output was replaced, whoever did it: a framework's own repeat guard, the
+kit's guard, an error handler); the stubborn ones never change course. smolagents' text-rendered tool
+steps ('Calling tools:', 'Observation:') are read back as tool calls and results, so the same reactions
+hear them.
+
+Caveats. The scripted model reacts only where a scenario scripts a reaction; a real model may behave
+otherwise, so read a row as what the loop does with that behaviour, not as a forecast. A wall-time stop can
+be the machine's load rather than the framework (2 shared cores here, several runs at once): rerun that row
+alone with a larger `--timeout` to tell. The kit's own loops stop at each scenario's step limit (often 8),
+which the frameworks do not know about; compare their *done* and *cost*, not their step counts. Inside
+smolagents and CrewAI the guard gets no call id and no view of the whole model message, so it counts a lapse
+per call rather than per model turn (stricter when a model sends several calls at once)."""
+
+
+HOWTO = """## Putting the kit's guard into your framework
+
+One guard, `KitGuard` (reference/bench/kitguard.py), built from the tools' definitions and the user's
+request; each framework's module (reference/bench/inside/) calls its `before` (before a tool runs) and
+`after` (after it ran), and `model_turn` where the framework shows the whole model message:
+
+```python
+from reference.bench.kitguard import KitGuard
+guard = KitGuard(tools, system=system_prompt, user=user_message)   # tools: name, description, parameters
+
+# LangChain / LangGraph create_agent: agent middleware
+from reference.bench.inside.langchain import KitGuardMiddleware
+agent = create_agent(model, tools, middleware=[KitGuardMiddleware(guard)])
+
+# OpenAI Agents SDK: tool guardrails on each function tool, run hooks for the turns
+from reference.bench.inside.openai_agents import KitGuardHooks, kit_guardrails
+before, after = kit_guardrails(guard)
+tool = function_tool(fn, tool_input_guardrails=[before], tool_output_guardrails=[after])
+Runner.run_sync(agent, task, hooks=KitGuardHooks(guard))
+
+# Pydantic AI: a capability that wraps each tool execution
+from reference.bench.inside.pydantic_ai import KitGuardCapability
+agent = Agent(model, tools=tools, capabilities=[KitGuardCapability(guard)])
+
+# smolagents: each tool wrapped, a step callback for the stop
+from reference.bench.inside.smolagents import guarded_tool, kit_step_callback
+agent = ToolCallingAgent(tools=[guarded_tool(t, guard) for t in tools], model=model,
+                         step_callbacks=[kit_step_callback(guard)])
+
+# CrewAI: its global tool-call and LLM-call hooks
+from reference.bench.inside.crewai import install
+install(guard)
+```
+
+Install the kit beside the framework without its pins: `pip install --no-deps agent-loop-interview-kit
+python-dateutil airportsdata` (from a checkout: `pip install --no-deps .`). After a run, `guard.events`
+says what the guard did, step by step, and `guard.stopping` why it ended the run, if it did."""
+
+
 def markdown(outcomes: Sequence[Outcome], versions: dict[str, str], date: str, args: Any,
              plot_link: str | None = "bench.png") -> str:
-    lines = ["# `loopkit bench`: other frameworks' default loops on the kit's scenarios", "",
-             "Regenerate with `loopkit bench --write docs/bench.md` (makes each framework's venv on first use; "
-             "network once). Each run: the framework's default agent loop, on Chat Completions, against a "
-             "loopback `loopkit serve` of the scenario, with the scenario's tools as the framework's own tools "
-             "(answered by the kit's fake tools), `max_retries=0`, a dummy key, telemetry off; "
-             f"capped at {args.timeout:g} s of wall time and {args.max_requests} model requests (the server "
-             "refuses the next ones with 429).", "",
-             "*Model calls*, *tokens* and *cost* are the server's books (`GET /loopkit/books`) at the scenario's "
-             "pricing. *Done*: the expected facts are in the final answer and every tool the task needs gave a "
-             "successful result; — where the scenario cannot be completed (an honest stop is the right end).",
-             "", "Tools fail for real: a tool that times out, raises, or gets an HTTP error status from its service "
-             "raises TimeoutError, RuntimeError or urllib's HTTPError inside the framework's own tool function, so "
-             "the framework's own error path decides what the model sees (an error text, or the run ends with the "
-             "exception). The scripted model's cooperative reactions are decided from the server's books, not from "
-             "wording: it changes course when what it received for a call is not what the tool returned for it "
-             "(the tool was not run, or its output was replaced); any report of a run that raised counts as the "
-             "tool's own. smolagents' text-rendered tool steps ('Calling tools:', 'Observation:') are read back "
-             "as tool calls and results, so the same reactions hear them. Caveat: the scripted model reacts only "
-             "where a scenario scripts a reaction; a real model may behave otherwise. A wall-time stop can be the "
-             "machine's load rather than the framework (2 shared cores here): rerun that row alone with a larger "
-             "--timeout to tell.",
-             "", f"Measured {date}.", "", "| framework | versions | notes |", "| --- | --- | --- |"]
-    lines += [f"| {name} | {shown} | {FRAMEWORKS[name].note} |" for name, shown in versions.items()]
-    lines += ["", MARKER, "", "| " + " | ".join(COLUMNS) + " |", "|" + " --- |" * len(COLUMNS)]
+    lines = ["# `loopkit bench`: agent frameworks' loops, alone and with the kit's guard, on the kit's scenarios",
+             "", INTRO.format(timeout=args.timeout, cap=args.max_requests), "", f"Measured {date}. {coverage(outcomes)}", "",
+             "| row | versions | default limits and notes (from the framework's source) | the kit's guard goes in |",
+             "| --- | --- | --- | --- |"]
+    for name, shown in versions.items():
+        f = FRAMEWORKS[name]
+        lines.append(f"| {name} | {shown} | {f.note} | {f.hook if not f.guard else '(see the row alone)'} |")
+    lines += ["", *summary(outcomes), "", *by_scenario(outcomes), "", HOWTO]
+    lines += ["", "## Every run", "", MARKER, "", "| " + " | ".join(COLUMNS) + " |", "|" + " --- |" * len(COLUMNS)]
     lines += ["| " + " | ".join(r) + " |" for r in rows(outcomes)]
     seen: set[tuple[str, str]] = set()
     notes = [f"- {o.framework}, {o.scenario} ({o.stop}): `{o.detail[:160]}`" for o in outcomes
              if o.detail and (o.framework, o.stop) not in seen and not seen.add((o.framework, o.stop))]
-    lines += ["", "What the frameworks said when they stopped without an answer (the first run of each kind):", "",
+    lines += ["", "What the loops said when they stopped without an answer (the first run of each kind):", "",
               *notes] if notes else []
     lines += ["", f"![model calls per framework and scenario]({plot_link})", ""] if plot_link else [""]
     return "\n".join(lines)
+
+
+def coverage(outcomes: Sequence[Outcome]) -> str:
+    """Which scenarios the page covers: the whole catalogue is the default, and a page that covers less says so."""
+    from ..sim.scenario.loading import catalogue  # here: only a page being written needs the catalogue
+    ran, everything = list(dict.fromkeys(o.scenario for o in outcomes)), [s.name for s in catalogue()]
+    if set(everything) <= set(ran):
+        return f"All {len(everything)} scenarios of the catalogue."
+    return (f"{len(ran)} of the catalogue's {len(everything)} scenarios (`--scenarios`): the whole catalogue is "
+            f"{len(everything)} x {len(dict.fromkeys(o.framework for o in outcomes))} runs, hours on a small shared "
+            "machine; `--results FILE` lets a longer bench resume where it stopped.")
+
+
+def summary(outcomes: Sequence[Outcome]) -> list[str]:
+    """One line per row kind: what an engineer choosing a framework reads first."""
+    out = ["## In one table", "",
+           "| row | runs | answered | done (of completable) | ended by its own limit, guard or an exception | at the cap | "
+           "stopped by the kit's guard | guard interventions | model calls (total) | cost $ (total) |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for name in dict.fromkeys(o.framework for o in outcomes):
+        mine = [o for o in outcomes if o.framework == name]
+        completable = [o for o in mine if o.done is not None]
+        own = [o for o in mine if o.stop not in ("answered",) and not o.stop.startswith(("cap", "kit guard", "wall"))]
+        acted = sum(o.interventions or 0 for o in mine)
+        out.append(f"| {name} | {len(mine)} | {sum(o.stop == 'answered' for o in mine)} | "
+                   f"{sum(bool(o.done) for o in completable)}/{len(completable)} | {len(own)} | "
+                   f"{sum(o.stop.startswith('cap') for o in mine)} | {sum(o.stop.startswith('kit guard') for o in mine)} | "
+                   f"{acted if any(o.interventions is not None for o in mine) else '—'} | "
+                   f"{sum(o.model_calls for o in mine):,} | {sum(o.cost for o in mine):.2f} |")
+    return out
+
+
+def _cell(o: Outcome) -> str:
+    mark = "" if o.done is None else (" ✓" if o.done else " ✗")
+    stop = {"answered": "ans"}.get(o.stop, o.stop.replace("kit guard: ", "guard: ").replace(" calls)", ")"))
+    return f"{o.model_calls} {stop}{mark}"
+
+
+def by_scenario(outcomes: Sequence[Outcome]) -> list[str]:
+    """What each loop did on each scenario: model calls, how it ended, ✓ done / ✗ not (none: cannot be)."""
+    names = list(dict.fromkeys(o.framework for o in outcomes))
+    got = {(o.framework, o.scenario): o for o in outcomes}
+    out = ["## What each loop did, scenario by scenario", "",
+           "Each cell: model calls, how the run ended (*ans*: answered), ✓ task done, ✗ not done (no mark: the "
+           "scenario cannot be completed, an honest stop is right).", "",
+           "| scenario | " + " | ".join(names) + " |", "|" + " --- |" * (len(names) + 1)]
+    for scenario in dict.fromkeys(o.scenario for o in outcomes):
+        out.append(f"| {scenario} | " + " | ".join(_cell(got[n, scenario]) if (n, scenario) in got else ""
+                                                    for n in names) + " |")
+    return out
 
 
 def read_table(text: str) -> list[dict[str, str]]:

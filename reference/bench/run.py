@@ -12,6 +12,7 @@ import os
 import subprocess
 from dataclasses import dataclass
 
+from ..sim.clock import parse_start
 from ..sim.scenario.schema import Scenario
 from ..serve.http import ServeHTTP
 from .frameworks import Framework, python_of
@@ -28,20 +29,27 @@ class Outcome:
     framework: str
     scenario: str
     model_calls: int  # requests the server answered (refused ones over the cap not counted)
-    stop: str  # answered | refused at the cap | wall-time limit | the framework's exception type
+    stop: str  # answered | refused at the cap | wall-time limit | the framework's exception type | the
+    # kit's stop reason (its own loops) | "kit guard: PATTERN" (the kit's guard inside a framework)
     done: bool | None  # None: the scenario cannot be completed (an honest stop is the right end)
     input_tokens: int
     output_tokens: int
     cost: float
     tool_calls: int
     detail: str = ""
+    interventions: int | None = None  # what the kit's guard did inside the framework (None: no guard in it)
 
 
-def spec_of(scenario: Scenario, base_url: str) -> dict:
+def spec_of(scenario: Scenario, base_url: str, framework: Framework | None = None) -> dict:
+    """What the driver gets. The tools' declarations (MCP annotations, volatility, metadata keys) are what
+    their authors declare, and the kit's guard reads them wherever it runs; the frameworks ignore them."""
     return {"base_url": f"{base_url}/v1", "tool_url": f"{base_url}{TOOL_PATH}", "model": MODEL_NAME,
-            "system": scenario.system, "user": scenario.user,
-            "tools": [{"name": t.name, "description": t.description, "parameters": t.parameters}
-                      for t in scenario.tools]}
+            "scenario": scenario.source or scenario.name, "system": scenario.system, "user": scenario.user,
+            "today": parse_start(scenario.clock).date().isoformat(), "intent": scenario.intent,
+            "guard": bool(framework and framework.guard), "loop": framework.loop if framework else "",
+            "tools": [{"name": t.name, "description": t.description, "parameters": t.parameters,
+                       "annotations": None if t.annotations is None else dict(t.annotations),
+                       "volatile": t.volatile, "metadata": list(t.metadata)} for t in scenario.tools]}
 
 
 def run_one(framework: Framework, scenario: Scenario, *, timeout: float = 60.0, max_requests: int = 60) -> Outcome:
@@ -52,7 +60,7 @@ def run_one(framework: Framework, scenario: Scenario, *, timeout: float = 60.0, 
             # -I: the driver's folder is not on sys.path (drivers/pydantic_ai.py would shadow the framework)
             proc = subprocess.run([str(python_of(framework)), "-I", str(framework.driver)], capture_output=True,
                                   text=True, timeout=timeout, env=env,
-                                  input=json.dumps(spec_of(scenario, server.base_url)))
+                                  input=json.dumps(spec_of(scenario, server.base_url, framework)))
             lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
             said = json.loads(lines[-1]) if lines else {"answer": None,
                                                          "error": f"driver exit {proc.returncode}: {proc.stderr[-300:]}"}
@@ -70,12 +78,15 @@ def verdict(framework: Framework, scenario: Scenario, app: BenchApp, books: dict
         stop = f"cap ({app.max_requests} calls)"
     elif error.startswith("wall-time"):
         stop = error
+    elif error.startswith("LoopStopped:"):
+        stop = "kit guard: " + error.split(":", 2)[1].strip()
     else:
         stop = error.split(":", 1)[0] or "no answer"
     pricing = scenario.model.pricing
     cost = (books["input_tokens"] * pricing.input_per_mtok + books["output_tokens"] * pricing.output_per_mtok) / 1e6
     return Outcome(framework.name, scenario.name, books["requests"], stop, task_done(scenario, answer, app.results),
-                   books["input_tokens"], books["output_tokens"], cost, len(app.results), error[:200])
+                   books["input_tokens"], books["output_tokens"], cost, len(app.results), error[:200],
+                   said.get("interventions"))
 
 
 def task_done(scenario: Scenario, answer: str | None, results: list[tuple[str, bool, str]]) -> bool | None:

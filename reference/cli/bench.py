@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
 
 from ..bench.frameworks import FRAMEWORKS, ensure_venv, versions
 from ..bench.report import markdown, plot, table
-from ..bench.run import run_one
+from ..bench.run import Outcome, run_one
 from ..sim.scenario.loading import catalogue, find
 
 PLOT = "bench.png"  # in the current directory: a run never overwrites a file the repository tracks
@@ -22,16 +25,28 @@ PLOT = "bench.png"  # in the current directory: a run never overwrites a file th
 def cmd_bench(args: argparse.Namespace) -> int:
     frameworks = [FRAMEWORKS[name] for name in args.frameworks]
     scenarios = [find(name) for name in args.scenarios] if args.scenarios else catalogue()
+    kept = read_results(args.results) if args.results else {}
     shown = {}
     for framework in frameworks:
-        ensure_venv(framework, log=lambda line: print(line, file=sys.stderr))
+        if any((framework.name, s.name) not in kept for s in scenarios):  # runs to do: its venv, ready
+            ensure_venv(framework, log=lambda line: print(line, file=sys.stderr))
         shown[framework.name] = versions(framework)
+    writing = threading.Lock()
+
     def one(pair):
-        outcome = run_one(*pair, timeout=args.timeout, max_requests=args.max_requests)
+        framework, scenario = pair
+        if (framework.name, scenario.name) in kept:
+            return kept[framework.name, scenario.name]
+        outcome = run_one(framework, scenario, timeout=args.timeout, max_requests=args.max_requests)
         print(f"{outcome.framework} / {outcome.scenario}: {outcome.stop}", file=sys.stderr, flush=True)
+        if args.results:
+            with writing, open(args.results, "a", encoding="utf-8") as out:
+                out.write(json.dumps(asdict(outcome)) + "\n")
         return outcome
     with ThreadPoolExecutor(max(args.jobs, 1)) as pool:  # each run has its own server and child process
-        outcomes = list(pool.map(one, [(f, s) for f in frameworks for s in scenarios]))
+        # scenario by scenario: a bench cut short still compares every framework on the scenarios it ran
+        done = {(o.framework, o.scenario): o for o in pool.map(one, [(f, s) for s in scenarios for f in frameworks])}
+    outcomes = [done[f.name, s.name] for f in frameworks for s in scenarios]
     print(table(outcomes))
     if args.plot:
         plot(outcomes, args.plot)
@@ -40,6 +55,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
             out.write(markdown(outcomes, shown, datetime.date.today().isoformat(), args,
                                plot_link=plot_link(args.plot, args.write)))
     return 0
+
+
+def read_results(path: str) -> dict[tuple[str, str], Outcome]:
+    """The runs a results file already holds (one JSON object a line), by (framework, scenario)."""
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as lines:
+        found = [Outcome(**json.loads(line)) for line in lines if line.strip()]
+    return {(o.framework, o.scenario): o for o in found}
 
 
 def plot_link(plot_path: str, page_path: str) -> str | None:
@@ -59,4 +83,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--plot", default=PLOT, help=f"where to save the plot (default: {PLOT} in the current "
                                                  "directory; '' for none)")
     s.add_argument("--write", default=None, help="write the results table as Markdown (docs/bench.md)")
+    s.add_argument("--results", default=None, help="a JSON-lines file: each run is added as it ends, and the runs "
+                                                   "it already holds are not run again (a long bench resumes)")
     s.set_defaults(func=cmd_bench)

@@ -16,11 +16,14 @@ model or a tool does, not about the harness).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 
 class HarnessError(Exception):
     """Base of the kit's own exceptions."""
+
+
+ENVELOPES: dict[str, Callable[["ProtocolError"], dict[str, Any]]] = {}  # wire format name -> its error envelope
 
 
 class ProtocolError(HarnessError):
@@ -40,10 +43,9 @@ class ProtocolError(HarnessError):
 
     @property
     def body(self) -> dict[str, Any]:
-        if self.wire == "anthropic":
-            return {"type": "error", "error": {"type": "invalid_request_error", "message": self.message}}
-        return {"error": {"message": self.message, "type": "invalid_request_error",
-                          "param": self.param, "code": self.code}}
+        """The JSON error envelope the service sends, written by the wire format's own object
+        (reference/wire/formats.py registers each one in ENVELOPES when the wire package is imported)."""
+        return ENVELOPES[self.wire](self) if self.wire in ENVELOPES else {"error": {"message": self.message}}
 
     def __repr__(self) -> str:
         return f"ProtocolError({self.wire!r}, {self.message!r})"

@@ -11,14 +11,16 @@ grader's side and returns its result as text, or raises what the tool raised.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import inspect
 import json
 from pathlib import Path
 from typing import Any, Callable
 
 from ..core.result import RunResult, StopReason
-from ..providers.server import ANTHROPIC_BASE_URL, OPENAI_BASE_URL, SCRIPTED_API_KEY
+from ..providers.server import SCRIPTED_API_KEY, SCRIPTED_ORIGIN
 from ..sandbox.child import load_loop, read_source
+from ..wire.formats import wire_format
 from ..wire.protocol import wire_module
 from .api import api_for
 from .kinds import Candidate
@@ -81,14 +83,10 @@ class Session:
         transport = httpx2.MockTransport(self.server)
         http = httpx2.AsyncClient(transport=transport) if is_async else httpx2.Client(transport=transport)
         options = dict(api_key=SCRIPTED_API_KEY, max_retries=0, http_client=http)
-        if wire == "anthropic":
-            import anthropic
-
-            return (anthropic.AsyncAnthropic if is_async else anthropic.Anthropic)(base_url=ANTHROPIC_BASE_URL,
-                                                                                  **options)
-        import openai
-
-        return (openai.AsyncOpenAI if is_async else openai.OpenAI)(base_url=OPENAI_BASE_URL, **options)
+        fmt = wire_format(wire)
+        sdk = importlib.import_module(fmt.sdk)  # the format's official SDK, loaded only for an SDK candidate
+        client = getattr(sdk, fmt.sdk_clients[1] if is_async else fmt.sdk_clients[0])
+        return client(base_url=SCRIPTED_ORIGIN + fmt.sdk_base_path, **options)
 
     def finish(self, returned: Any) -> RunResult:
         """The loop's run from what the function returned: a string (the answer) or a dict saying more."""

@@ -14,12 +14,14 @@ A part may subclass its protocol to inherit the optional methods' defaults (`Bud
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Protocol, Sequence
 
 from ..core.messages import Message, ToolCall, ToolMessage, ToolSpec
 from ..core.result import StopReason
 from ..core.toolresult import tool_error
-from ..harness.episode import Episode
+
+if TYPE_CHECKING:  # annotations only: the guard runs inside other frameworks without the episode's pydantic
+    from ..harness.episode import Episode
 
 
 @dataclass(frozen=True)

@@ -42,8 +42,9 @@ if TYPE_CHECKING:
 # OpenAI's SDK paths are relative to a base_url that ends in /v1; Anthropic's paths start with /v1/,
 # so its base_url must NOT end in /v1 (".../v1" would give POST /v1/v1/messages). `.invalid` is a
 # reserved top-level domain: nothing here can ever reach a network.
-OPENAI_BASE_URL = "http://scripted.loopkit.invalid/v1"
-ANTHROPIC_BASE_URL = "http://scripted.loopkit.invalid"
+SCRIPTED_ORIGIN = "http://scripted.loopkit.invalid"
+OPENAI_BASE_URL = SCRIPTED_ORIGIN + FORMATS["openai-chat"].sdk_base_path
+ANTHROPIC_BASE_URL = SCRIPTED_ORIGIN + FORMATS["anthropic"].sdk_base_path
 SCRIPTED_API_KEY = "loopkit-scripted"  # any non-empty key; the scripted server only checks one is sent
 
 @dataclass

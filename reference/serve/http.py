@@ -82,7 +82,8 @@ class ServeHTTP(ThreadingHTTPServer):
         super().__init__((host, port), Handler)
 
     def process_request(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
-        """A worker thread for the connection if one is free; else 503 at once (nothing read), and closed."""
+        """A worker thread for the connection if one is free; else 503 at once (in the shape of the wire its
+        request line names, peeked at, nothing consumed), and closed."""
         if not self.workers.acquire(blocking=False):
             _refuse_busy(request)
             self.app.log("connection refused: every worker is busy (503)")
@@ -229,9 +230,26 @@ class DeadlineReader(io.RawIOBase):
         return self.sock.recv_into(buffer)
 
 
+PEEK_SECONDS = 0.05  # how long a refused connection may hold the accepting thread to show its request line
+
+
+def _busy_format(sock: socket.socket):
+    """The wire format of a connection refused before it was read, from a peek at what it sent so far (its
+    route, else its headers); nothing is consumed. A client that has sent nothing yet gets Chat's shape."""
+    try:
+        sock.settimeout(PEEK_SECONDS)
+        seen = sock.recv(4096, socket.MSG_PEEK).decode("latin-1")
+    except OSError:
+        seen = ""
+    head, *lines = seen.split("\r\n\r\n", 1)[0].split("\r\n")
+    parts = head.split(" ")
+    path = parts[1].split("?", 1)[0] if len(parts) > 1 else ""
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    return ROUTES.get(path) or guess_format(headers)
+
+
 def _refuse_busy(sock: socket.socket) -> None:
-    body = json.dumps({"error": {"message": "loopkit serve: every worker is busy; try again.",
-                                 "type": "server_error", "param": None, "code": None}}).encode("utf-8")
+    body = json.dumps(_busy_format(sock).kit_error("server", "every worker is busy; try again.")).encode("utf-8")
     head = (f"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {len(body)}"
             "\r\nretry-after-ms: 1\r\nconnection: close\r\n\r\n").encode("ascii")
     try:

@@ -12,3 +12,4 @@ no state).
 that service (route, error envelope, id prefixes, tool choice, streaming): code outside this package asks
 `wire_format(name)` instead of branching on a format's name.
 """
+from . import formats as _formats  # noqa: E402,F401  # registers each format's error envelope (ProtocolError.body)

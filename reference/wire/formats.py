@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from ..core.errors import ProtocolError, ProviderError
+from ..core.errors import ENVELOPES, ProtocolError, ProviderError
 from ..core.messages import Message, SystemMessage, ToolSpec
 from ..core.model import Turn
 from . import anthropic_messages, openai_chat, openai_responses, streaming, tool_choice
@@ -46,6 +46,9 @@ class WireFormat:
     call_id_chars: int = 24  # random characters after `call_id_prefix`
     arguments_are_objects: bool = False  # tool input travels as a JSON object, not as JSON text
     system_apart: bool = False  # the system prompt travels beside the conversation, not in it
+    sdk: str = "openai"  # the official SDK package that speaks this format
+    sdk_clients: tuple[str, str] = ("OpenAI", "AsyncOpenAI")  # its client classes, sync and async
+    sdk_base_path: str = "/v1"  # what the SDK's base_url ends with (Anthropic's paths already start with /v1/)
 
     # -- requests --------------------------------------------------------------------------------
     def normalised(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -186,8 +189,12 @@ CHAT = ChatCompletions("openai-chat", "/v1/chat/completions", openai_chat, "chat
 RESPONSES = Responses("openai-responses", "/v1/responses", openai_responses, "resp_loopkit", "call_",
                       "x-request-id", "input")
 MESSAGES = Messages("anthropic", "/v1/messages", anthropic_messages, "msg_loopkit", "toolu_01", "request-id",
-                    "messages", call_id_chars=22, arguments_are_objects=True, system_apart=True)
+                    "messages", call_id_chars=22, arguments_are_objects=True, system_apart=True, sdk="anthropic",
+                    sdk_clients=("Anthropic", "AsyncAnthropic"), sdk_base_path="")
 FORMATS = {f.name: f for f in (CHAT, RESPONSES, MESSAGES)}
+for _f in FORMATS.values():  # ProtocolError.body: each refusal in its own service's envelope
+    ENVELOPES[_f.name] = (lambda fmt: lambda err: fmt.error_body("invalid_request", err.message, err.param,
+                                                                  err.code))(_f)
 ROUTES = {f.path: f for f in FORMATS.values()}
 
 

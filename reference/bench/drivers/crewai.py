@@ -8,7 +8,8 @@ A tool that raises is answered with CrewAI's error text.
 In its own venv: crewai pins openai below 3.
 
 Run by `loopkit bench` with the framework's own venv: reads the run's spec (JSON) on stdin, prints one
-JSON line {"answer", "error"} last. Imports the framework and the standard library only (pydantic comes
+JSON line {"answer", "error"} last. Imports the framework and the standard library only (and the
+kit's guard, reference/bench/inside/, for a "+kit-guard" row) (pydantic comes
 with CrewAI).
 """
 import json
@@ -25,6 +26,19 @@ from crewai.tools import BaseTool  # noqa: E402
 from pydantic import create_model  # noqa: E402
 
 spec = json.load(sys.stdin)
+
+GUARD = None
+if spec.get("guard"):  # the kit's guard inside the framework: the kit is installed here with --no-deps
+    from reference.bench.kitguard import KitGuard
+    GUARD = KitGuard.for_spec(spec)
+
+
+def report(answer, error):
+    """The driver's last line. A run the kit's guard stopped says so, whatever the framework made of it."""
+    if GUARD is not None and GUARD.stopping is not None:
+        answer, error = None, f"LoopStopped: {GUARD.stopping.pattern}: {GUARD.stopping.detail}"
+    print(json.dumps({"answer": answer, "error": error and error[:300],
+                      "interventions": None if GUARD is None else len(GUARD.events)}))
 TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict}
 
 
@@ -59,12 +73,16 @@ def tool(t):
     return FakeTool()
 
 
+if GUARD is not None:
+    from reference.bench.inside.crewai import install
+    install(GUARD)
+
 llm = LLM(model=f"openai/{spec['model']}", base_url=spec["base_url"], api_key="loopkit", max_retries=0)
 agent = Agent(role="assistant", goal="Answer the user's request", backstory=spec["system"], llm=llm,
               tools=[tool(t) for t in spec["tools"]], verbose=False)
 task = Task(description=spec["user"], expected_output="The answer to the user's request", agent=agent)
 try:
     result = Crew(agents=[agent], tasks=[task], verbose=False).kickoff()
-    print(json.dumps({"answer": str(result.raw), "error": None}))
+    report(str(result.raw), None)
 except Exception as exc:
-    print(json.dumps({"answer": None, "error": f"{type(exc).__name__}: {exc}"[:300]}))
+    report(None, f"{type(exc).__name__}: {exc}")

@@ -6,7 +6,8 @@ LangGraph's own default is 10,007 in 1.2, 25 before 1.0). A model call and a too
 so in effect there is no limit before the bench's request cap: a loop ends at the cap, not at the framework.
 
 Run by `loopkit bench` with the framework's own venv: reads the run's spec (JSON) on stdin, prints one
-JSON line {"answer", "error"} last. Imports the framework and the standard library only.
+JSON line {"answer", "error"} last. Imports the framework and the standard library only (and the
+kit's guard, reference/bench/inside/, for a "+kit-guard" row).
 """
 import json
 import os
@@ -22,6 +23,19 @@ from langchain_core.tools import StructuredTool  # noqa: E402
 from langchain_openai import ChatOpenAI  # noqa: E402
 
 spec = json.load(sys.stdin)
+
+GUARD = None
+if spec.get("guard"):  # the kit's guard inside the framework: the kit is installed here with --no-deps
+    from reference.bench.kitguard import KitGuard
+    GUARD = KitGuard.for_spec(spec)
+
+
+def report(answer, error):
+    """The driver's last line. A run the kit's guard stopped says so, whatever the framework made of it."""
+    if GUARD is not None and GUARD.stopping is not None:
+        answer, error = None, f"LoopStopped: {GUARD.stopping.pattern}: {GUARD.stopping.detail}"
+    print(json.dumps({"answer": answer, "error": error and error[:300],
+                      "interventions": None if GUARD is None else len(GUARD.events)}))
 
 
 def call_tool(name, arguments):
@@ -48,9 +62,13 @@ def tool(t):
 
 
 model = ChatOpenAI(model=spec["model"], base_url=spec["base_url"], api_key="loopkit", max_retries=0)
-agent = create_agent(model, tools=[tool(t) for t in spec["tools"]], system_prompt=spec["system"])
+middleware = []
+if GUARD is not None:
+    from reference.bench.inside.langchain import KitGuardMiddleware
+    middleware = [KitGuardMiddleware(GUARD)]
+agent = create_agent(model, tools=[tool(t) for t in spec["tools"]], system_prompt=spec["system"], middleware=middleware)
 try:
     state = agent.invoke({"messages": [{"role": "user", "content": spec["user"]}]})
-    print(json.dumps({"answer": str(state["messages"][-1].content), "error": None}))
+    report(str(state["messages"][-1].content), None)
 except Exception as exc:
-    print(json.dumps({"answer": None, "error": f"{type(exc).__name__}: {exc}"[:300]}))
+    report(None, f"{type(exc).__name__}: {exc}")

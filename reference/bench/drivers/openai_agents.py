@@ -4,7 +4,8 @@ through the SDK's default failure_error_function (the model reads a fixed "An er
 the tool. Please try again."); a FunctionTool built by hand would let the exception end the run instead.
 
 Run by `loopkit bench` with the framework's own venv: reads the run's spec (JSON) on stdin, prints one
-JSON line {"answer", "error"} last. Imports the framework and the standard library only.
+JSON line {"answer", "error"} last. Imports the framework and the standard library only (and the
+kit's guard, reference/bench/inside/, for a "+kit-guard" row).
 """
 import inspect
 import json
@@ -16,6 +17,19 @@ from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool, set
 from openai import AsyncOpenAI
 
 spec = json.load(sys.stdin)
+
+GUARD = None
+if spec.get("guard"):  # the kit's guard inside the framework: the kit is installed here with --no-deps
+    from reference.bench.kitguard import KitGuard
+    GUARD = KitGuard.for_spec(spec)
+
+
+def report(answer, error):
+    """The driver's last line. A run the kit's guard stopped says so, whatever the framework made of it."""
+    if GUARD is not None and GUARD.stopping is not None:
+        answer, error = None, f"LoopStopped: {GUARD.stopping.pattern}: {GUARD.stopping.detail}"
+    print(json.dumps({"answer": answer, "error": error and error[:300],
+                      "interventions": None if GUARD is None else len(GUARD.events)}))
 
 
 def call_tool(name, arguments):
@@ -50,7 +64,13 @@ def tool(t):
         return call_tool(t["name"], json.dumps({k: v for k, v in kwargs.items() if v is not None}))
     invoke.__signature__ = inspect.Signature(params)
     invoke.__annotations__ = {p.name: p.annotation for p in params}
-    return function_tool(invoke, name_override=t["name"], description_override=t["description"], strict_mode=False)
+    guardrails = {}
+    if GUARD is not None:
+        from reference.bench.inside.openai_agents import kit_guardrails
+        before, after = kit_guardrails(GUARD)
+        guardrails = {"tool_input_guardrails": [before], "tool_output_guardrails": [after]}
+    return function_tool(invoke, name_override=t["name"], description_override=t["description"], strict_mode=False,
+                         **guardrails)
 
 
 set_tracing_disabled(True)
@@ -58,7 +78,11 @@ client = AsyncOpenAI(base_url=spec["base_url"], api_key="loopkit", max_retries=0
 agent = Agent(name="bench", instructions=spec["system"], tools=[tool(t) for t in spec["tools"]],
               model=OpenAIChatCompletionsModel(model=spec["model"], openai_client=client))
 try:
-    result = Runner.run_sync(agent, spec["user"])
-    print(json.dumps({"answer": str(result.final_output), "error": None}))
+    hooks = None
+    if GUARD is not None:
+        from reference.bench.inside.openai_agents import KitGuardHooks
+        hooks = KitGuardHooks(GUARD)
+    result = Runner.run_sync(agent, spec["user"], hooks=hooks)
+    report(str(result.final_output), None)
 except Exception as exc:
-    print(json.dumps({"answer": None, "error": f"{type(exc).__name__}: {exc}"[:300]}))
+    report(None, f"{type(exc).__name__}: {exc}")

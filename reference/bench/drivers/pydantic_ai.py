@@ -1,7 +1,8 @@
 """Pydantic AI's default loop (Agent.run_sync, request_limit 50), on Chat Completions.
 
 Run by `loopkit bench` with the framework's own venv: reads the run's spec (JSON) on stdin, prints one
-JSON line {"answer", "error"} last. Imports the framework and the standard library only.
+JSON line {"answer", "error"} last. Imports the framework and the standard library only (and the
+kit's guard, reference/bench/inside/, for a "+kit-guard" row).
 """
 import json
 import sys
@@ -14,6 +15,19 @@ from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
 
 spec = json.load(sys.stdin)
+
+GUARD = None
+if spec.get("guard"):  # the kit's guard inside the framework: the kit is installed here with --no-deps
+    from reference.bench.kitguard import KitGuard
+    GUARD = KitGuard.for_spec(spec)
+
+
+def report(answer, error):
+    """The driver's last line. A run the kit's guard stopped says so, whatever the framework made of it."""
+    if GUARD is not None and GUARD.stopping is not None:
+        answer, error = None, f"LoopStopped: {GUARD.stopping.pattern}: {GUARD.stopping.detail}"
+    print(json.dumps({"answer": answer, "error": error and error[:300],
+                      "interventions": None if GUARD is None else len(GUARD.events)}))
 
 
 def call_tool(name, arguments):
@@ -40,9 +54,13 @@ def tool(t):
 
 client = AsyncOpenAI(base_url=spec["base_url"], api_key="loopkit", max_retries=0)
 model = OpenAIChatModel(spec["model"], provider=OpenAIProvider(openai_client=client))
-agent = Agent(model, system_prompt=spec["system"], tools=[tool(t) for t in spec["tools"]])
+capabilities = []
+if GUARD is not None:
+    from reference.bench.inside.pydantic_ai import KitGuardCapability
+    capabilities = [KitGuardCapability(GUARD)]
+agent = Agent(model, system_prompt=spec["system"], tools=[tool(t) for t in spec["tools"]], capabilities=capabilities)
 try:
     result = agent.run_sync(spec["user"])
-    print(json.dumps({"answer": str(result.output), "error": None}))
+    report(str(result.output), None)
 except Exception as exc:
-    print(json.dumps({"answer": None, "error": f"{type(exc).__name__}: {exc}"[:300]}))
+    report(None, f"{type(exc).__name__}: {exc}")

@@ -2,7 +2,8 @@
 sends tool_choice "required". On Chat Completions.
 
 Run by `loopkit bench` with the framework's own venv: reads the run's spec (JSON) on stdin, prints one
-JSON line {"answer", "error"} last. Imports the framework and the standard library only.
+JSON line {"answer", "error"} last. Imports the framework and the standard library only (and the
+kit's guard, reference/bench/inside/, for a "+kit-guard" row).
 """
 import json
 import os
@@ -15,6 +16,19 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from smolagents import OpenAIServerModel, Tool, ToolCallingAgent  # noqa: E402
 
 spec = json.load(sys.stdin)
+
+GUARD = None
+if spec.get("guard"):  # the kit's guard inside the framework: the kit is installed here with --no-deps
+    from reference.bench.kitguard import KitGuard
+    GUARD = KitGuard.for_spec(spec)
+
+
+def report(answer, error):
+    """The driver's last line. A run the kit's guard stopped says so, whatever the framework made of it."""
+    if GUARD is not None and GUARD.stopping is not None:
+        answer, error = None, f"LoopStopped: {GUARD.stopping.pattern}: {GUARD.stopping.detail}"
+    print(json.dumps({"answer": answer, "error": error and error[:300],
+                      "interventions": None if GUARD is None else len(GUARD.events)}))
 TYPES = {"string", "boolean", "integer", "number", "array", "object", "any", "null"}
 
 
@@ -55,12 +69,16 @@ def tool(t):
 
 model = OpenAIServerModel(model_id=spec["model"], api_base=spec["base_url"], api_key="loopkit",
                           client_kwargs={"max_retries": 0})
-agent = ToolCallingAgent(tools=[tool(t) for t in spec["tools"]], model=model, verbosity_level=0)
+tools, callbacks = [tool(t) for t in spec["tools"]], []
+if GUARD is not None:
+    from reference.bench.inside.smolagents import guarded_tool, kit_step_callback
+    tools, callbacks = [guarded_tool(t, GUARD) for t in tools], [kit_step_callback(GUARD)]
+agent = ToolCallingAgent(tools=tools, model=model, verbosity_level=0, step_callbacks=callbacks)
 try:
     result = agent.run(spec["user"], return_full_result=True)
     if result.state == "success":
-        print(json.dumps({"answer": str(result.output), "error": None}))
+        report(str(result.output), None)
     else:  # max_steps reached: smolagents then asks the model for a last answer without tools
-        print(json.dumps({"answer": None, "error": f"MaxSteps: {result.state}; last answer {str(result.output)[:200]}"}))
+        report(None, f"MaxSteps: {result.state}; last answer {str(result.output)[:200]}")
 except Exception as exc:
-    print(json.dumps({"answer": None, "error": f"{type(exc).__name__}: {exc}"[:300]}))
+    report(None, f"{type(exc).__name__}: {exc}")
