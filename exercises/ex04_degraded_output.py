@@ -32,8 +32,9 @@ What the tests expect (tests/test_ex04_degraded_output.py)
       covered by an obtained result of that tool whose arguments include every key/value of `when`;
       an item without a tool needs the final answer, so a stopped run never covers it;
     - next steps fit the stop reason: narrow the request after a token, cost or step limit; rephrase
-      after a repeated call, the same result or no progress; hand over first (or retry later, for a
-      failing tool or provider) after alternation, an open circuit or an error; narrow or retry later
+      after a repeated call, the same result or no progress; hand over first after alternation;
+      hand over or retry later first (a failing tool or provider may heal) after an open circuit or an
+      error; narrow or retry later
       after a time budget; narrow or run it later after a cancel; handing over to a person is always
       one of the next steps, and a loop or a token/cost stop never suggests retrying later;
     - the answer says why the run stopped, what was found, what is missing and what to do next, is
