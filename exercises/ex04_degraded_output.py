@@ -34,9 +34,9 @@ What the tests expect (tests/test_ex04_degraded_output.py)
     - next steps fit the stop reason: narrow the request after a token, cost or step limit; rephrase
       after a repeated call, the same result or no progress; hand over first after alternation;
       hand over or retry later first (a failing tool or provider may heal) after an open circuit or an
-      error; narrow or retry later
-      after a time budget; narrow or run it later after a cancel; handing over to a person is always
-      one of the next steps, and a loop or a token/cost stop never suggests retrying later;
+      error; narrow or retry later after a time budget; narrow or run it later after a cancel; handing
+      over to a person is always one of the next steps, and a loop or a token/cost stop never suggests
+      retrying later;
     - the answer says why the run stopped, what was found, what is missing and what to do next, is
       never just "max steps reached", states no value that no tool returned, and is honest when no
       tool result came at all; two runs in one process share nothing.
