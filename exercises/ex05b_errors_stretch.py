@@ -24,7 +24,8 @@ What you are given
 
 What the tests check (tests/test_ex05b_errors_stretch.py)
     - a malformed call is answered without running the tool, with which argument, what was expected
-      and an example of its own kind (a date for a date); an unknown or withdrawn tool is answered with
+      and an example value for that one argument, of its own kind (a date for a date, today's on the
+      scenario's clock); an unknown or withdrawn tool is answered with
       the tools there are; each call is checked against its own tool's schema; `execute` never raises,
       even when validation itself breaks;
     - after `failure_threshold` failed calls in a row that were the tool's fault (it could not be
@@ -32,8 +33,9 @@ What the tests check (tests/test_ex05b_errors_stretch.py)
       is told, with the other tools that can do the job; an answer from the tool (data or a refusal of
       the arguments) starts the count again; the caller's mistakes never open the circuit;
     - when every tool is withdrawn, `after_step` stops the run with CIRCUIT_OPEN; the same rejected call
-      (the same tool and arguments) `max_same_rejections` times stops it with REPEATED_CALL, and two
-      calls in one turn with different arguments are different calls;
+      (the same tool and arguments, whitespace aside; rejected: refused before it ran, or answered by
+      the tool with an error no retry heals) `max_same_rejections` times stops it with REPEATED_CALL,
+      and two calls in one turn with different arguments are different calls;
     - two runs in one process share nothing.
 
 Check your work with `loopkit check ex05b`; ask for a hint with `loopkit hint ex05b`.
