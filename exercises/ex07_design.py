@@ -7,9 +7,12 @@ The task
 
         route(user, tools) -> list[str]    the intent's tools only: record and trend need record_metric and
                                            get_metric_trend; the card is rendered by code, not offered.
-                                           No known intent: never every tool; at most as many as the intent
-                                           has (two), those whose names share a word with the request (all
-                                           of them, when there are no more than two)
+                                           (the intent is known when the request, lower-cased, contains
+                                           "record" and "trend", inside longer words too). No known intent:
+                                           never every tool; at most as many as the intent has (two), those
+                                           with a name part (split at "_") that is a word of the request (a
+                                           run of letters, lower-cased); all of them when there are no more
+                                           than two
         settle_period(user) -> str | None  "the last two weeks" -> "14d", "7-day" -> "7d", "a month" ->
                                            "30d", in code (None when the user gave no period)
         MetricState                        a pydantic model: extra="forbid", strict, schema_version 1,
