@@ -31,8 +31,9 @@ What you are given
                                      what a number of tokens costs
 
 What the tests expect (tests/test_ex02_budget.py)
-    - token-blowup, cost-blowup and slow-tools stop on their own budget, and the incident on a budget
-      within ten model calls; the happy path is not affected;
+    - token-blowup, cost-blowup and slow-tools stop on their own budget, and the incident (which set
+      no budget of its own: the tests give it the troubleshoot tier's limits from
+      reference/parts/budget.py) on a budget within ten model calls; the happy path is not affected;
     - no run overshoots a limit when the next request or tool run would: the check is made before
       spending; it does not stop while the next request still fits, and a request or tool run that
       exactly fills a limit may still go;
