@@ -5,7 +5,9 @@ Called by the zygote (and the fresh interpreter that replaces it) before any can
 it gives up its capabilities (reference/sandbox/fresh_main.py). Without root (or where unshare(2) is refused:
 a container without CAP_SYS_ADMIN) nothing changes and `isolate` says why; `LOOPKIT_GRADE_ISOLATION=off`
 turns it off. What it adds to the rest of the sandbox: a candidate cannot change a file outside the temp
-dirs (the kit, the catalogue, the repository, the report being written) nor reach the network.
+dirs (the kit, the catalogue, the repository, the report being written) nor reach the network; and code that
+later interpreters run stays read-only even where it lies inside a temp dir (a virtual environment made in
+/tmp, as CI makes one).
 """
 from __future__ import annotations
 
@@ -44,9 +46,29 @@ def isolate() -> str:
             if any(point == k or point.startswith(k + "/") for k in KEPT + keep):
                 continue
             libc.mount(None, point.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None)
+        for code in sorted(code_under(keep), key=len):  # a venv or checkout in /tmp runs after this run, too
+            libc.mount(code.encode(), code.encode(), None, MS_BIND | MS_REC, None)
+            libc.mount(None, code.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None)
         return f"isolated: own mount and network namespaces, read-only but {', '.join(keep)}"
     except (ImportError, OSError, AttributeError) as exc:
         return f"not isolated: {exc}"
+
+
+def code_under(keep: tuple[str, ...]) -> list[str]:
+    """What later interpreters run (this Python's prefixes and site dirs, the kit's own folder) where it lies
+    inside a writable temp dir: a virtual environment or a checkout in /tmp is code, not scratch space, and a
+    run that plants a `.pth` there would run in every interpreter after it."""
+    import site
+    import sys
+
+    kit = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the folder that holds `reference`
+    sites = list(getattr(site, "getsitepackages", lambda: [])()) + [site.getusersitepackages()]
+    found = []
+    for path in {sys.prefix, sys.base_prefix, sys.exec_prefix, kit, *sites}:
+        real = os.path.realpath(path)
+        if os.path.isdir(real) and any(real != k and real.startswith(k + "/") for k in keep):
+            found.append(real)
+    return [p for p in found if not any(p != q and p.startswith(q + "/") for q in found)]  # outermost only
 
 
 def _mount_points() -> list[str]:
