@@ -16,6 +16,11 @@ they do carry, strongest source first:
 The scenario format's `volatile` flag overrides all three for the kit's own scenarios: true says the
 answer moves by itself (a queue length), false that it never does.
 
+Whether a second identical call has an effect of its own (idempotence): MCP's idempotentHint where the
+definition has annotations (a read is idempotent by nature); with none, the HTTP method RFC 9110 (9.2.2)
+defines as idempotent (GET, HEAD, OPTIONS, PUT, DELETE). The last resort says nothing about it: a call
+that may change state is taken to act again each time.
+
 Errors that say the resource changed open a new state epoch too: HTTP 409 Conflict and 412 Precondition
 Failed (by status field or the RFC's reason phrase), or an error that carries a new ETag.
 """
@@ -28,6 +33,7 @@ from typing import Any, Optional
 
 MCP_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+IDEMPOTENT_METHODS = SAFE_METHODS | {"PUT", "DELETE"}  # RFC 9110, 9.2.2
 _METHOD = re.compile(r"^\s*(GET|HEAD|OPTIONS|POST|PUT|PATCH|DELETE)\s+/", re.IGNORECASE)
 # The last resort: verbs that read. Only consulted for a tool with neither annotations nor an HTTP method.
 READ_VERBS = {"get", "list", "search", "find", "read", "fetch", "query", "lookup", "look", "check", "describe",
@@ -68,6 +74,22 @@ class ToolInfo:
         if method:
             return method.group(1).upper() not in SAFE_METHODS
         return not (_first_word(self.name) in READ_VERBS or _first_word(self.description) in READ_VERBS)
+
+    @property
+    def idempotent(self) -> bool:
+        """Has a second identical call no effect beyond the first's?"""
+        if not self.writes:
+            return True
+        if self.annotations is not None:
+            return bool(self._hint("idempotentHint"))
+        method = _METHOD.match(self.description)
+        return bool(method) and method.group(1).upper() in IDEMPOTENT_METHODS
+
+    @property
+    def open_world(self) -> bool:
+        """Does the definition say the tool acts on a world outside the run (MCP openWorldHint, its default
+        true once annotations are given)? Nothing is known of a tool without annotations."""
+        return self.annotations is not None and bool(self._hint("openWorldHint"))
 
     @property
     def moves_by_itself(self) -> bool:

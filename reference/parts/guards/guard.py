@@ -91,6 +91,7 @@ class LoopGuard:
             args = None
             attempt = GuardedCall(m.now.number, call, raw_fingerprint(call.name, call.arguments))
         attempt.epoch, attempt.heard, attempt.writes, attempt.news = m.epoch, m.read.heard, info.writes, m.news
+        attempt.learned, attempt.index = m.learned, len(m.attempts)
         detection = next((d for d in (det.before_call(m, attempt) for det in DETECTORS) if d), None)
         m.attempts.append(attempt)
         m.by_id[call.id] = attempt
@@ -165,24 +166,27 @@ class LoopGuard:
         body = None if ok else (read_body(result.content) or {"message": result.content})  # plain-text errors too
         a.retryable_error = bool(body and body.get("retryable") is True)
         a.error_class = str(body.get("error_type") or "error") if body else None
-        last = m.last_result.get(a.action)
-        before = last[2] if last and last[:2] == (a.epoch, a.heard) else None
+        last = m.last_result.get(a.action)  # (the epoch once it ran, heard, its answer)
+        before = last[2] if last and last[:2] == (a.epoch, a.heard) else None  # nothing else changed state since
         fresh = values - m.seen
+        m.learned += bool(ok and not a.writes and fresh)  # a read that showed something no result had shown
         given = m.given.setdefault(a.action, set())
-        changed = ok and a.writes or not ok and resource_changed(body)
+        # an idempotent write that answers as it did, nothing else changed since, changed nothing (no new epoch)
+        took = a.writes and not (info.idempotent and before is not None and before == a.result)
+        changed = ok and took or not ok and resource_changed(body)
         # news for every repeat: an answer this call never gave before (a poll that moved, even to a value seen elsewhere)
         m.news += a.result not in given and (changed or bool(given))
         given.add(a.result)
-        a.news = m.news  # its own answer is not "in between" it and its next run
+        a.news, a.learned = m.news, m.learned  # its own answer is not "in between" it and its next run
         if ok:
-            m.last_result[a.action] = (a.epoch, a.heard, a.result)
             if before is not None:  # the same call, asked again: did its answer move? (metadata aside)
                 (m.changing.add if before != a.result else m.changing.discard)(a.action)
-            if not a.empty or a.writes:  # an answer about a new subject, or a write that took, is news
+            if not a.empty or took:  # an answer about a new subject, or a write that took, is news
                 fresh.add(f"asked {a.subject}" if not a.writes else f"wrote {a.action} {m.epoch}")
-            if a.writes:  # it may have changed what every read would say; what it made or acted on may still move
+            if took:  # it may have changed what every read would say; what it made or acted on may still move
                 m.epoch, m.made = m.epoch + 1, {str(v) for _, v in [*argument_leaves(content), *argument_leaves(a.arguments)]
                                                   if isinstance(v, (str, int, float)) and not isinstance(v, bool)}
+            m.last_result[a.action] = (m.epoch, a.heard, a.result)  # a write's own change counted in
             key = m.answer_key(a)
             if key is not None:
                 m.answers.setdefault(key, []).append(a)

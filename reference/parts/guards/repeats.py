@@ -73,19 +73,25 @@ class RepeatedCall(Detector):
             return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
         if polled:
             return None  # a poll: its answers say whether it moves (progress.py), not its arguments
-        if not a.writes and (a.action in m.changing or m.about_the_last_write(a)):
-            a.recheck = True  # its answer may have moved: run it, and judge it by the answer
-            return None
         info = m.info(a.call.name)
+        a.asked = m.user_spelled(a)
+        if (not a.writes and (a.action in m.changing or m.about_the_last_write(a))) or (a.writes and info.idempotent) \
+                or a.asked:
+            a.recheck = True  # its answer may have moved, it acts no more than once, or the user asked for it
+            return None  # in these words: run it, and judge it by the answer
+        if a.writes and ((info.open_world and m.learned_between(last, a)) or m.polled_between(last, a)):
+            return None  # acting on what a read just showed of a world outside (the page "More" loaded), or a wait
         if names_nothing(a.arguments, info.parameters) and (info.annotations or {}).get("destructiveHint") is not True:
             a.recheck = True  # it can only act on what the tool carries (a cursor, a process): judged by its answer
             return None
         return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
 
     def after_result(self, m: Memory, a: GuardedCall, before: Optional[str]) -> Optional[Detection]:
-        if not (a.recheck and not a.failed and before == a.result):
+        if not (a.recheck and not a.failed):
             return None
         runs = [x for x in m.by_action[a.action] if x.ran and x is not a and m.still_stands(x, a)]
+        if before != a.result and not (a.asked and any(x.result == a.result for x in runs)):
+            return None  # a call the user asked for is stuck once it answers what it already answered
         return feedback.repeated_call(a.action, len(runs), runs, a, list(m.tools), feedback.echo_of(m),
                                       ran_again=True)
 

@@ -11,12 +11,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ...core.messages import AssistantMessage, Message, SystemMessage, ToolCall, UserMessage
+import re
+
+from ...core.canonical import clean_text
 from .effects import ToolInfo
 from .results import argument_leaves
 from .thresholds import Thresholds
 
 if TYPE_CHECKING:
     from .feedback import Detection
+
+
+# What a user quotes: a Markdown code span (CommonMark) or a passage in double quotation marks.
+_QUOTED = re.compile(r"`+([^`]+)`+|\"([^\"]+)\"|\u201c([^\u201d]+)\u201d")
 
 
 @dataclass
@@ -27,8 +34,10 @@ class GuardedCall:
     call: ToolCall
     action: str  # the fingerprint (reference/core/canonical.py)
     epoch: int = 0  # the state epoch it was asked in: successful writes and "it changed" errors before it
+    index: int = 0  # its place among the run's attempts
     heard: int = 0  # user messages the model had read when it asked
     news: int = 0  # new answers the run had brought when it was asked; once it ran, including its own
+    learned: int = 0  # reads that showed something new, when it was asked; once it ran, including its own
     writes: bool = False  # may it change state (effects.py)
     arguments: Any = None  # the canonical arguments (None: not a JSON object)
     subject: str = ""  # what it asks about: the arguments without their free wording (subject_of)
@@ -38,6 +47,7 @@ class GuardedCall:
     failed: bool = False  # it ran and the tool refused it or failed
     error_class: Optional[str] = None  # the error's type, when it failed
     recheck: bool = False  # a repeat let through because its answer may have moved: judged by its result
+    asked: bool = False  # it carries a passage the user quoted: the user asked for it in these words
     empty: bool = True  # it brought no content (no values once echoes and metadata are removed)
     lists: bool = False  # its answer lists things of its own (a non-empty list): compared across subjects
 
@@ -67,6 +77,7 @@ class Transcript:
     steps: int = 0  # assistant messages so far
     last_turn: tuple[str, ...] = ()  # the call ids of the latest assistant message
     user_texts: list[str] = field(default_factory=list)
+    quoted: list[str] = field(default_factory=list)  # passages the user quoted (code spans, quotations), folded
     heard: int = 0  # user messages that came after the model's first turn: each one refreshes what reads knew
     said: list[str] = field(default_factory=list)  # the model's last two non-empty texts
     _request: Optional[str] = None
@@ -83,6 +94,9 @@ class Transcript:
             elif isinstance(m, (UserMessage, SystemMessage)):  # the system prompt carries the user's profile too
                 self.user_texts.append(m.text)
                 self.heard += isinstance(m, UserMessage) and self.steps > 0
+                if isinstance(m, UserMessage):
+                    self.quoted += [q for q in (clean_text("".join(g)).casefold() for g in _QUOTED.findall(m.text or ""))
+                                    if len(q.split()) >= 2]
                 self._request = None
         self.read = len(messages)
 
@@ -106,6 +120,7 @@ class Memory:
     epoch: int = 0  # successful calls that may change state, and errors saying a resource changed, so far
     made: set[str] = field(default_factory=set)  # the values the write that opened this epoch answered with, or was sent
     news: int = 0  # answers so far that brought new information (see `news_between`)
+    learned: int = 0  # successful reads so far that showed a value no result had shown before
     given: dict[str, set[str]] = field(default_factory=dict)  # action -> every answer it got
     last_result: dict[str, tuple[int, int, str]] = field(default_factory=dict)  # action -> (epoch, heard, result)
     changing: set[str] = field(default_factory=set)  # actions whose last re-run changed their answer
@@ -149,6 +164,27 @@ class Memory:
         answer it never gave before, an error saying a resource changed, or any call answering with new
         values, differently from every earlier run of that call (progress elsewhere in the run)?"""
         return earlier.news != now.news
+
+    def learned_between(self, earlier: GuardedCall, now: GuardedCall) -> bool:
+        """Did a read between them show something no result had shown before (the page a click loaded)?"""
+        return earlier.learned != now.learned
+
+    def polled_between(self, earlier: GuardedCall, now: GuardedCall) -> bool:
+        """Did a poll run again between them (a read of a world that moves by itself, asked before `earlier`)?
+        Then the calls around it set its pace: a wait, a back-off."""
+        for x in self.attempts[earlier.index + 1:now.index]:
+            info = self.info(x.call.name)
+            if x.ran and not x.writes and info.moves_by_itself and self.by_action[x.action][0].index < earlier.index:
+                return True
+        return False
+
+    def user_spelled(self, a: GuardedCall) -> bool:
+        """Does the call carry a passage the user quoted (`pytest tests/x.py -q`, "Q3 plan")? Then the user
+        asked for it in those words."""
+        if not self.read.quoted:
+            return False
+        texts = [clean_text(v).casefold() for _, v in argument_leaves(a.arguments) if isinstance(v, str)]
+        return any(q in t for t in texts for q in self.read.quoted)
 
 
 class Detector:
