@@ -11,7 +11,21 @@ runs once more, and the same answer again is the repeat. A call that names no ta
 arguments, or only empty ones, booleans and choices the schema closes) can only act on what the tool
 carries, a cursor or a running process, so repeating it is how it works: it runs, and is judged by its
 answer (an editor's "scroll down" must not be stopped; the same empty answer twice is the repeat), unless
-its definition says outright that it is destructive (MCP's destructiveHint: true). Progress elsewhere counts too: when a call in between
+its definition says outright that it is destructive (MCP's destructiveHint: true).
+
+A call that may change state is a duplicate when it comes again with nothing new in between, with four
+exceptions, each judged by what the call answers instead. An idempotent call (MCP's idempotentHint, or an
+HTTP PUT or DELETE) has no effect beyond its first, so sending it again after a timeout or a 503 is a
+retry: it runs, and only the same answer as its last run, nothing else changed since, is the repeat (an
+apply that timed out, then got a 503, then took, is left alone; a write that took, re-sent and answered
+the same, is caught). A call on a world outside the run (MCP's openWorldHint) sent again after a read
+showed something no result had shown acts on what it saw (a "More" link clicked after the snapshot shows
+the next rows); a record added again after a read of the same tool without annotations stays a
+duplicate. A call repeated while a poll runs again in between paces that poll (a capped back-off's
+`sleep 240`); whether the wait is stuck is the poll's question. A call carrying a passage the user quoted
+(a code span, a quotation) is what the user asked for in those words: it runs, and is stuck once it
+answers what it already answered since the user spoke (a flaky test the user asked to run four times,
+passing and failing, is left alone). Progress elsewhere counts too: when a call in between
 answered with new values, differently from every earlier run of that call (a poll that moved, a wait
 that let it move), the model is not stuck on this one; a call that may change state runs again, a read
 runs once more and is judged by its answer. A cycle whose every answer repeats (read, refused edit,
