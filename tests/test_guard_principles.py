@@ -233,3 +233,40 @@ def test_a_call_names_no_target_when_every_argument_is_empty_or_a_closed_choice(
     schema = {"type": "object", "properties": {"command": {"type": "string"},
                                                "is_input": {"type": "string", "enum": ["true", "false"]}}}
     assert said(arguments, schema) is names_nothing
+
+
+# ---------------------------------------------------------------- warnings expire with progress
+
+def _long_run(progress: bool):
+    """An early re-read the guard warns on, then (or not) eight documents read, then two searches that find
+    nothing: the second warning of the run."""
+    docs = [f"d{i}" for i in range(2, 10)] if progress else []
+    return parse_scenario(yaml.safe_load(f"""
+name: warning-then-{'progress' if progress else 'nothing'}
+title: An early re-read, {'a long stretch of progress' if progress else 'nothing new'}, then two empty searches
+user: Give me the titles of my documents, and find the changelog.
+limits: {{max_steps: 20}}
+tools:
+  - {{name: get_doc, description: A document., parameters: {{type: object, properties: {{id: {{type: string}}}}}},
+     rules: [{", ".join(f"{{when: {{id: d{i}}}, result: {{data: {{title: Report {i}}}}}}}" for i in range(1, 10))}]}}
+  - {{name: search_docs, description: Documents matching a query., parameters: {{type: object, properties:
+     {{query: {{type: string}}}}}}, rules: [{{result: {{data: {{results: []}}}}}}]}}
+model:
+  script:
+    - call: {{tool: get_doc, args: {{id: d1}}}}
+    - call: {{tool: get_doc, args: {{id: d1}}}}
+{"".join(f"    - call: {{tool: get_doc, args: {{id: {d}}}}}{chr(10)}" for d in docs)}    - call: {{tool: search_docs, args: {{query: changelog}}}}
+    - call: {{tool: search_docs, args: {{query: release notes}}}}
+    - answer: I found no changelog.
+expect: {{completable: true, stop_reason: completed, oracle_model_calls: {6 + len(docs)}}}
+"""), "warnings")
+
+
+def test_a_warning_counts_toward_a_stop_only_until_the_run_shows_progress():
+    """One early re-read and, eight documents later, an unrelated warning: two warnings, no stop. The same
+    two warnings with nothing new between them stop the run."""
+    long = run(_long_run(progress=True), "guarded")
+    assert long.stop_reason.value == "completed", long.stop_reason.value
+    assert interventions(long) == ["repeated_call", "no_progress"]
+    short = run(_long_run(progress=False), "guarded")
+    assert short.stop_reason.value == "no_progress" and interventions(short)[0] == "repeated_call"

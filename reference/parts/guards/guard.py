@@ -12,7 +12,10 @@ message as that call's tool result, so the history stays protocol-valid:
      "instruction": "Answer the user now with what you have, or take one of the options. ..."}
 
 Often that one message is enough: the model answers. If it persists, the run stops with the pattern's
-stop reason. Lapses are counted PER TURN, not per call: the calls of one assistant message were written
+stop reason. A warning counts toward a stop when the loop it named comes back (the same pattern on the same
+tool), or when anything is caught before the run has shown something new since: so one early re-check does
+not make a later, unrelated warning in a long run the last one, and a model that switches from one loop to
+another without learning anything is still stopped. Lapses are counted PER TURN, not per call: the calls of one assistant message were written
 together, before the model could read any warning, so however many of them the guard catches they are
 one lapse; a stop needs a detection in a later turn, after the model could have read the warning.
 
@@ -54,7 +57,9 @@ class LoopGuard:
     tools: dict[str, ToolInfo]
     thresholds: Thresholds = Thresholds()
     events: list[dict[str, Any]] = field(default_factory=list)  # what the guard did, for traces
-    strikes: int = 0  # turns with a detection so far; the one after `thresholds.interventions` stops the run
+    strikes: int = 0  # the warnings the latest detection counted; past `thresholds.interventions`, a stop
+    progress: int = 0  # steps so far whose answers showed something new, with no detection in them
+    lapses: list[tuple[tuple[str, str], int]] = field(default_factory=list)  # ((pattern, tool), progress then)
     memory: Memory = field(init=False)
     _pending: Optional[Stop] = None  # a stop decided after a result, reported after the step
     _results: ResultReader = field(default_factory=ResultReader, repr=False, compare=False)
@@ -135,6 +140,7 @@ class LoopGuard:
         m = self.memory
         if m.now.counts:
             m.new_per_step.append(m.now.new)
+        self.progress += bool(m.now.shown and not m.now.flagged)
         m.now.end()
         stop, self._pending = self._pending, None
         return stop
@@ -170,6 +176,7 @@ class LoopGuard:
         before = last[2] if last and last[:2] == (a.epoch, a.heard) else None  # nothing else changed state since
         fresh = values - m.seen
         m.learned += bool(ok and not a.writes and fresh)  # a read that showed something no result had shown
+        m.now.shown += len(fresh) if ok else 0
         given = m.given.setdefault(a.action, set())
         # an idempotent write that answers as it did, nothing else changed since, changed nothing (no new epoch)
         took = a.writes and not (info.idempotent and before is not None and before == a.result)
@@ -208,7 +215,11 @@ class LoopGuard:
     def _flag(self, d: Detection, call: ToolCall, not_run: bool, original: Optional[ToolMessage] = None) -> Verdict:
         m = self.memory
         first_in_turn = not m.now.flagged  # one lapse per turn, however many calls it caught
-        self.strikes += first_in_turn
+        if first_in_turn:
+            # an earlier warning counts when the loop it named comes back, or when the run showed nothing new since
+            loop = (d.pattern, call.name)
+            self.strikes = 1 + sum(1 for named, then in self.lapses if named == loop or then == self.progress)
+            self.lapses.append((loop, self.progress))
         m.now.flagged = True
         n = self.thresholds.interventions
         warned = f"{n} warning" + ("" if n == 1 else "s")

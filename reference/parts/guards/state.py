@@ -60,12 +60,13 @@ class Step:
     turn: tuple[str, ...] = ()  # the ids of the calls the model asked for in this step
     actions: dict[str, str] = field(default_factory=dict)  # action -> id of its first call in this step
     new: int = 0  # values first seen in this step's results
+    shown: int = 0  # of those, values the answers showed (not subjects asked, writes that took, errors)
     counts: bool = False  # a result of this step can say whether the run moved (a success, or a guess)
     flagged: bool = False  # the guard already intervened in this step (one lapse per turn)
 
     def end(self) -> None:
         """After the step: forget what it found; `number` and `turn` change when the next step starts."""
-        self.new, self.counts, self.flagged = 0, False, False
+        self.new, self.shown, self.counts, self.flagged = 0, 0, False, False
         self.actions = {}
 
 
