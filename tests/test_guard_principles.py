@@ -270,3 +270,13 @@ def test_a_warning_counts_toward_a_stop_only_until_the_run_shows_progress():
     assert interventions(long) == ["repeated_call", "no_progress"]
     short = run(_long_run(progress=False), "guarded")
     assert short.stop_reason.value == "no_progress" and interventions(short)[0] == "repeated_call"
+
+
+# ---------------------------------------------------------------- a count of calls is the response's own
+
+def test_a_number_that_rises_with_each_call_and_equals_its_number_counts_calls_not_the_world():
+    from reference.parts.guards.responses import without_call_counts
+    assert without_call_counts({"history": 1, "x": "a"}, 1, set()) == ({"history": 1, "x": "a"}, {"history"})
+    assert without_call_counts({"history": 2, "x": "a"}, 2, {"history"}) == ({"x": "a"}, {"history"})
+    assert without_call_counts({"total": 2, "x": "a"}, 2, set())[0] == {"total": 2, "x": "a"}, "once is content"
+    assert without_call_counts({"history": 7}, 3, {"history"})[0] == {"history": 7}, "off the count: content"

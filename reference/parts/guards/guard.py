@@ -41,6 +41,7 @@ from .checks import argument_problems, has_checks
 from .effects import ToolInfo, resource_changed
 from .feedback import Detection
 from .registry import DETECTORS
+from .responses import without_call_counts
 from .results import (ResultReader, argument_leaves, found_nothing, owned_moments, parse_result, subject_of,
                       without_echoes)
 from .state import GuardedCall, Memory
@@ -156,6 +157,9 @@ class LoopGuard:
         ok, payload = parse_result(result.content)
         ok = ok and not result.is_error
         content = without_echoes(payload, a.arguments) if ok else payload
+        if ok:  # a member that equalled the call's number last time and does again counts calls
+            run = m.tool_runs[a.call.name] = m.tool_runs.get(a.call.name, 0) + 1
+            content, m.counting[a.call.name] = without_call_counts(content, run, m.counting.get(a.call.name, set()))
         owned = m.owned.get(a.call.name, frozenset())
         moments: dict[str, Any] = {}
         a.result, values = self._results.read(ok, content, info.metadata, ok, owned, moments)

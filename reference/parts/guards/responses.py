@@ -1,5 +1,5 @@
-"""What belongs to the response rather than to the answer: a failure by its protocol's own rule, and the
-response's own clock, as the answers show it (results.py uses both)."""
+"""What belongs to the response rather than to the answer: a failure by its protocol's own rule, the
+response's own clock, and its own count of calls, as the answers show them (results.py and the guard use them)."""
 from __future__ import annotations
 
 from typing import Any
@@ -35,3 +35,17 @@ def owned_moments(before: tuple[str, dict[str, Any]], now: tuple[str, dict[str, 
     status). One that alone moved stays the response's: a stuck job with a fresh `checked_at` is stuck."""
     (was, then), (is_, moments) = before, now
     return {k for k, v in moments.items() if k in then and then[k] != v} if was != is_ else set()
+
+
+def without_call_counts(content: Any, run: int, counted: set[str]) -> tuple[Any, set[str]]:
+    """A number that rose by one with each call of the tool, equal to the call's own number, counts the calls,
+    not the world (a thinking tool's `thoughtHistoryLength`): it is the response's, never news. Returns the
+    content without the top-level members `counted` says did so last time and that still do, and the members
+    that equal `run` now (the guard keeps them for the next call). `run` is this call's number, 1-based, among
+    the tool's answered calls. A total that happens to equal the call number once stays content."""
+    if not isinstance(content, dict):
+        return content, set()
+    now = {k for k, v in content.items() if type(v) is int and v == run}
+    if not counted & now:
+        return content, now
+    return {k: v for k, v in content.items() if k not in counted or k not in now}, now

@@ -130,6 +130,8 @@ class Memory:
     answers: dict[tuple, list[GuardedCall]] = field(default_factory=dict)  # (tool, subject, result, epoch) -> calls
     seen: set[str] = field(default_factory=set)  # every value the run's results have shown, and each subject asked
     errors: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (tool, error class) -> actions
+    tool_runs: dict[str, int] = field(default_factory=dict)  # tool -> its calls answered so far
+    counting: dict[str, set[str]] = field(default_factory=dict)  # tool -> members equal to its call number last time
     recent: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest attempts, for cycles
     ran: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest calls that ran
     new_per_step: deque = field(default_factory=lambda: deque(maxlen=16))  # news, per step that counts
