@@ -150,7 +150,8 @@ class Memory:
         """Which answers `a`'s answer is compared with for rephrasing: one tool, one subject, one epoch."""
         if not a.ran or a.failed or a.empty or a.recheck or a.result is None:
             return None
-        return (a.call.name, "" if a.lists else a.subject, a.result, a.epoch, a.heard)
+        # a list of things from different arguments is one answer whatever changed state in between
+        return (a.call.name, "", a.result, -1, a.heard) if a.lists else (a.call.name, a.subject, a.result, a.epoch, a.heard)
 
     def still_stands(self, earlier: GuardedCall, now: GuardedCall) -> bool:
         """Could nothing between `earlier` and `now` have changed the answer? A failure stands until state
