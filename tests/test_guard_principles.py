@@ -280,3 +280,15 @@ def test_a_number_that_rises_with_each_call_and_equals_its_number_counts_calls_n
     assert without_call_counts({"history": 2, "x": "a"}, 2, {"history"}) == ({"x": "a"}, {"history"})
     assert without_call_counts({"total": 2, "x": "a"}, 2, set())[0] == {"total": 2, "x": "a"}, "once is content"
     assert without_call_counts({"history": 7}, 3, {"history"})[0] == {"history": 7}, "off the count: content"
+
+
+# ---------------------------------------------------------------- exercise 3's helpers: words are the last resort
+
+def test_exercise_3_reads_annotations_then_the_http_method_then_words_as_a_last_resort():
+    from reference.parts.guards.traits import ToolInfo as GivenInfo
+    live = "Start an export job and report its progress."
+    assert GivenInfo({}, live).polls == "recheck"  # a bare definition: the words are all there is
+    assert GivenInfo({}, "POST /exports - " + live).polls is None, "an unsafe method outranks the words"
+    assert GivenInfo({}, "GET /exports/{id} - " + live).polls == "recheck", "a safe method leaves it to the words"
+    assert GivenInfo({}, live, annotations={"readOnlyHint": False}).polls is None, "annotations outrank both"
+    assert GivenInfo({}, "A user's profile.", annotations={"readOnlyHint": True, "openWorldHint": True}).polls == "recheck"

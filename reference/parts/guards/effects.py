@@ -103,6 +103,12 @@ class ToolInfo:
         return MCP_DEFAULTS[name] if value is None else value
 
 
+def http_method(description: str) -> Optional[str]:
+    """The HTTP method a description states ("POST /refunds - ..." -> "POST"), or None."""
+    method = _METHOD.match(description)
+    return method.group(1).upper() if method else None
+
+
 def _first_word(text: str) -> str:
     words = _WORDS.findall(text.strip()[:60])
     return words[0].lower() if words else ""

@@ -1,8 +1,16 @@
 """Exercise 3's reading of a tool's definition (given.py hands it to the learner): may it be polled, which
-arguments name the thing asked about. It rests on lists of names and keywords, which is fine for an
-exercise and a last resort at best: the kit's own guard reads what a call may change from MCP annotations
-and the HTTP method first (effects.py), and what a call asks about from the structure of its arguments
-(results.subject_of), not from names.
+arguments name the thing asked about. Strongest source first, as the kit's own guard reads it (effects.py):
+
+1. the scenario's `volatile` flag (the kit's explicit override);
+2. MCP annotations, when the definition has them (readOnlyHint, destructiveHint, openWorldHint);
+3. the HTTP method, when the description states one ("POST /refunds ..."): a method that is not safe
+   (RFC 9110, 9.2.1: anything but GET, HEAD, OPTIONS) acts on the world, so a repeat is not run;
+4. LAST RESORT, only for a definition that says none of the above: words of the name and description
+   (_LIVE_STATE for polling; OPTION_NAMES, FREE_TEXT_NAMES and _ID_NAME for identity, after the schema's
+   own `format`, `enum` and `pattern`). Word lists fit the tools they were written for and miss the next
+   one; they are here because an exercise needs an answer for a bare definition, and the kit's own guard
+   does without most of them (what a call asks about comes from the structure of its arguments,
+   results.subject_of).
 
 POLLING. A repeated call is a loop only when it asks the same question AND gets the same answer. Whether
 the guard lets a repeat run (and judges it by its result) or answers it without running it:
@@ -11,7 +19,9 @@ the guard lets a repeat run (and judges it by its result) or answers it without 
 |---------------------------------------------------------------------|-------------------------------------------|
 | `volatile: true` (the kit's explicit override)                      | runs; a stuck answer is no-progress's job  |
 | `volatile: false`, or annotations `readOnlyHint: false` / `destructiveHint: true` | is not run (it would act twice) |
-| annotations `readOnlyHint: true` with `openWorldHint: true` (it reads a world that moves), or a description about a process that moves on by itself or live state (job, task, export, build, deployment, progress, queue, pending, poll, live, real-time) | runs once more; an unchanged answer (metadata aside) is a repeat |
+| annotations `readOnlyHint: true` with `openWorldHint: true` (it reads a world that moves) | runs once more; an unchanged answer (metadata aside) is a repeat |
+| no annotations, and the description states an HTTP method that is not safe (POST, PUT, PATCH, DELETE) | is not run (it would act twice) |
+| last resort (no annotations, no method): a description about a process that moves on by itself or live state (job, task, export, build, deployment, progress, queue, pending, poll, live, real-time) | runs once more; an unchanged answer (metadata aside) is a repeat |
 | nothing of the above                                                | is not run                                |
 
 And whatever the tool says: a call whose last re-run changed its result is making progress, so its next
@@ -37,6 +47,7 @@ from typing import Any, Optional
 
 from ...core import jsontext
 from ...core.canonical import is_airport, is_date
+from .effects import SAFE_METHODS, http_method
 
 OPTION_NAMES = {"limit", "max_results", "page_size", "per_page", "top_k", "k", "count", "size", "page", "offset",
                 "cursor", "page_token", "sort", "sort_by", "order", "order_by", "format", "fields", "verbose",
@@ -85,8 +96,13 @@ class ToolInfo:
         hints = self.annotations
         if hints.get("readOnlyHint") is False or hints.get("destructiveHint") is True:
             return None  # it acts on the world: running it twice acts twice
-        if (hints.get("readOnlyHint") is True and hints.get("openWorldHint") is True) or _LIVE_STATE.search(self.description):
-            return "recheck"  # reads the outside world, or a process that moves on: it may have changed
+        if hints.get("readOnlyHint") is True and hints.get("openWorldHint") is True:
+            return "recheck"  # reads the outside world: it may have changed
+        method = http_method(self.description)
+        if not hints and method and method not in SAFE_METHODS:
+            return None  # an unsafe HTTP method acts on the world: running it twice acts twice
+        if _LIVE_STATE.search(self.description):  # the last resort: words about a process that moves on
+            return "recheck"
         return None
 
     def is_identity(self, name: str, schema: Any, value: Any) -> bool:
