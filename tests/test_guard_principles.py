@@ -292,3 +292,24 @@ def test_exercise_3_reads_annotations_then_the_http_method_then_words_as_a_last_
     assert GivenInfo({}, "GET /exports/{id} - " + live).polls == "recheck", "a safe method leaves it to the words"
     assert GivenInfo({}, live, annotations={"readOnlyHint": False}).polls is None, "annotations outrank both"
     assert GivenInfo({}, "A user's profile.", annotations={"readOnlyHint": True, "openWorldHint": True}).polls == "recheck"
+
+
+# ---------------------------------------------------------------- transient failures: a retry budget, not forever
+
+def test_a_call_failing_for_a_transient_reason_runs_again_up_to_three_attempts_in_all():
+    """Two 503s and a success is a retry with back-off, left alone; a fourth attempt after three 503s in a row
+    is a repeat."""
+    def episode(results):
+        return Episode.from_scenario(parse_scenario({
+            "name": "transient", "title": "unit", "user": "What is the status of order A1?",
+            "tools": [{"name": "get_order", "description": "An order by id.",
+                       "parameters": {"type": "object", "properties": {"id": {"type": "string"}}},
+                       "rules": [{"results": results}]}],
+            "model": {"script": [{"answer": "-"}]}, "expect": {"completable": True, "stop_reason": "completed"}}))
+    failing = {"fault": "server_error"}
+    ep = episode([failing, failing, {"data": {"status": "packed"}}])
+    guard, messages = LoopGuard.for_episode(ep), ep.initial_messages()
+    assert [_ask(guard, ep, messages, f"c{i}", {"id": "A1"}).action for i in range(3)] == ["run"] * 3
+    ep = episode([failing])
+    guard, messages = LoopGuard.for_episode(ep), ep.initial_messages()
+    assert [_ask(guard, ep, messages, f"c{i}", {"id": "A1"}).action for i in range(4)] == ["run"] * 3 + ["intervene"]

@@ -11,7 +11,9 @@ runs once more, and the same answer again is the repeat. A call that names no ta
 arguments, or only empty ones, booleans and choices the schema closes) can only act on what the tool
 carries, a cursor or a running process, so repeating it is how it works: it runs, and is judged by its
 answer (an editor's "scroll down" must not be stopped; the same empty answer twice is the repeat), unless
-its definition says outright that it is destructive (MCP's destructiveHint: true).
+its definition says outright that it is destructive (MCP's destructiveHint: true). A call that failed for
+a transient reason (`retryable: true`) may be sent again: three attempts in all, as the OpenAI and
+Anthropic SDKs retry by default; a fourth after three transient failures in a row is a repeat.
 
 A call that may change state is a duplicate when it comes again with nothing new in between, with four
 exceptions, each judged by what the call answers instead. An idempotent call (MCP's idempotentHint, or an
@@ -60,6 +62,11 @@ expect: {completable: true, stop_reason: completed, oracle_model_calls: 4}
 """
 
 
+# Attempts of one call that may each fail for a transient reason (`retryable: true`) before the next is a
+# repeat: three in all, as the OpenAI and Anthropic SDKs retry by default (the first try and max_retries=2).
+TRANSIENT_ATTEMPTS = 3
+
+
 class RepeatedCall(Detector):
     """A call repeats an earlier one only if nothing between them brought new information."""
 
@@ -74,7 +81,7 @@ class RepeatedCall(Detector):
         if not standing or len(standing) < m.thresholds.allowed_runs:
             return None
         last = standing[-1]
-        if last.retryable_error:
+        if last.retryable_error and _transient_streak(standing) < TRANSIENT_ATTEMPTS:
             return None  # a transient failure sent once more: the executor's business (lesson 5)
         answered = any(x.ran and not x.failed for x in standing)
         if last.failed and _spelling(last) != _spelling(a) and not answered:
@@ -136,3 +143,13 @@ def _spelling(a: GuardedCall) -> str:
         return json.dumps(a.call.parsed_arguments(), sort_keys=True)
     except ValueError:
         return a.call.arguments
+
+
+def _transient_streak(standing: list[GuardedCall]) -> int:
+    """How many of the latest attempts, in a row, failed for a transient reason."""
+    streak = 0
+    for x in reversed(standing):
+        if not (x.ran and x.retryable_error):
+            break
+        streak += 1
+    return streak
