@@ -157,9 +157,13 @@ class LoopGuard:
         ok, payload = parse_result(result.content)
         ok = ok and not result.is_error
         content = without_echoes(payload, a.arguments) if ok else payload
-        if ok:  # a member that equalled the call's number last time and does again counts calls
+        if ok:  # a member that equalled the call's number last time and does again, the words unchanged, counts calls
             run = m.tool_runs[a.call.name] = m.tool_runs.get(a.call.name, 0) + 1
-            content, m.counting[a.call.name] = without_call_counts(content, run, m.counting.get(a.call.name, set()))
+            words = str([v for _, v in argument_leaves(a.arguments) if not isinstance(v, (int, float)) or isinstance(v, bool)])
+            same = m.words.get(a.call.name) == words
+            m.words[a.call.name] = words
+            content, m.counting[a.call.name] = without_call_counts(
+                content, run, m.counting.get(a.call.name, set()) if same else set())
         owned = m.owned.get(a.call.name, frozenset())
         moments: dict[str, Any] = {}
         a.result, values = self._results.read(ok, content, info.metadata, ok, owned, moments)

@@ -38,8 +38,10 @@ def owned_moments(before: tuple[str, dict[str, Any]], now: tuple[str, dict[str, 
 
 
 def without_call_counts(content: Any, run: int, counted: set[str]) -> tuple[Any, set[str]]:
-    """A number that rose by one with each call of the tool, equal to the call's own number, counts the calls,
-    not the world (a thinking tool's `thoughtHistoryLength`): it is the response's, never news. Returns the
+    """A number that rose by one with each call of the tool, equal to the call's own number, from calls whose
+    arguments differ in numbers alone, counts the calls, not the world (a thinking tool's
+    `thoughtHistoryLength` for one thought sent again): it is the response's, never news; the guard passes
+    `counted` empty when the words changed (hosts h01, h02... with loads 1, 2... are answers). Returns the
     content without the top-level members `counted` says did so last time and that still do, and the members
     that equal `run` now (the guard keeps them for the next call). `run` is this call's number, 1-based, among
     the tool's answered calls. A total that happens to equal the call number once stays content."""

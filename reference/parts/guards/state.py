@@ -132,6 +132,7 @@ class Memory:
     errors: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (tool, error class) -> actions
     tool_runs: dict[str, int] = field(default_factory=dict)  # tool -> its calls answered so far
     counting: dict[str, set[str]] = field(default_factory=dict)  # tool -> members equal to its call number last time
+    words: dict[str, str] = field(default_factory=dict)  # tool -> its last call's arguments but numbers
     recent: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest attempts, for cycles
     ran: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest calls that ran
     new_per_step: deque = field(default_factory=lambda: deque(maxlen=16))  # news, per step that counts
