@@ -23,8 +23,10 @@ apply that timed out, then got a 503, then took, is left alone; a write that too
 the same, is caught). A call on a world outside the run (MCP's openWorldHint) sent again after a read
 showed something no result had shown acts on what it saw (a "More" link clicked after the snapshot shows
 the next rows); a record added again after a read of the same tool without annotations stays a
-duplicate. A call repeated while a poll runs again in between paces that poll (a capped back-off's
-`sleep 240`); whether the wait is stuck is the poll's question. A call carrying a passage the user quoted
+duplicate. A call whose definition says nothing of its effects (no annotations, no HTTP method), repeated
+while a poll runs again in between, paces that poll (a capped back-off's `sleep 240`); whether the wait is
+stuck is the poll's question. A call the definition says writes (a rerun triggered again between polls)
+stays a duplicate. A call carrying a passage the user quoted
 (a code span, a quotation) is what the user asked for in those words: it runs, and is stuck once it
 answers what it already answered since the user spoke (a flaky test the user asked to run four times,
 passing and failing, is left alone). Progress elsewhere counts too: when a call in between
@@ -100,7 +102,8 @@ class RepeatedCall(Detector):
                 or a.asked:
             a.recheck = True  # its answer may have moved, it acts no more than once, or the user asked for it
             return None  # in these words: run it, and judge it by the answer
-        if a.writes and ((info.open_world and m.learned_between(last, a)) or m.polled_between(last, a)):
+        if a.writes and ((info.open_world and m.learned_between(last, a))
+                         or (info.source == "name" and m.polled_between(last, a))):
             return None  # acting on what a read just showed of a world outside (the page "More" loaded), or a wait
         if names_nothing(a.arguments, info.parameters) and (info.annotations or {}).get("destructiveHint") is not True:
             a.recheck = True  # it can only act on what the tool carries (a cursor, a process): judged by its answer
