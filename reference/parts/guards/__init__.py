@@ -14,7 +14,8 @@
     feedback.py     what the model is told: evidence, options, the `loop_detected` body
     checks.py       arguments the guard will not send (airports, ambiguous dates), at any depth
     guard.py        `LoopGuard.for_episode(episode)`: the `Guard` of reference/loops/hooks.py
-    given.py, traits.py   what exercise 3 hands the learner (a simpler guard, with name lists)
+    given.py, traits.py   what exercise 3 hands the learner (a simpler guard: annotations, then the HTTP
+                          method, then words of the definition as a documented last resort)
 
 "Is this the same call?" is answered once, for the whole kit, by reference/core/canonical.py.
 
