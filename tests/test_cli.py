@@ -208,6 +208,8 @@ def test_demo_names_the_loops_stop_reason_apart_from_whether_the_task_was_done(c
     assert "a loop can stop\n                    with `completed` and still not have done the task" in out, out[-600:]
 
 
+@pytest.mark.slow  # nine check sessions (~6 s of CPU): which exercise is next is next_step's, checked in process below,
+#                   and the check's outcomes on the stubs are test_check_session.py's
 def test_list_shows_every_exercise_and_sends_a_beginner_to_the_first_failing_test():
     from reference.lessons import EXERCISES
 
