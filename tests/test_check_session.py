@@ -88,29 +88,30 @@ def collected(lessons, targets: list[str]) -> dict[str, set[str]]:
     return ids
 
 
-@pytest.fixture(scope="module")
-def solution_and_stub():
-    """exercise -> the tests whose outcome differs between plain pytest and the check, for the solution and the stub.
+def solution_and_stub(lesson) -> list[str]:
+    """The tests whose outcome differs between plain pytest and the check, for the solution and the stub.
 
     What plain pytest gives there is known without running every test once more: each exercise test passes on the
     solution (the suite runs them so: tests/test_exNN_*.py) and fails on the stub (tests/test_red_flags.py runs
     them so, and fails otherwise). Plain pytest only collects here, for the test ids; the check runs them all.
     Red-flag files have no such known outcome: `test_..._for_every_red_flag` runs both (`slow`)."""
-    plain = collected(EXERCISES, ["solutions", "exercises"])
-    found = {}
-    for lesson in EXERCISES:
-        ours = checked(run_tests(lesson, "solutions,exercises"))
-        theirs = {test: "solutions" in re.split(r"[\[\]-]", test) for test in plain.get(Path(lesson.test_file).stem, ())}
-        assert theirs and all(("exercises" in re.split(r"[\[\]-]", t)) != ok for t, ok in theirs.items()), theirs
-        found[lesson.exercise] = [f"{test}: pytest {'passes' if theirs.get(test) else 'fails'}, check "
-                                  f"{'passes' if ours.get(test) else 'fails'}"
-                                  for test in sorted({*theirs, *ours}) if theirs.get(test) != ours.get(test)]
-    return found
+    plain = collected([lesson], ["solutions", "exercises"])
+    ours = checked(run_tests(lesson, "solutions,exercises"))
+    theirs = {test: "solutions" in re.split(r"[\[\]-]", test) for test in plain.get(Path(lesson.test_file).stem, ())}
+    assert theirs and all(("exercises" in re.split(r"[\[\]-]", t)) != ok for t, ok in theirs.items()), theirs
+    return [f"{test}: pytest {'passes' if theirs.get(test) else 'fails'}, check {'passes' if ours.get(test) else 'fails'}"
+            for test in sorted({*theirs, *ours}) if theirs.get(test) != ours.get(test)]
 
 
-@pytest.mark.parametrize("lesson", EXERCISES, ids=lambda lesson: lesson.exercise)
-def test_check_gives_the_outcomes_plain_pytest_gives_for_the_solution_and_the_stub(lesson, solution_and_stub):
-    assert not solution_and_stub[lesson.exercise]
+# One lesson in the default suite: the same session and fork-per-run machinery runs every lesson's tests, and ex01's
+# hold the cases it must judge again with a fork per run. The other lessons' parity is `slow` (seconds each).
+PARITY = [pytest.param(lesson, id=lesson.exercise, marks=[] if lesson.exercise == "ex01" else [pytest.mark.slow])
+          for lesson in EXERCISES]
+
+
+@pytest.mark.parametrize("lesson", PARITY)
+def test_check_gives_the_outcomes_plain_pytest_gives_for_the_solution_and_the_stub(lesson):
+    assert not solution_and_stub(lesson)
 
 
 @pytest.mark.slow

@@ -208,6 +208,8 @@ def test_demo_names_the_loops_stop_reason_apart_from_whether_the_task_was_done(c
     assert "a loop can stop\n                    with `completed` and still not have done the task" in out, out[-600:]
 
 
+@pytest.mark.slow  # nine check sessions (~6 s of CPU): the command's table and next step are checked in process below,
+#                   the check's outcomes on the stubs in test_check_session.py
 def test_list_shows_every_exercise_and_sends_a_beginner_to_the_first_failing_test():
     from reference.lessons import EXERCISES
 
@@ -230,6 +232,30 @@ def test_list_on_the_solutions_says_every_exercise_is_done():
     lines = [line for line in done.stdout.splitlines() if line.startswith("ex0")]
     assert done.returncode == 0 and lines and all(line.rstrip().endswith("done") for line in lines), done.stdout
     assert "Every exercise passes." in done.stdout
+
+
+def test_list_shows_each_exercises_file_and_status_and_the_next_step(monkeypatch, capsys):
+    """The command's table and next step from the runs the check gives (here each lesson's run as on the untouched
+    stub; the real runs are the slow case above)."""
+    from reference.cli import progress
+    from reference.cli.exercise_tests import Outcome, TestRun
+    from reference.lessons import EXERCISES
+
+    first = "test_happy_path_completes_with_the_answer"  # the first test in tests/test_ex01_react_loop.py
+    asked = []
+
+    def stub_run(lesson, target):
+        asked.append((lesson.exercise, target))
+        return TestRun([Outcome(first, False, "why"), Outcome("test_b", False, "why")], 1, "")
+
+    monkeypatch.setattr(progress, "run_tests", stub_run)
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert asked == [(lesson.exercise, "exercises") for lesson in EXERCISES]
+    for lesson in EXERCISES:
+        line = next(line for line in out.splitlines() if line.startswith(lesson.exercise + " "))
+        assert f"exercises/{lesson.module}.py" in line and "0/2 tests pass" in line, line
+    assert f"Next: ex01 (ex01_react_loop.py), which fails {first}." in out and "loopkit hint ex01 1 " in out, out
 
 
 def test_list_points_at_the_first_exercise_not_done_and_its_tests_hint():

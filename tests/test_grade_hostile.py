@@ -175,9 +175,18 @@ def before():
 
 BARE_LOOP_TOTAL = 56  # the bare kit loop on the quick set, the empty answer at a limit included (docs/grading.md)
 
+# Each case is one `loopkit grade` process (2-3 s of CPU). The default suite keeps one of each kind: a forged report
+# on stdout, a forged message on the channel, a broken word on the channel, the plain candidate's path, an invented
+# fact, and (as root) the mount and network namespaces. The other cases of each kind are `slow`; so is the case that waits out a daemon.
+QUICK = ("prints_a_report", "names_classes_and_forges_records", "sends_nan")
+
+
+def quick_or_slow(names) -> list:
+    return [pytest.param(name, marks=[] if name in QUICK else [pytest.mark.slow]) for name in names]
+
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl are Linux's")
-@pytest.mark.parametrize("name", list(CANDIDATES))
+@pytest.mark.parametrize("name", quick_or_slow(CANDIDATES))
 def test_a_hostile_candidate_gets_an_honest_report(tmp_path, name, before):
     proc = grade(tmp_path, name)
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
@@ -197,6 +206,7 @@ def test_a_hostile_candidate_gets_an_honest_report(tmp_path, name, before):
     assert scenario_hashes() == before
 
 
+@pytest.mark.slow  # waits out the daemons' six seconds
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl are Linux's")
 def test_nothing_the_candidate_started_outlives_the_grade_and_the_report_is_the_graders(tmp_path):
     proc = grade(tmp_path, "leaves_a_daemon", "-o", str(tmp_path / "report.json"))
@@ -209,6 +219,7 @@ def test_nothing_the_candidate_started_outlives_the_grade_and_the_report_is_the_
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".report")] == []  # no temporary left
 
 
+@pytest.mark.slow  # the Markdown report of prints_a_report, whose JSON report is quick
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl are Linux's")
 def test_the_candidates_output_is_shown_escaped_in_its_own_section(tmp_path):
     path = tmp_path / "prints_a_report.py"
@@ -222,7 +233,7 @@ def test_the_candidates_output_is_shown_escaped_in_its_own_section(tmp_path):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl are Linux's")
-@pytest.mark.parametrize("name", list(REFUSED))
+@pytest.mark.parametrize("name", quick_or_slow(REFUSED))
 def test_a_broken_or_false_word_on_the_channel_ends_the_run(tmp_path, name):
     proc = grade(tmp_path, name)
     report = json.loads(proc.stdout)
@@ -307,6 +318,7 @@ def loop(episode, max_steps):
         target.unlink(missing_ok=True)
 
 
+@pytest.mark.slow  # as root, the mount and network namespaces' case above is quick
 def test_as_root_each_run_has_its_own_pid_namespace_and_sees_nothing_else(tmp_path):
     if not sys.platform.startswith("linux") or os.geteuid() != 0:
         pytest.skip("a pid namespace per run needs root here (reference/sandbox/pid_namespace.py); as an ordinary "

@@ -8,7 +8,8 @@ temp dirs changed (the kit's modules and the catalogue hash the same). The teste
 a grader running as root with its namespaces (this machine) and, apart, for an ordinary user, where several of
 these attacks are the documented limits (docs/grading.md, Known limits: a candidate there runs as the
 grader's user, may stop the grader or write the user's site-packages): so they run only where the grade is
-isolated, and are skipped with that note elsewhere. Three run in the default suite; the rest are `slow`.
+isolated, and are skipped with that note elsewhere. One runs in the default suite (the grade's isolation has
+its quick cases in tests/test_grade_hostile.py); the rest are `slow`.
 """
 from __future__ import annotations
 
@@ -71,7 +72,7 @@ DISPUTED = {
                                  "calibration panel: 70 to 60 and 84 to 74 for two decent loops), so 66, not 56",
     "h05_bytes_at_the_cut": "as h04: its answer at the cap ('stopped \\ud800 at the cap') is not empty, so 66",
 }
-DEFAULT = ("h08_phantom_tool_calls", "h18_write_kit_through_tmp_mount", "h23_truncate_the_run_set")
+DEFAULT = ("h08_phantom_tool_calls",)
 COMPARE = {"==": lambda a, b: a == b, "<=": lambda a, b: a <= b, "<": lambda a, b: a < b}
 
 

@@ -277,6 +277,8 @@ def live(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
                           env={**clean, **env}, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow  # two `loopkit run --live` processes, each importing an SDK (~10 s of CPU); the SDK adapters over HTTP
+#                   are the in-process cases above, live mode's own refusals the cases below
 def test_live_mode_runs_the_scenarios_tools_against_a_model_behind_the_sdk(served):
     server = served("happy-path")
     done = live(["--live", "openai:gpt-5.4-mini", "--max-cost", "1", "--json"],
