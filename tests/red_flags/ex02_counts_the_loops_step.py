@@ -16,7 +16,8 @@ _Solved = Budget  # noqa: F821  (defined by the solution above)
 class Budget(_Solved):
     def before_request(self, episode, messages, step):
         if self.max_steps is not None and step >= self.max_steps:  # the flaw: the caller's count, not the ledger's
-            return Stop(StopReason.MAX_STEPS, f"step limit: {step} steps made, the limit is {self.max_steps}")  # noqa: F821
+            return Stop(StopReason.MAX_STEPS,  # noqa: F821
+                        f"step limit: {step} steps made, the limit is {self.max_steps}")
         limit, self.max_steps = self.max_steps, None
         try:
             return super().before_request(episode, messages, step)

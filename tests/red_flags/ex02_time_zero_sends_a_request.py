@@ -25,6 +25,7 @@ class Budget(_Solved):
         return super().before_request(episode, messages, step)
 
     def before_tool(self, episode, call):
-        if self.max_seconds is not None and episode.clock.elapsed + self.tool_seconds(episode, call.name) <= self.max_seconds:
+        expected = self.tool_seconds(episode, call.name)
+        if self.max_seconds is not None and episode.clock.elapsed + expected <= self.max_seconds:
             return None  # the flaw, again: a tool never run is taken to be free
         return super().before_tool(episode, call)
