@@ -413,12 +413,13 @@ def test_with_no_time_left_nothing_starts(ex):
     episode = Episode.from_scenario(SPEEDS)
     messages = drive(episode, 2)  # two requests, two 20-s exports
     used = episode.clock.elapsed
+    limit = float(repr(used))  # the same number, read from a configuration: never the same object
     call = ToolCall("call_probe", "get_status", "{}")  # not run yet: expected to take no time
-    trip = ex.Budget(max_seconds=used).before_tool(episode, call)
+    trip = ex.Budget(max_seconds=limit).before_tool(episode, call)
     assert trip is not None and trip.reason is StopReason.TIME_BUDGET, (
         f"inline scenario `three-speeds`: {used:.2f} s used of max_seconds={used:.2f}; a tool that has not run yet is expected to "
         "take no time, but nothing takes none: with no time left, no tool starts")
-    trip = ex.Budget(max_seconds=used).before_request(episode, messages, 1)
+    trip = ex.Budget(max_seconds=limit).before_request(episode, messages, 1)
     assert trip is not None and trip.reason is StopReason.TIME_BUDGET, (
         f"inline scenario `three-speeds`: {used:.2f} s used of max_seconds={used:.2f}: with no time left, no request "
         "starts")
