@@ -309,3 +309,11 @@ def test_a_failure_that_outlasts_its_retries_is_tried_max_attempts_times_then_sh
         assert shown[0].get("ok") is False and shown[0].get("retryable") is False, (
             f"inline scenario `always-times-out`: after {attempts} attempts the model read {shown[:1]}; the retries are "
             "spent in code, so what the model reads says the call is not to be retried (retryable: false)")
+
+
+def test_the_error_names_the_tools_that_can_do_the_job_instead(ex):
+    run = play(ex, "exception-secret")
+    shown = [json.loads(m.content) for m in run.result.messages if isinstance(m, ToolMessage) and m.is_error]
+    assert shown and all(body.get("alternatives") == ["get_order_status"] for body in shown), (
+        f"scenario `exception-secret`: query_orders fails and its definition names get_order_status as an alternative; "
+        f"the model read {shown[:1]}: what to do next includes the tool that can do the job instead (`alternatives`)")
