@@ -37,8 +37,8 @@ What the tests check (tests/test_ex05_tool_errors.py)
       more attempt as long as the last one must fit (one that exactly fits is made);
     - the model reads a structured error result it can act on (`translate`): its kind, whether it is
       retryable and what to do next, with the tool's `alternatives` when it has any; once the retries
-      are spent, the kind is the last failure's and it is not retryable (retrying was the code's job,
-      and it is done);
+      are spent, the kind is the last failure's, the message says how many retries were made, and it is
+      not retryable (retrying was the code's job, and it is done);
     - nothing internal (stack trace, path, SQL, host, secret) ever reaches the model, on any error path;
     - two runs in one process share nothing.
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 
 import pytest
@@ -309,6 +310,10 @@ def test_a_failure_that_outlasts_its_retries_is_tried_max_attempts_times_then_sh
         assert shown[0].get("ok") is False and shown[0].get("retryable") is False, (
             f"inline scenario `always-times-out`: after {attempts} attempts the model read {shown[:1]}; the retries are "
             "spent in code, so what the model reads says the call is not to be retried (retryable: false)")
+        retries = re.findall(r"\d+", shown[0].get("message", ""))
+        assert str(attempts - 1) in retries, (
+            f"inline scenario `always-times-out` with max_attempts={attempts}: the message {shown[0].get('message')!r} "
+            f"should say how many times the call was retried ({attempts - 1}): the model is not to try again")
 
 
 def test_the_error_names_the_tools_that_can_do_the_job_instead(ex):
