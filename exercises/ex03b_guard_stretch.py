@@ -42,6 +42,8 @@ What the tests check (tests/test_ex03b_guard_stretch.py)
     - turns: a turn is one model answer (one assistant message), even if a faulty model reuses the call
       ids of the last one; a copy of a call within one turn is answered without running it (volatile or
       not) and the whole turn is one lapse, however many of its calls were flagged;
+    - the core's rules for a guard still hold (its tests for warnings, evidence, options, interventions,
+      malformed calls and airport codes run on this guard too);
     - the warnings are counted per run: a model warned for one kind of loop is stopped at the next
       detection of any kind; every request the loop then sends stays valid on the three API formats.
 
