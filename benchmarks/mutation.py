@@ -5,7 +5,7 @@
     python benchmarks/mutation.py --show       # print the diff of every surviving mutant
     python benchmarks/mutation.py --min 90     # exit 1 when an exercise scores below 90 %
 
-Needs cosmic-ray (`pip install cosmic-ray`; not a dev dependency: a full run takes ~12 minutes of CPU).
+Needs cosmic-ray (`pip install cosmic-ray`; not a dev dependency: a run takes tens of minutes, docs/mutation.md).
 
 Why cosmic-ray and not mutmut: the exercise tests load their target *by path* (tests/helpers/targets.py,
 `--target`), and cosmic-ray mutates the file on disk and runs an ordinary test command, so it needs no
@@ -94,11 +94,11 @@ def exercises() -> list[str]:
 
 
 def equivalents() -> dict[tuple[str, str], int]:
-    """(exNN, operator#occurrence) -> line, from the rows `| exNN | operator#N | line | reason |` of docs."""
+    """(exNN or exNNb, operator#occurrence) -> line, from the rows `| exNN | operator#N | line | reason |` of docs."""
     rows = {}
     if DOCS.exists():
         for line in DOCS.read_text(encoding="utf-8").splitlines():
-            m = re.match(r"\|\s*(ex\d\d)\s*\|\s*`?(core/\S+?#\d+)`?\s*\|\s*(\d+)\s*\|", line)
+            m = re.match(r"\|\s*(ex\d\d[a-z]?)\s*\|\s*`?(core/\S+?#\d+)`?\s*\|\s*(\d+)\s*\|", line)
             if m:
                 rows[(m.group(1), m.group(2))] = int(m.group(3))
     return rows

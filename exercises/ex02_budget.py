@@ -8,6 +8,10 @@ The task
         before_request(episode, messages, step) -> Stop | None    before every model request
         before_tool(episode, call) -> Stop | None                 before every tool run
 
+    `step` is the loop's own count of the requests it has made (0 before the first); the step limit
+    counts the run's requests in `episode.ledger.steps`, so a loop that counts otherwise (per user
+    turn, say) cannot slip past it.
+
     A `Stop(reason, detail)` says why to stop, with one line that names the limit, e.g.
     "token budget: 56,404 used + ~33,463 for the next request > 60,000". None means: go on.
     There are four limits: steps, tokens, simulated seconds and dollars. Any of them may be None (not
@@ -41,8 +45,9 @@ What the tests expect (tests/test_ex02_budget.py)
       the first request is expected to take no time, a later one as long as the slowest before it;
     - `spent` reads the ledger and the clock (tool time included); each tool is timed by its own
       earlier runs; a slow model trips the time budget before the request;
-    - the step limit trips as MAX_STEPS (also when already past it); a limit of zero stops before the
-      first request (a time limit of zero runs no tool);
+    - the step limit trips as MAX_STEPS (also when already past it), counted in the ledger; a limit of
+      zero, any of the four, stops before the first request: every request and tool run takes time, so
+      with no time left nothing starts, not even what is expected to take none;
     - the detail names the limit that tripped; two runs in one process share nothing.
 
 Check your work with `loopkit check ex02`; ask for a hint with `loopkit hint ex02`.

@@ -26,20 +26,24 @@ What you are given
 
 What the tests check (tests/test_ex03b_guard_stretch.py)
     - `result_fingerprint`: two results that say the same thing match, whatever their key order,
-      spacing, timestamps, request ids or declared metadata; a different answer is a different result;
+      spacing, timestamps, request ids or the metadata the tool declares (the `metadata` argument); a
+      different answer is a different result;
     - same result: different calls about the same thing (the same identity arguments) that return the
       same non-empty, successful result are a loop; an error is not a result, and a batch lookup of
       several things with one answer each is not a loop;
     - no progress: `no_progress_steps` steps in a row whose successful results bring no new value (an
       empty result is nothing new, metadata is not news, a first answer about a new thing is news) are
       a loop; a step that brings something new starts the count again; a step already flagged is not
-      also a quiet step; the feedback answers the last call of the step, says the call ran
-      (`not_run: false`) and carries its result;
+      also a quiet step; a step whose calls all failed neither counts nor starts the count again (a
+      failure is no news, and a loop must not hide behind errors); the feedback answers the last call
+      of the step, says the call ran (`not_run: false`) and carries its result;
     - polling: a tool that may be polled (`self.volatile`) skips the repeat and alternation checks and
       is judged by its results;
     - turns: a turn is one model answer (one assistant message), even if a faulty model reuses the call
       ids of the last one; a copy of a call within one turn is answered without running it (volatile or
       not) and the whole turn is one lapse, however many of its calls were flagged;
+    - the core's rules for a guard still hold (its tests for warnings, evidence, options, interventions,
+      malformed calls and airport codes run on this guard too);
     - the warnings are counted per run: a model warned for one kind of loop is stopped at the next
       detection of any kind; every request the loop then sends stays valid on the three API formats.
 

@@ -36,7 +36,9 @@ What the tests check (tests/test_ex05_tool_errors.py)
       (1: no retry), and no retry that could not finish inside the run's time limit: its wait plus one
       more attempt as long as the last one must fit (one that exactly fits is made);
     - the model reads a structured error result it can act on (`translate`): its kind, whether it is
-      retryable and what to do next;
+      retryable and what to do next, with the tool's `alternatives` when it has any; once the retries
+      are spent, the kind is the last failure's, the message says how many retries were made, and it is
+      not retryable (retrying was the code's job, and it is done);
     - nothing internal (stack trace, path, SQL, host, secret) ever reaches the model, on any error path;
     - two runs in one process share nothing.
 

@@ -51,7 +51,7 @@ class Budget(hooks.Budget):  # the protocol of the guarded loop's budget hook
 
     # Step 3
     def before_request(self, episode: Episode, messages: Sequence[Message], step: int) -> Optional[Stop]:
-        used = self.spent(episode)
+        used = self.spent(episode)  # the ledger's count of requests, not the loop's `step`: the books decide
         if self.max_steps is not None and used.steps >= self.max_steps:
             return Stop(StopReason.MAX_STEPS, f"step limit: {used.steps} model requests made, the limit is {self.max_steps}")
         nxt = self.next_request(episode, messages)
@@ -61,7 +61,9 @@ class Budget(hooks.Budget):  # the protocol of the guarded loop's budget hook
         if self.max_cost_usd is not None and used.cost_usd + nxt.cost_usd > self.max_cost_usd:
             return Stop(StopReason.COST_BUDGET, f"cost budget: ${used.cost_usd:.4f} used + ~${nxt.cost_usd:.4f} for the "
                         f"next request > ${self.max_cost_usd:g}")
-        if self.max_seconds is not None and used.seconds + nxt.seconds > self.max_seconds:
+        # a first request is expected to take no time, but none does: with no time left, nothing starts
+        if self.max_seconds is not None and (used.seconds >= self.max_seconds
+                                             or used.seconds + nxt.seconds > self.max_seconds):
             return Stop(StopReason.TIME_BUDGET, f"time budget: {used.seconds:.1f} s used + ~{nxt.seconds:.1f} s for the "
                         f"next request > {self.max_seconds:g} s")
         return None
@@ -75,7 +77,7 @@ class Budget(hooks.Budget):  # the protocol of the guarded loop's budget hook
         if self.max_seconds is None:
             return None
         used, more = episode.clock.elapsed, self.tool_seconds(episode, call.name)
-        if used + more > self.max_seconds:
+        if used >= self.max_seconds or used + more > self.max_seconds:  # a tool never run is not free
             return Stop(StopReason.TIME_BUDGET, f"time budget: {used:.1f} s used + ~{more:.1f} s for {call.name} "
                         f"> {self.max_seconds:g} s")
         return None

@@ -98,7 +98,7 @@ class LoopGuard(GuardState):
         return result
 
     def after_step(self, episode: Episode, messages: Sequence[Message]) -> Optional[Stop]:
-        if self._step_ok:
+        if self._step_ok:  # a step of failures only is no news and no fresh start: the count stays
             self.quiet_steps = 0 if self._step_new else self.quiet_steps + 1
         self._step_ok = self._step_flagged = False
         self._step_new = 0

@@ -380,15 +380,15 @@ def test_a_request_or_tool_that_exactly_fills_a_limit_may_run(ex):
     cost = episode.ledger.pricing.cost(Usage(tokens - probe.output_reserve, probe.output_reserve))
     for field, exact, reason in (("max_run_tokens", tokens, StopReason.TOKEN_BUDGET),
                                  ("max_cost_usd", cost, StopReason.COST_BUDGET)):
-        assert ex.Budget(**{field: exact}).before_request(episode, messages, 1) is None, (
+        assert ex.Budget(**{field: exact}).before_request(episode, messages, 0) is None, (
             f"scenario `slow-tools`, first request: {field}={exact} is exactly what it needs; a limit is crossed "
             "only when it would be exceeded")
         less = exact - 1 if field == "max_run_tokens" else exact * (1 - 1e-6)
-        trip = ex.Budget(**{field: less}).before_request(episode, messages, 1)
+        trip = ex.Budget(**{field: less}).before_request(episode, messages, 0)
         assert trip is not None and trip.reason is reason, f"scenario `slow-tools`: {field}={less} must trip {reason.value}"
     messages = drive(episode, 1)  # one request, then the 20-s report
     used, model = episode.clock.elapsed, max(s.model_seconds for s in episode.ledger.steps)
-    assert ex.Budget(max_seconds=used + model).before_request(episode, messages, 2) is None, (
+    assert ex.Budget(max_seconds=used + model).before_request(episode, messages, 1) is None, (
         f"scenario `slow-tools`, second request: {used:.2f} s used + {model:.2f} s expected is exactly max_seconds; "
         "that still fits")
     call = ToolCall("call_probe", "regional_sales_report", '{"region": "east"}')
@@ -400,7 +400,8 @@ def test_a_request_or_tool_that_exactly_fills_a_limit_may_run(ex):
 
 @pytest.mark.parametrize("field, reason", [("max_steps", StopReason.MAX_STEPS),
                                            ("max_run_tokens", StopReason.TOKEN_BUDGET),
-                                           ("max_cost_usd", StopReason.COST_BUDGET)])
+                                           ("max_cost_usd", StopReason.COST_BUDGET),
+                                           ("max_seconds", StopReason.TIME_BUDGET)])
 def test_a_limit_of_zero_stops_before_the_first_request(ex, field, reason):
     result = run_with(ex, "happy-path", make=lambda episode: ex.Budget(**{field: 0}))
     assert (result.stop_reason, result.model_calls) == (reason, 0), (
@@ -408,20 +409,37 @@ def test_a_limit_of_zero_stops_before_the_first_request(ex, field, reason):
         f"{spent(result)}; zero is a limit, not 'no limit' (that is None)")
 
 
-def test_a_time_limit_of_zero_runs_no_tool(ex):
-    result = run_with(ex, "happy-path", make=lambda episode: ex.Budget(max_seconds=0))
-    ran = [t.name for s in result.steps for t in s.tools]
-    assert result.stop_reason is StopReason.TIME_BUDGET and not ran, (
-        f"scenario `happy-path` with Budget(max_seconds=0): stop reason {result.stop_reason.value}, tools run: {ran}; "
-        "zero is a limit, not 'no limit' (that is None)")
+def test_with_no_time_left_nothing_starts(ex):
+    episode = Episode.from_scenario(SPEEDS)
+    messages = drive(episode, 2)  # two requests, two 20-s exports
+    used = episode.clock.elapsed
+    limit = float(repr(used))  # the same number, read from a configuration: never the same object
+    call = ToolCall("call_probe", "get_status", "{}")  # not run yet: expected to take no time
+    trip = ex.Budget(max_seconds=limit).before_tool(episode, call)
+    assert trip is not None and trip.reason is StopReason.TIME_BUDGET, (
+        f"inline scenario `three-speeds`: {used:.2f} s used of max_seconds={used:.2f}; a tool that has not run yet is expected to "
+        "take no time, but nothing takes none: with no time left, no tool starts")
+    trip = ex.Budget(max_seconds=limit).before_request(episode, messages, 1)
+    assert trip is not None and trip.reason is StopReason.TIME_BUDGET, (
+        f"inline scenario `three-speeds`: {used:.2f} s used of max_seconds={used:.2f}: with no time left, no request "
+        "starts")
 
 
 def test_the_step_limit_trips_when_already_past_it(ex):
     episode = Episode.from_scenario(find("happy-path"))
     messages = drive(episode, 2)
-    trip = ex.Budget(max_steps=1).before_request(episode, messages, 3)
+    trip = ex.Budget(max_steps=1).before_request(episode, messages, 2)
     assert trip is not None and trip.reason is StopReason.MAX_STEPS, (
         "scenario `happy-path`: 2 requests made and max_steps=1: the limit is passed, the budget must say so")
+
+
+def test_the_step_limit_counts_the_requests_in_the_ledger(ex):
+    episode = Episode.from_scenario(find("repeat-exact"))
+    messages = drive(episode, 3)
+    trip = ex.Budget(max_steps=3).before_request(episode, messages, 0)
+    assert trip is not None and trip.reason is StopReason.MAX_STEPS, (
+        "scenario `repeat-exact`: 3 requests in the ledger, max_steps=3, and a loop whose own count says step 0 (it "
+        "counts per user turn, say): the step limit counts the run's requests, in the ledger, whatever `step` says")
 
 
 def test_two_runs_in_one_process_share_nothing(ex, target):

@@ -14,7 +14,8 @@ from reference import ProtocolError, StopReason, ToolMessage, find, parse_scenar
 from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
 from reference.sandbox.grading import run_candidate
-from tests.helpers.guard_runs import executed, feedback, lookups, not_flagged, polls, run, search_tool
+from tests.helpers.guard_runs import executed, feedback, feedback_of, lookups, not_flagged, polls, run, search_tool
+from tests import test_ex03_fingerprint_guard as core
 from tests.helpers.targets import load_exercise
 
 
@@ -73,6 +74,36 @@ def test_metadata_is_not_news(ex):
     assert result.stop_reason in (StopReason.NO_PROGRESS, StopReason.REPEATED_CALL) and result.model_calls <= 5, \
         (f"scenario `polling-metadata-stuck`: stop reason {result.stop_reason.value} after {result.model_calls} model "
          "calls. A stuck job with a fresh timestamp is still stuck: metadata is not news")
+
+
+# Two rephrased searches return the same document; only `served_by`, a key the tool declares as metadata, differs.
+SAME_RESULT_DECLARED_METADATA = parse_scenario({
+    "name": "same-result-declared-metadata", "title": "The same document from two servers",
+    "user": "What is your refund policy for items that arrive damaged?",
+    "tools": [{**search_tool("search_docs", "Full-text search over the help centre."), "metadata": ["served_by"],
+               "rules": [{"when": {"query": q}, "result": {"data": {
+                   "results": [{"doc_id": "policy-7", "title": "General returns policy"}], "served_by": node}}}
+                         for q, node in (("refund policy damaged items", "node-a"), ("damaged item refund", "node-b"))]}],
+    "model": {"script": [{"call": {"tool": "search_docs", "args": {"query": q}}}
+                         for q in ("refund policy damaged items", "damaged item refund")]
+              + [{"answer": "Damaged items fall under the general returns policy (policy-7)."}]},
+    "expect": {"completable": True, "stop_reason": "completed", "oracle_model_calls": 3},
+}, source="tests/test_ex03b_guard_stretch.py:SAME_RESULT_DECLARED_METADATA")
+
+
+def test_result_fingerprint_ignores_the_tools_declared_metadata(ex):
+    first = json.dumps({"ok": True, "data": {"status": "running", "served_by": "node-a"}})
+    second = json.dumps({"ok": True, "data": {"status": "running", "served_by": "node-b"}})
+    assert ex.result_fingerprint(first, ["served_by"]) == ex.result_fingerprint(second, ["served_by"]), (
+        "result_fingerprint(content, metadata): two results that differ only in a key the tool declares as metadata "
+        "(served_by here) say the same thing")
+    result = run(ex, SAME_RESULT_DECLARED_METADATA)
+    patterns = [n.get("pattern") for n in feedback(result)]
+    assert patterns == ["same_result"], (
+        f"inline scenario `same-result-declared-metadata`: two rephrased searches return policy-7, once served_by "
+        f"node-a, once node-b, a key the tool declares as metadata; interventions {patterns}: the same result for "
+        "the same thing asked, whatever its declared metadata, is a loop (pass the tool's metadata to "
+        "result_fingerprint)")
 
 
 @pytest.mark.parametrize("name", ["same-result", "empty-rephrase-cooperative", "repeat-exact-cooperative"])
@@ -165,6 +196,27 @@ def test_no_progress_counts_quiet_steps_since_the_last_progress(ex):
     assert re.search(r"\b2\b", note["evidence"]), f"the evidence should say how many steps were quiet (2): {note}"
     assert note.get("not_run") is False and note.get("result") == {"results": []}, (
         f"the call ran: the feedback says so (not_run: false) and carries its result: {note}")
+
+
+def test_a_step_whose_calls_all_failed_neither_counts_nor_resets(ex):
+    # empty, failed, empty: with two quiet steps to a loop, the second empty step is the one flagged
+    scenario = parse_scenario({
+        "name": "empty-failed-empty", "title": "empty-failed-empty", "user": "Find it, please.",
+        "tools": [{**search_tool("lookup", "Search."), "rules": [
+            {"when": {"query": "b"}, "result": {"fault": "server_error", "message": "upstream unavailable"}},
+            {"result": {"data": {"results": []}}}]}],
+        "model": {"script": [{"call": {"tool": "lookup", "args": {"query": q}}} for q in ("a", "b", "c")]
+                  + [{"answer": "Nothing matches."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    })
+    result = run(ex, scenario)
+    names = {c.id: c.arguments for m in result.messages if m.role == "assistant" for c in m.tool_calls}
+    flagged = [(n.get("pattern"), json.loads(names.get(m.call_id, "{}")).get("query"))
+               for m in result.messages if isinstance(m, ToolMessage) for n in feedback_of([m])]
+    assert flagged == [("no_progress", "c")], (
+        f"inline scenario `empty-failed-empty`: an empty search (a), a search that failed (b), an empty search (c); "
+        f"flagged {flagged}. A step whose calls all failed is neither a quiet step nor progress: it does not count "
+        "and does not start the count again, so the no-progress intervention answers c")
 
 
 def test_a_flagged_step_is_not_also_a_quiet_step(ex):
@@ -283,3 +335,22 @@ def test_two_runs_in_one_process_share_nothing(ex, target):
     assert first == [again[name] for name in names], (
         "several scenarios in one process differ from fresh runs: one run's history must not leak into the next")
 
+
+
+# The stretch writes the whole guard again: the core's rules for a guard still hold, checked by the core's own tests.
+CORE_RULES = {
+    "warnings_counted_per_run": core.test_a_warning_for_one_pattern_counts_against_the_next,
+    "evidence_options_and_instruction": core.test_interventions_carry_evidence_options_and_an_instruction,
+    "options_name_the_other_tools_only": core.test_options_name_the_other_tools_only,
+    "alternation_evidence_names_both_calls": core.test_alternation_evidence_names_both_calls,
+    "alternation_when_repeats_are_allowed": core.test_alternation_is_stopped_as_alternation_when_repeats_are_allowed,
+    "no_interventions_stops_at_once": lambda ex: core.test_the_number_of_interventions_is_honoured(ex, 0),
+    "two_interventions": lambda ex: core.test_the_number_of_interventions_is_honoured(ex, 2),
+    "repeated_malformed_call": core.test_a_repeated_malformed_call_is_flagged,
+    "wrong_airport_code": core.test_wrong_airport_code_gets_an_actionable_error,
+}
+
+
+@pytest.mark.parametrize("rule", CORE_RULES, ids=list(CORE_RULES))
+def test_the_stretch_guard_keeps_the_cores_rules(ex, rule):
+    CORE_RULES[rule](ex)

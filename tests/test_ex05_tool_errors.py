@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 
 import pytest
@@ -287,3 +288,37 @@ def test_two_runs_in_one_process_share_nothing(ex, target):
         "flaky-timeout, rate-limited, flaky-timeout, exception-secret in one process differ from fresh runs: a retry "
         "counted or a wait drawn in one run must not carry into the next")
 
+
+
+def test_a_failure_that_outlasts_its_retries_is_tried_max_attempts_times_then_shown_as_final(ex):
+    scenario = inline("always-times-out", {"lookup": fault("timeout", timeout_seconds=1)}, [("lookup", {"q": "x"})])
+    for attempts in (2, 4):
+        def ex05_loop(episode, max_steps=8, attempts=attempts):
+            return guarded_loop(episode, max_steps, Parts(executor=ex.ToolErrorExecutor(episode, max_attempts=attempts)))
+
+        attempt = run_candidate(ex05_loop, scenario)
+        if attempt.error is not None:
+            pytest.fail(attempt.story(), pytrace=False)
+        tries = attempt.result.steps[0].tools
+        assert len(tries) == attempts, (
+            f"inline scenario `always-times-out` with max_attempts={attempts}: lookup ran {len(tries)} time(s) for one "
+            "call; a timeout is retried, at most max_attempts attempts in all")
+        shown = [json.loads(m.content) for m in attempt.result.messages if isinstance(m, ToolMessage)]
+        assert shown and shown[0].get("error_type") == "timeout", (
+            f"inline scenario `always-times-out`: after {attempts} attempts the model read {shown[:1]}; its kind is "
+            "the last failure's, a timeout")
+        assert shown[0].get("ok") is False and shown[0].get("retryable") is False, (
+            f"inline scenario `always-times-out`: after {attempts} attempts the model read {shown[:1]}; the retries are "
+            "spent in code, so what the model reads says the call is not to be retried (retryable: false)")
+        retries = re.findall(r"\d+", shown[0].get("message", ""))
+        assert str(attempts - 1) in retries, (
+            f"inline scenario `always-times-out` with max_attempts={attempts}: the message {shown[0].get('message')!r} "
+            f"should say how many times the call was retried ({attempts - 1}): the model is not to try again")
+
+
+def test_the_error_names_the_tools_that_can_do_the_job_instead(ex):
+    run = play(ex, "exception-secret")
+    shown = [json.loads(m.content) for m in run.result.messages if isinstance(m, ToolMessage) and m.is_error]
+    assert shown and all(body.get("alternatives") == ["get_order_status"] for body in shown), (
+        f"scenario `exception-secret`: query_orders fails and its definition names get_order_status as an alternative; "
+        f"the model read {shown[:1]}: what to do next includes the tool that can do the job instead (`alternatives`)")

@@ -39,8 +39,9 @@ from kit import ROOT, load_exercise  # notebooks/kit.py: puts the repository roo
 from IPython.display import Markdown, display
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from reference import Episode, find
+from reference import Episode, ToolMessage, find
 from reference.cli.table import print_table as table
+from reference.core.toolresult import read_body
 from reference.design.cache import race
 from reference.design.plan import PlanError, PlanTemplate, validate_plan
 from reference.design.router import route_for
@@ -171,6 +172,16 @@ a reply is not a task done. It also meets fewer `expect` blocks ({meets['designe
 # loop does not, with the reason read from the two runs:
 
 # %%
+def results(run):
+    """The distinct data of the run's successful tool results (not an answer from the state, not feedback)."""
+    out = set()
+    for m in run.messages:
+        body = read_body(m.content) if isinstance(m, ToolMessage) else None
+        if body and body.get("ok") is True and "data" in body and "note" not in body:
+            out.add(json.dumps(body["data"], sort_keys=True))
+    return out
+
+
 guarded_runs = {s.name: r for s, r, _ in fleet["guarded"]}
 regressed = []
 for s, r, e in fleet["designed"]:
@@ -179,8 +190,8 @@ for s, r, e in fleet["designed"]:
         continue
     if route_for(s).question is not None:
         why = "unsure router: asked a question"
-    elif r.tool_calls < g.tool_calls:
-        why = "checklist ticked too early"  # fewer calls: the tools closed before the call that finds it
+    elif results(g) - results(r):
+        why = "checklist closed too early"  # the guarded run had a result the designed run never got
     else:
         why = "fetched, not said"
     missing = [t for t in s.expect.answer_contains if t.lower() not in (r.answer or "").lower()]
@@ -191,10 +202,13 @@ reasons = Counter(row["why"] for row in regressed)
 display(Markdown(f"""
 {len(regressed)} regressions: {', '.join(f'{n} {why}' for why, n in reasons.most_common())}.
 
-- **Checklist ticked too early** (the designed run made fewer calls). "Done" after one valid result is a claim about the task, and here it
-  is too weak: a build that is `queued` is a valid result but not the outcome, a first itinerary is not
-  the cheapest, a lookup the user asked to re-check needs the re-check. Such items need a goal check (the
-  build has *passed*, the cheapest fare is found), not a tick per tool.
+- **Checklist closed too early** (the guarded run got a result the designed run never did):
+  {reasons.get("checklist closed too early", 0)} here, because the runtime holds to one rule: an item is done
+  only when what it needs is in hand, a successful result that is the outcome, not a call made. A build that answers `queued` is a call made
+  (the runtime reads work still under way as the standards for long-running work name it: a status of
+  queued, pending, in progress or running, MCP's `working`, AIP-151's `done: false`), so the tool stays
+  offered until the build has passed; and a checklist lists every result the answer needs (two returns
+  to compare are two items, not one).
 - **Fetched, not said.** When the checklist closes the tools, the next request is a tool-less one; the
   scripted model then writes its stand-in answer, the raw results cut at 200 characters, which lacks the
   words the task asks for even where the facts were fetched. A real model would phrase them; the check

@@ -27,17 +27,29 @@ from .router import Route, route_for
 from .state import RunState
 
 
-PENDING = ("running", "pending", "queued", "in_progress")  # a status that will change: not done yet
+# The states of work that has not finished, as the standards for long-running work name them: GitHub's
+# check runs and workflow runs (queued, in_progress, pending), Azure's long-running operations (NotStarted,
+# Running), MCP's tasks (working, input_required); Google's AIP-151 operations say `done: false`.
+PENDING = frozenset({"queued", "pending", "in_progress", "notstarted", "running", "working", "input_required"})
+
+
+def unfinished(data: dict[str, Any]) -> bool:
+    """Does the result say its work is still under way? Then it is a call made, not the outcome in hand."""
+    if data.get("done") is False:
+        return True
+    return any(isinstance(data.get(k), str) and data[k].strip().lower().replace(" ", "_") in PENDING
+               for k in ("status", "state"))
 
 
 def validated(content: str) -> Optional[dict[str, Any]]:
     """The result's data if the call really did the item's job, else None: `ok` true, an object, not
-    `success: false` (HTTP 200 with a business failure), not empty (no flights is no answer), not pending."""
+    `success: false` (HTTP 200 with a business failure), not empty (no flights is no answer), not work
+    still under way (a build `queued` is not a build that passed)."""
     body = read_body(content)
     if body is None or body.get("ok") is not True or not isinstance(body.get("data"), dict):
         return None
     data = body["data"]
-    if data.get("success") is False or data.get("status") in PENDING:
+    if data.get("success") is False or unfinished(data):
         return None
     if not any(v not in (None, "", [], {}) for k, v in data.items() if k != "success"):
         return None

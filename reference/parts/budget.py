@@ -229,9 +229,10 @@ class RunBudget(hooks.Budget):
     def _over(self, reason: StopReason, label: str, name: str, spent: float, more: float, fmt: Any,
               what: str) -> Optional[Stop]:
         """A stop when `more` does not fit what is left of the whole limit. The final-answer reserve is not
-        taken off here: refusing a request that fits would end a run the model might have finished."""
+        taken off here: refusing a request that fits would end a run the model might have finished. With
+        nothing left, nothing starts, not even what is expected to cost nothing (a tool never run yet)."""
         limit = getattr(self, name)
-        if limit is None or spent + more <= limit:
+        if limit is None or (spent < limit and spent + more <= limit):
             return None
         return Stop(reason, f"{label}: {fmt(spent)} used + ~{fmt(more)} for {what} > {fmt(limit)}{self._by(name)}")
 

@@ -14,4 +14,7 @@ CAUGHT_BY = {
     "ex02_class_tally.py": ("test_two_runs_in_one_process_share_nothing",
                             "one run's budget must not carry anything into the next"),
     "ex02_tool_times_shared_across_runs.py": ("test_two_runs_in_one_process_share_nothing", "must not carry into the next run's estimates"),
+    "ex02_counts_the_loops_step.py": ("test_the_step_limit_counts_the_requests_in_the_ledger",
+                                      "the step limit counts the run's requests"),
+    "ex02_time_zero_sends_a_request.py": ("test_with_no_time_left_nothing_starts", "nothing takes none"),
 }
