@@ -47,8 +47,8 @@ class TimeLimit(CandidateFailure):
 
 
 class MemoryLimit(CandidateFailure):
-    def __init__(self, megabytes: int):
-        self.story = f"your loop exceeded the memory limit ({megabytes:,} MB)"
+    def __init__(self, megabytes: int, how: str = ""):
+        self.story = f"your loop exceeded the memory limit ({megabytes:,} MB)" + (f": {how}" if how else "")
 
 
 class BrokenChannel(CandidateFailure):
