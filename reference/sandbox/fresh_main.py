@@ -119,7 +119,7 @@ def run(fd: int, isolation: str) -> None:
         except (run_view.ViewRefused, OSError) as exc:
             os.write(2, f"loopkit: the run was not started: its view of the files could not be made ({exc})\n"
                      .encode())
-            os._exit(75)
+            os._exit(run_view.EXIT_REFUSED)
     run_view.limit_files(limits.memory_mb)
 
     def prepare() -> tuple[Any, Callable[..., Any]]:

@@ -30,6 +30,9 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 
 KERNEL = ("/proc", "/sys", "/dev")  # never hidden: a folder that holds one of these is not hidden either
 
 
+EXIT_REFUSED = 75  # how a run ends that was not started because its view could not be made
+
+
 class ViewRefused(Exception):
     """The run's view could not be made as promised: the run must not start (the grader says why)."""
 
@@ -97,6 +100,8 @@ def enter(memory_mb: int, hidden: Sequence[str], temp: Sequence[str]) -> str:
     try:
         for target in sorted(covers, key=len):  # the outer first: what is under it is then bound back or covered
             kind = covers[target]
+            if not os.path.isdir(target):  # it lay under a folder hidden before it: hidden already
+                continue
             options = f"size={memory_mb}m,mode=1777" if kind == "temp" else "size=1m,mode=755"
             _mount(libc, "tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, options)
             for path, fd in sorted(code.items()):
