@@ -8,9 +8,10 @@ Two rules, each in one sentence:
   prefixes, their site dirs and the `reference` package stay importable. (A loop that imports the kit or an SDK
   must not notice.) Linux, as root.
 - A run may hold memory only where a limit counts it: its address space (RLIMIT_AS, process.py) and its temp
-  files. Its temp dirs (/tmp, /var/tmp, /dev/shm) are its own, empty at the start, each a tmpfs as big as the
-  memory limit, gone with the run, so nothing one run leaves there reaches the next; no file may grow past the
-  memory limit (RLIMIT_FSIZE; the run is then ended and reported over its memory limit); and the system calls
+  files. Its temp dirs (/tmp, /var/tmp, /dev/shm) are its own, empty at the start, each a tmpfs of the
+  memory limit (and a little room, so that one file reaching the limit is what stops), gone with the run, so
+  nothing one run leaves there reaches the next; no file may grow past the memory limit (RLIMIT_FSIZE; the
+  run is then ended and reported over its memory limit); and the system calls
   that make memory neither limit counts (memfd_create, memfd_secret, SysV shmget) fail as on a kernel without
   them (ENOSYS). (A loop that writes a temp file, or a library that falls back from memfd to a file, must not
   notice.) The refusals and the file size limit hold on Linux for any user; the private temp dirs need root.
@@ -27,6 +28,7 @@ from typing import Sequence
 
 CLONE_NEWNS = 0x00020000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
+TEMP_ROOM_MB = 16  # a temp dir holds the memory limit and this: one file reaching the limit is stopped as such
 KERNEL = ("/proc", "/sys", "/dev")  # never hidden: a folder that holds one of these is not hidden either
 
 
@@ -102,7 +104,7 @@ def enter(memory_mb: int, hidden: Sequence[str], temp: Sequence[str]) -> str:
             kind = covers[target]
             if not os.path.isdir(target):  # it lay under a folder hidden before it: hidden already
                 continue
-            options = f"size={memory_mb}m,mode=1777" if kind == "temp" else "size=1m,mode=755"
+            options = f"size={memory_mb + TEMP_ROOM_MB}m,mode=1777" if kind == "temp" else "size=1m,mode=755"
             _mount(libc, "tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, options)
             for path, fd in sorted(code.items()):
                 if _under(path, target) and not any(_under(path, c) and _under(c, target) for c in covers):
@@ -115,10 +117,10 @@ def enter(memory_mb: int, hidden: Sequence[str], temp: Sequence[str]) -> str:
         for fd in code.values():
             os.close(fd)
     _enter_again(cwd, [c for c, kind in covers.items() if kind == "temp"])
-    kept = sum(1 for p in code)
-    return (f"own empty temp dirs ({', '.join(t for t, k in covers.items() if k == 'temp')}: a tmpfs of "
-            f"{memory_mb} MB each), {sum(k == 'hidden' for k in covers.values())} folders of scenario files and "
-            f"the repository hidden ({kept} code folders under them bound back read-only)")
+    temps = ", ".join(t for t, k in covers.items() if k == "temp")
+    hidden_count = sum(k == "hidden" for k in covers.values())
+    return (f"own empty temp dirs ({temps}: a tmpfs of {memory_mb + TEMP_ROOM_MB} MB each), {hidden_count} folders of "
+            f"scenario files and the repository hidden ({len(code)} code folders under them bound back read-only)")
 
 
 def _enter_again(cwd: str, temp: list[str]) -> None:
