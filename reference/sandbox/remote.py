@@ -35,9 +35,9 @@ PUBLIC_MODEL = {"name", "wire", "pricing", "seed"}
 NEUTRAL_NAME = "task"
 
 
-def public_view(scenario: Scenario) -> dict[str, Any]:
+def public_view(scenario: Scenario, name: str = NEUTRAL_NAME) -> dict[str, Any]:
     """What a loop may know of a scenario, as plain data (nothing of the script, the tools' rules or `expect`)."""
-    data = {**scenario.model_dump(include=PUBLIC), "name": NEUTRAL_NAME}
+    data = {**scenario.model_dump(include=PUBLIC), "name": name}
     data["tools"] = [tool.model_dump(include=PUBLIC_TOOL) for tool in scenario.tools]
     data["model"] = scenario.model.model_dump(include=PUBLIC_MODEL)
     return data
@@ -174,9 +174,10 @@ class RemoteEpisode:
 
     @classmethod
     def mirroring(cls, channel: Channel, episode: Episode) -> "RemoteEpisode":
-        """In a forked child: the server's episode as it was at the fork, served through `channel`."""
-        return cls(channel, public_scenario(public_view(episode.scenario)), episode.tools.specs, episode.clock.start, episode.ledger.pricing,
-                   episode.loop_name)
+        """In a forked child (a trusted loop: a function, in a copy of the grader's memory, where hiding the name would
+        hide nothing): the server's episode as it was at the fork, served through `channel`."""
+        return cls(channel, public_scenario(public_view(episode.scenario, episode.scenario.name)), episode.tools.specs,
+                   episode.clock.start, episode.ledger.pricing, episode.loop_name)
 
     # the user's stop button and the waits it may cut short: the server's clock and scenario decide
     def cancel(self) -> None:

@@ -63,19 +63,20 @@ def hidden_by_default() -> list[str]:
     package = kit_package()
     found = [os.path.join(package, "sim", "scenarios")]
     root = os.path.dirname(package)
-    if os.path.realpath(root) not in _code_folders(include_cwd=False):
+    if os.path.realpath(root) not in _code_folders():
         found.append(root)
     return found
 
 
-def _code_folders(include_cwd: bool = True) -> set[str]:
-    """Every folder this interpreter imports from: its prefixes, site dirs, sys.path, the kit's package."""
+def _code_folders() -> set[str]:
+    """Every folder this interpreter imports from: its prefixes, site dirs, sys.path, the kit's package; not the
+    working directory, which `python -m` puts first on sys.path only because the grader was started there."""
     import site
 
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, kit_package(),
              *getattr(site, "getsitepackages", lambda: [])(), site.getusersitepackages()}
-    cwd = os.getcwd()
-    paths |= {p for p in sys.path if p and (include_cwd or os.path.realpath(p) != os.path.realpath(cwd))}
+    cwd = os.path.realpath(os.getcwd())
+    paths |= {p for p in sys.path if p and os.path.realpath(p) != cwd}
     return {os.path.realpath(p) for p in paths if os.path.isdir(p)}
 
 
