@@ -103,16 +103,16 @@ def enter(memory_mb: int, hidden: Sequence[str], temp: Sequence[str]) -> str:
     try:
         for target in sorted(covers, key=len):  # the outer first: what is under it is then bound back or covered
             kind = covers[target]
-            if not os.path.isdir(target):  # it lay under a folder hidden before it: hidden already
-                continue
+            exists = os.path.isdir(target)  # not if it lay under a folder covered before it: hidden already
             options = f"size={memory_mb + TEMP_ROOM_MB}m,mode=1777" if kind == "temp" else "size=1m,mode=755"
-            _mount(libc, "tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, options)
+            if exists:
+                _mount(libc, "tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, options)
             for path, fd in sorted(code.items()):
                 if _under(path, target) and not any(_under(path, c) and _under(c, target) for c in covers):
                     os.makedirs(path, exist_ok=True)
                     _mount(libc, f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
                     _mount(libc, None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_REC)
-            if kind == "hidden":
+            if kind == "hidden" and exists:
                 _mount(libc, None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
     finally:
         for fd in code.values():
