@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -173,3 +174,50 @@ def test_a_loop_that_recognises_scenarios_scores_as_it_does_where_it_recognises_
     graded, control = grade(BLIND / f"{name}.py", "quick", tmp_path), grade(blind, "quick", tmp_path)
     assert graded["total"] == control["total"] < 80, (graded["reasoning"], control["reasoning"])
     assert [r["story"] for r in graded["runs"]] == [r["story"] for r in control["runs"]]
+
+
+def in_a_fork(body) -> int:
+    """`body()` in a forked child; how the child ended (its exit code, or minus the signal that ended it)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os._exit(body())
+        finally:
+            os._exit(99)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.machine() not in ("x86_64", "aarch64"),
+                    reason="the seccomp filter knows the system call numbers of Linux on x86_64 and aarch64")
+def test_for_any_user_memfd_and_shmget_are_refused_and_a_file_past_the_limit_ends_the_process(tmp_path):
+    import ctypes
+    import signal
+
+    from reference.sandbox import run_view
+
+    def refused() -> int:
+        if run_view.refuse_uncounted_memory() != "memfd_create, memfd_secret and shmget refused":
+            return 2
+        try:
+            os.memfd_create("x")
+            return 3
+        except OSError as exc:
+            if exc.errno != 38:
+                return 4
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.shmget(0, 1 << 20, 0o1600) != -1 or ctypes.get_errno() != 38:
+            return 5
+        (tmp_path / "a temp file still works").write_bytes(b"x" * 4096)
+        return 0
+
+    def too_big() -> int:
+        run_view.limit_files(1)
+        with open(tmp_path / "big", "wb") as f:
+            f.write(b"x" * (1 << 20))  # exactly the limit: allowed
+            f.flush()
+            f.write(b"x")
+            f.flush()
+        return 0
+
+    assert in_a_fork(refused) == 0
+    assert in_a_fork(too_big) == -signal.SIGXFSZ

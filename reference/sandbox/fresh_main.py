@@ -27,6 +27,9 @@ from .process import Limits, give_up_capabilities, limit
 from .child import load_loop, read_source, report_run
 
 
+VIEW = "each run sees no scenario file nor the repository, and has its own temp dirs (a tmpfs each)"
+
+
 def main(argv: list[str]) -> None:
     zygote = argv[1:2] == ["--zygote"]
     fd, preload = int(argv[1 + zygote]), argv[2 + zygote:]
@@ -37,9 +40,8 @@ def main(argv: list[str]) -> None:
     own_pids = not refused
     if isolation.startswith("isolated"):
         isolation += "; each run in its own pid namespace" if own_pids else f"; no pid namespace: {refused}"
-        isolation += "; each run sees no scenario file nor the repository, and has its own temp dirs (a tmpfs each)"
-    else:
-        isolation += "; scenario files readable, temp dirs shared"
+    # the run's own view needs the capabilities the zygote keeps only where its runs have their own pids
+    isolation += f"; {VIEW}" if own_pids else "; scenario files readable, temp dirs shared"
     isolation += f"; {run_view.refuse_uncounted_memory()}, no file past the memory limit"
     if zygote:
         serve_forks(socket.socket(fileno=fd), isolation, own_pids)
@@ -113,7 +115,7 @@ def run(fd: int, isolation: str) -> None:
         built: Any = None if isinstance(spec, str) else LoopEntry(spec["factory"], tuple(spec["args"])).load()
     except Exception as exc:  # said as the loop's failure, as before
         built = exc
-    if isolation.startswith("isolated"):
+    if VIEW in isolation:
         try:
             run_view.enter(limits.memory_mb, [*run_view.hidden_by_default(), *start.get("hide", [])], writable())
         except (run_view.ViewRefused, OSError) as exc:
