@@ -65,11 +65,13 @@ def test_a_folder_or_a_file_of_scenarios_is_a_set(tmp_path):
         scenario_set(str(tmp_path))
 
 
-def test_the_command_says_why_a_scenario_file_does_not_read(tmp_path):
+def test_the_command_says_why_a_scenario_file_does_not_read(tmp_path, capsys):
+    from reference.cli.main import main
+
     (tmp_path / "broken.yaml").write_text("name: broken\n", encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "reference.cli", "grade", str(ROOT / "docs/candidates/kit_api.py"),
-                           "--scenarios", str(tmp_path / "broken.yaml")], capture_output=True, timeout=120)
-    assert proc.returncode == 2 and b"broken.yaml" in proc.stderr and not proc.stdout, proc.stderr[-500:]
+    code = main(["grade", str(ROOT / "docs/candidates/kit_api.py"), "--scenarios", str(tmp_path / "broken.yaml")])
+    out, err = capsys.readouterr()
+    assert code == 2 and "broken.yaml" in err and not out, err[-500:]
 
 
 def grade(candidate: Path, scenarios: str, cwd: Path) -> dict:
