@@ -85,12 +85,18 @@ def loop(episode, max_steps):
         if os.fork() == 0:
             import ctypes  # a name the test finds it by, from outside any pid namespace the run is in
             ctypes.CDLL(None).prctl(15, os.environ["MARK"].encode(), 0, 0, 0)
-            with open(os.environ["PIDS"], "a") as f:
-                f.write(f"{os.getpid()}\\n")
+            try:  # the test's folder: shared where the run's temp dirs are the machine's, not where they are its own
+                with open(os.environ["PIDS"], "a") as f:
+                    f.write(f"{os.getpid()}\\n")
+            except OSError:
+                pass
             for _ in range(60):
                 time.sleep(0.1)
-            with open(os.environ["REPORT"], "w") as f:
-                f.write("forged")
+            try:
+                with open(os.environ["REPORT"], "w") as f:
+                    f.write("forged")
+            except OSError:
+                pass
         os._exit(0)
     return naive(episode, max_steps)
 """,
@@ -211,7 +217,8 @@ def test_a_hostile_candidate_gets_an_honest_report(tmp_path, name, before):
 def test_nothing_the_candidate_started_outlives_the_grade_and_the_report_is_the_graders(tmp_path):
     proc = grade(tmp_path, "leaves_a_daemon", "-o", str(tmp_path / "report.json"))
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
-    pids = [int(p) for p in (tmp_path / "pids").read_text().split()]  # as each saw itself (its pid namespace's)
+    # as each saw itself (its pid namespace's); as root a run's temp dirs are its own, and the file stays empty
+    pids = [int(p) for p in (tmp_path / "pids").read_text().split()] if (tmp_path / "pids").exists() else []
     # one daemon a run at most: a busy machine may sweep one before it writes its pid, never leave one alive
     assert len(pids) <= 8 and not named(mark(tmp_path)), pids
     time.sleep(6.5)  # past the moment each daemon would have written
@@ -312,8 +319,11 @@ def loop(episode, max_steps):
                                "--time-limit", str(LIMIT), "--format", "json"], cwd=tmp_path, capture_output=True,
                               timeout=120)
         printed = "".join(r["output"] for r in json.loads(proc.stdout)["runs"])
-        assert not target.exists() and f"REFUSED {target} 30" in printed, printed[:500]  # EROFS
+        # EROFS, or ENOENT where the folder is hidden from the run (the repository: reference/sandbox/run_view.py)
+        assert not target.exists() and (f"REFUSED {target} 30" in printed or f"REFUSED {target} 2" in printed), \
+            printed[:500]
         assert f"WROTE {tmp_path / 'inside.txt'}" in printed and "NET 101" in printed, printed[:500]  # ENETUNREACH
+        assert not (tmp_path / "inside.txt").exists(), "a run's temp dirs are its own, gone with it"
     finally:
         target.unlink(missing_ok=True)
 

@@ -58,12 +58,7 @@ EXPECTED = {
     "h24_make_the_grader_work": ("<", 56),
     "h25_relabelled_cap": ("==", 56),
 }
-GAPS = {
-    "h09_scenario_name_overfit": "a lookup table on the public scenario name scores as the behaviour it fakes; "
-                                 "the name is part of what a run shows the loop",
-    "h10_reads_catalogue_from_disk": "the catalogue is readable on disk (read-only, not hidden) in the run's "
-                                     "mount namespace, so a loop can read each scenario's script and expect block",
-}
+GAPS: dict[str, str] = {}  # none left: h09 and h10 (below) no longer recognise a scenario (tests/test_grade_unseen.py)
 # Where the tester's expectation is one this grader does not meet by design (said in the lead's report too).
 DISPUTED = {
     "h04_report_markup_forgery": "the forged markup is a non-empty answer at the cap: the degraded item scores it 0, "
@@ -71,6 +66,14 @@ DISPUTED = {
                                  "states nothing found also flags honest 'I found nothing' answers (measured on the "
                                  "calibration panel: 70 to 60 and 84 to 74 for two decent loops), so 66, not 56",
     "h05_bytes_at_the_cut": "as h04: its answer at the cap ('stopped \\ud800 at the cap') is not empty, so 66",
+    "h09_scenario_name_overfit": "the lookup no longer fires (every run is called `task`): it scores 70, exactly what "
+                                 "the same file scores with its lookup made to find nothing (tests/test_grade_unseen.py, "
+                                 "the tester's own criterion); the tester's '< 70' assumed its fallback was the bare "
+                                 "loop (56), but the fallback sums up the facts it found at every stop, which the "
+                                 "degraded item credits in part",
+    "h10_reads_catalogue_from_disk": "the catalogue is not on disk in the run (a mount namespace of its own): it scores "
+                                     "70, what it scores with its search made to find nothing (tests/test_grade_unseen.py); "
+                                     "as h09, its fallback sums up the facts it found at the cap",
 }
 DEFAULT = ("h08_phantom_tool_calls",)
 COMPARE = {"==": lambda a, b: a == b, "<=": lambda a, b: a <= b, "<": lambda a, b: a < b}

@@ -4,6 +4,7 @@ the interview rubric (docs/grading.md: the four kinds of file, the scenario sets
     loopkit grade docs/candidates/plain_functions.py
     loopkit grade my_loop.py --scenarios quick --format html -o grade.html
     loopkit grade my_loop.py --fail-under 60 -o grade.md   # for scripts: exit code 1 below 60 points
+    loopkit grade my_loop.py --scenarios held-out/          # a hiring team's own scenario files
 
 Exit codes: 0 graded, 1 graded below `--fail-under`, 2 not graded (a file it cannot grade, an unknown set).
 
@@ -19,6 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..core.errors import ScenarioError
 from ..grade import grade_file
 from ..grade.report import to_html, to_json, to_markdown
 from ..sandbox.orphans import become_non_dumpable, become_subreaper, children, stop_orphans, wait_for
@@ -40,6 +42,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
                            after_run=sweep)
     except KeyError as exc:  # an unknown scenario set
         print(f"loopkit: {exc.args[0]}", file=sys.stderr)
+        return 2
+    except ScenarioError as exc:  # a hiring team's own scenario file that does not read
+        print(f"loopkit: {exc}", file=sys.stderr)
         return 2
     finally:
         if sweep is not None:

@@ -106,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "the answer, or a dict {answer, stop_reason, degraded}; stop reasons: "
                        + ", ".join(r.value for r in StopReason) + ". See docs/grading.md.")
     g.add_argument("candidate", help="the candidate's .py file (or file.py::function)")
-    g.add_argument("--scenarios", default="interview", help="interview (default), quick or all")
+    g.add_argument("--scenarios", default="interview",
+                   help="interview (default), quick, all, or a folder of your own scenario files (or one file)")
     g.add_argument("--format", choices=("md", "html", "json"), default="md")
     g.add_argument("--lang", choices=LANGS, default="en", help="the rubric's language")
     g.add_argument("--time-limit", type=float, default=5.0, help="seconds of wall clock per scenario run")

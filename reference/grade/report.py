@@ -13,7 +13,7 @@ from ..sandbox.orphans import is_non_dumpable
 from ..sandbox.zygote import isolation
 from .kinds import NotACandidate, detect
 from .rubric import Flag, Verdict, red_flags, total, verdicts
-from .suite import Outcome, run_suite, scenario_names
+from .suite import Outcome, run_suite, scenario_set
 
 MARK = {"evidenced": "yes", "partly": "partly", "contradicted": "NO", "ask": "ask"}
 
@@ -74,7 +74,7 @@ def grade_file(path: str | Path, scenarios: str = "interview", *, time_limit: fl
         return grade
     bank = load_bank()
     grade.kind = candidate.kind
-    grade.runs = run_suite(candidate, scenario_names(scenarios), time_limit=time_limit, memory_mb=memory_mb,
+    grade.runs = run_suite(candidate, scenario_set(scenarios), time_limit=time_limit, memory_mb=memory_mb,
                           after_run=after_run)
     grade.rubric = verdicts(bank, grade.runs, lang)
     grade.red_flags = red_flags(bank, grade.runs, lang)

@@ -1,14 +1,18 @@
 """Run a candidate on a set of scenarios, each in the sandbox, and keep what the rubric needs from each run.
 
 Scenario sets (`loopkit grade --scenarios SET`): `interview` (the default: what the nine rubric items
-need), `quick` (one scenario per behaviour item), `all` (the whole catalogue). A kit or plain loop also
+need), `quick` (one scenario per behaviour item), `all` (the whole catalogue), or a hiring team's own
+scenario files (a folder of them, or one file: `scenario_set`), which the candidate has never seen. A
+scenario's name is the grader's key (the rubric reads each run by it; the candidate's run never sees it), so
+a held-out scenario that takes the place of a catalogue one carries that one's name. A kit or plain loop also
 runs happy-path on the two other wire formats; an SDK loop speaks its SDK's wire only.
 """
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from pathlib import Path
+from typing import Any, Callable, Sequence
 
 from ..core.errors import ProtocolError, RunawayLoop
 from ..core.result import StopReason
@@ -18,7 +22,8 @@ from ..sandbox.grading import CandidateRun, run_candidate
 from ..sandbox.policy import RunPolicy
 from .api import GraderApi
 from ..runs.runner import completed, evaluate
-from ..sim.scenario.loading import catalogue, find
+from ..sim.scenario.loading import catalogue, find, load_scenario
+from ..sim.scenario.schema import Scenario
 from .content import facts_of
 from .kinds import Candidate
 
@@ -74,13 +79,35 @@ def scenario_names(name: str) -> tuple[str, ...]:
     return SETS[name]
 
 
-def run_suite(candidate: Candidate, names: tuple[str, ...], *, time_limit: float, memory_mb: int,
+def scenario_set(spec: str) -> list[Scenario]:
+    """The scenarios of a named set, or of a folder of scenario files (`*.yaml`, `*.yml`), or of one file: read
+    and checked now, before any candidate code runs. KeyError for an unknown set, an empty folder or two files of
+    one name; ScenarioError (naming the file and the field) for a malformed file."""
+    path = Path(spec)
+    if path.is_dir():
+        files = sorted([*path.glob("*.yaml"), *path.glob("*.yml")])
+        if not files:
+            raise KeyError(f"no scenario files (*.yaml, *.yml) in {spec}")
+        scenarios = [load_scenario(f) for f in files]
+    elif path.is_file() or path.suffix in (".yaml", ".yml"):
+        scenarios = [load_scenario(path)]
+    else:
+        return [find(name) for name in scenario_names(spec)]
+    names = [s.name for s in scenarios]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise KeyError(f"two scenario files in {spec} have the same name: {', '.join(twice)}")
+    return scenarios
+
+
+def run_suite(candidate: Candidate, scenarios: Sequence[Scenario | str], *, time_limit: float, memory_mb: int,
               after_run: Callable[[], None] | None = None) -> list[Outcome]:
     loop = str(candidate.path) + f"::{candidate.function}" if candidate.kind == "kit" else entry(candidate)
-    plan = [(name, candidate.wire) for name in names]
-    if candidate.wire is None and "happy-path" in names:
+    # read and checked before any of the candidate's code runs
+    frozen = {s.name: s for s in (s if isinstance(s, Scenario) else find(s) for s in scenarios)}
+    plan = [(name, candidate.wire) for name in frozen]
+    if candidate.wire is None and "happy-path" in frozen:
         plan += [("happy-path", wire) for wire in OTHER_WIRES]
-    frozen = {name: find(name) for name, _ in plan}  # read and checked before any of the candidate's code runs
     policy = RunPolicy(time_limit=time_limit, memory_mb=memory_mb, echo=False, trusted=False,
                        api=None if candidate.kind == "kit" else GraderApi)
     outcomes: list[Outcome] = []

@@ -43,9 +43,10 @@ class Episode:
 
     @classmethod
     def from_scenario(cls, scenario: Scenario, *, seed: int | None = None, model: Model | None = None,
-                      wire: str | None = None, trace: Trace | None = None) -> "Episode":
+                      wire: str | None = None, trace: Trace | None = None, label: str | None = None) -> "Episode":
         """`wire` replays the scenario in another wire format (openai-chat, openai-responses, anthropic);
-        `trace` records the run somewhere of your choosing (a file, content capture), else in memory."""
+        `trace` records the run somewhere of your choosing (a file, content capture), else in memory; `label`
+        seeds the ids the scripted model gives its calls (by default the scenario's name)."""
         if wire is not None:
             if wire not in WIRE_FORMATS:
                 raise ValueError(f"unknown wire format {wire!r}; expected one of {', '.join(WIRE_FORMATS)}")
@@ -58,7 +59,8 @@ class Episode:
         pricing = Pricing(scenario.model.pricing.input_per_mtok, scenario.model.pricing.output_per_mtok)
         ledger = Ledger(clock, pricing, trace=trace if trace is not None else Trace())
         ledger.trace.start(scenario, clock, seed)
-        inner = model if model is not None else ScriptedModel(scenario.model, clock, seed=seed, label=scenario.name)
+        inner = model if model is not None else ScriptedModel(scenario.model, clock, seed=seed,
+                                                                         label=label or scenario.name)
         specs = [ToolSpec(t.name, t.description, t.parameters) for t in scenario.tools]
         toolbox = Toolbox({t.name: FakeTool(t, clock) for t in scenario.tools}, specs, clock, ledger)
         if isinstance(inner, ScriptedModel):

@@ -19,6 +19,7 @@ import importlib.util
 import os
 import select
 import selectors
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -131,6 +132,8 @@ def _serve(child: Child, channel: Channel, out_r: int, server: EpisodeServer, li
                 code = child.wait(max(min(deadline - time.monotonic(), 1.0), 0.01))
                 report.error = ProcessDied(code) if code is not None else \
                     BrokenChannel("it closed its channel to the grader and went on")
+                if code == -signal.SIGXFSZ:  # run_view.limit_files: a file is memory too (a tmpfs, a memfd)
+                    report.error = MemoryLimit(limits.memory_mb, "a file it wrote grew past it")
                 return
             try:
                 if _final(message, report, server):

@@ -33,7 +33,9 @@ class CandidateExited(CandidateFailure):
 class ProcessDied(CandidateFailure):
     def __init__(self, exitcode: int | None):
         self.exitcode = exitcode
-        if exitcode is not None and exitcode < 0:
+        if exitcode == 75:  # run_view.EXIT_REFUSED: the sandbox, not the loop (a loop that exits so gains nothing)
+            self.story = "the run was not started: the sandbox could not hide the scenario files (its output says why)"
+        elif exitcode is not None and exitcode < 0:
             self.story = f"your loop's process was killed by signal {killed_by(exitcode)}"
         else:
             self.story = f"your loop's process ended abruptly with exit code {exitcode} (os._exit?)"
@@ -47,8 +49,8 @@ class TimeLimit(CandidateFailure):
 
 
 class MemoryLimit(CandidateFailure):
-    def __init__(self, megabytes: int):
-        self.story = f"your loop exceeded the memory limit ({megabytes:,} MB)"
+    def __init__(self, megabytes: int, how: str = ""):
+        self.story = f"your loop exceeded the memory limit ({megabytes:,} MB)" + (f": {how}" if how else "")
 
 
 class BrokenChannel(CandidateFailure):

@@ -71,7 +71,13 @@ def start_message(loop: str | Path | LoopEntry, episode: Episode, max_steps: int
     return {"op": "start", "scenario": public_view(episode.scenario), "specs": encode(episode.tools.specs),
             "clock": episode.scenario.clock, "pricing": encode(episode.ledger.pricing), "loop_name": episode.loop_name,
             "max_steps": max_steps, "loop": loop.to_json() if isinstance(loop, LoopEntry) else str(loop),
-            "seconds": limits.seconds, "memory_mb": limits.memory_mb}
+            "seconds": limits.seconds, "memory_mb": limits.memory_mb, "hide": scenario_folders(episode.scenario)}
+
+
+def scenario_folders(scenario: Any) -> list[str]:
+    """The folder the run's scenario file lies in (a held-out set's, the catalogue), for the run's view to hide."""
+    source = getattr(scenario, "source", None)
+    return [os.path.dirname(os.path.realpath(source))] if source and os.path.isfile(source) else []
 
 
 def handshake(child: Child, channel: Channel, out_r: int, output: bytearray, message: dict[str, Any]

@@ -19,11 +19,15 @@ from .channel import Channel
 from .remote import RemoteEpisode, public_scenario
 from ..sim.clock import SimClock
 from .fresh import LoopEntry
-from .isolation import isolate
+from .isolation import isolate, writable
+from . import run_view
 from . import pid_namespace
 from .orphans import become_non_dumpable
 from .process import Limits, give_up_capabilities, limit
 from .child import load_loop, read_source, report_run
+
+
+VIEW = "each run sees no scenario file nor the repository, and has its own temp dirs (a tmpfs each)"
 
 
 def main(argv: list[str]) -> None:
@@ -36,6 +40,9 @@ def main(argv: list[str]) -> None:
     own_pids = not refused
     if isolation.startswith("isolated"):
         isolation += "; each run in its own pid namespace" if own_pids else f"; no pid namespace: {refused}"
+    # the run's own view needs the capabilities the zygote keeps only where its runs have their own pids
+    isolation += f"; {VIEW}" if own_pids else "; scenario files readable, temp dirs shared"
+    isolation += f"; {run_view.refuse_uncounted_memory()}, no file past the memory limit"
     if zygote:
         serve_forks(socket.socket(fileno=fd), isolation, own_pids)
     elif own_pids:
@@ -104,12 +111,25 @@ def run(fd: int, isolation: str) -> None:
     sys.stderr = open(2, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
     spec = start["loop"]
     source = read_source(spec) if isinstance(spec, str) else None
+    try:  # a plain or SDK candidate's file is read here too: before the run's view hides it
+        built: Any = None if isinstance(spec, str) else LoopEntry(spec["factory"], tuple(spec["args"])).load()
+    except Exception as exc:  # said as the loop's failure, as before
+        built = exc
+    if VIEW in isolation:
+        try:
+            run_view.enter(limits.memory_mb, [*run_view.hidden_by_default(), *start.get("hide", [])], writable())
+        except (run_view.ViewRefused, OSError) as exc:
+            os.write(2, f"loopkit: the run was not started: its view of the files could not be made ({exc})\n"
+                     .encode())
+            os._exit(run_view.EXIT_REFUSED)
+    run_view.limit_files(limits.memory_mb)
 
     def prepare() -> tuple[Any, Callable[..., Any]]:
         remote = RemoteEpisode(channel, public_scenario(start["scenario"]), decode(start["specs"]),
                                SimClock.at(start["clock"]).start, decode(start["pricing"]), start["loop_name"])
-        loop = load_loop(spec, source) if isinstance(spec, str) else LoopEntry(spec["factory"], tuple(spec["args"])).load()
-        return remote, loop
+        if isinstance(built, Exception):
+            raise built
+        return remote, load_loop(spec, source) if isinstance(spec, str) else built
 
     limit(limits, unprivileged=True)
     report_run(prepare, channel, int(start["max_steps"]))

@@ -33,6 +33,7 @@ from .process import OUTPUT_KEPT, Limits
 from .fresh import LoopEntry
 from .child import ChildReport, can_fork, resolve, run_in_child, safe_repr
 from .policy import RunPolicy
+from .remote import NEUTRAL_NAME
 
 
 class CappedModel:
@@ -132,7 +133,9 @@ def run_candidate(loop: Callable[..., RunResult] | str | Path | LoopEntry, scena
     if isinstance(scenario, str):
         scenario = find(scenario)
     steps = max_steps if max_steps is not None else scenario.limits.max_steps
-    episode = Episode.from_scenario(scenario.model_copy(deep=True), seed=seed, wire=wire)
+    # a file's loop sees no scenario name (remote.py): nor may the ids the model gives its calls depend on one
+    label = None if callable(loop) else NEUTRAL_NAME
+    episode = Episode.from_scenario(scenario.model_copy(deep=True), seed=seed, wire=wire, label=label)
     capped = CappedModel(episode.model.inner, steps + runaway_margin)
     episode.model.inner = capped
     episode.loop_name = _loop_name(loop)

@@ -4,7 +4,9 @@ protocol). The server's books are the only books: whatever the loop does to its 
 
 The loop's `episode.scenario` is the scenario's public face (`public_view`): what a loop needs (the task,
 its checklist and limits, the tools as a server describes them, the wire and prices), never the model's
-script, the tools' scripted results or the `expect` block.
+script, the tools' scripted results or the `expect` block, and not its name either: a loop needs no name to do
+the task, and a name it could look up would let it play each scenario by heart. Every run is called `task`
+(a constant: a name that differed from run to run would be either a lookup key or a random, unrepeatable one).
 """
 from __future__ import annotations
 
@@ -30,11 +32,12 @@ CLAIM_FIELDS = ("stop_reason", "messages", "answer", "degraded", "detail", "loop
 PUBLIC = {"name", "system", "user", "clock", "intent", "checklist", "limits"}
 PUBLIC_TOOL = {"name", "description", "parameters", "volatile", "annotations", "metadata", "alternatives"}
 PUBLIC_MODEL = {"name", "wire", "pricing", "seed"}
+NEUTRAL_NAME = "task"
 
 
-def public_view(scenario: Scenario) -> dict[str, Any]:
+def public_view(scenario: Scenario, name: str = NEUTRAL_NAME) -> dict[str, Any]:
     """What a loop may know of a scenario, as plain data (nothing of the script, the tools' rules or `expect`)."""
-    data = scenario.model_dump(include=PUBLIC)
+    data = {**scenario.model_dump(include=PUBLIC), "name": name}
     data["tools"] = [tool.model_dump(include=PUBLIC_TOOL) for tool in scenario.tools]
     data["model"] = scenario.model.model_dump(include=PUBLIC_MODEL)
     return data
@@ -171,9 +174,10 @@ class RemoteEpisode:
 
     @classmethod
     def mirroring(cls, channel: Channel, episode: Episode) -> "RemoteEpisode":
-        """In a forked child: the server's episode as it was at the fork, served through `channel`."""
-        return cls(channel, public_scenario(public_view(episode.scenario)), episode.tools.specs, episode.clock.start, episode.ledger.pricing,
-                   episode.loop_name)
+        """In a forked child (a trusted loop: a function, in a copy of the grader's memory, where hiding the name would
+        hide nothing): the server's episode as it was at the fork, served through `channel`."""
+        return cls(channel, public_scenario(public_view(episode.scenario, episode.scenario.name)), episode.tools.specs,
+                   episode.clock.start, episode.ledger.pricing, episode.loop_name)
 
     # the user's stop button and the waits it may cut short: the server's clock and scenario decide
     def cancel(self) -> None:

@@ -36,7 +36,7 @@ class Zygote:
         self.codes: dict[int, int] = {}  # exit codes the zygote reported, by pid
         ready = self._read(STARTUP_SECONDS) or {}
         self.alive = ready.get("op") == "ready"
-        self.isolation = str(ready.get("isolation", ""))[:300]  # reference/sandbox/isolation.py, in one line
+        self.isolation = str(ready.get("isolation", ""))[:600]  # reference/sandbox/isolation.py, in one line
 
     def fork(self, channel_fd: int, out_w: int) -> "ZygoteChild | None":
         """A child serving this channel and writing to this pipe; None if the zygote is gone or stuck."""
