@@ -136,17 +136,19 @@ def coverage(outcomes: Sequence[Outcome]) -> str:
     ran, everything = list(dict.fromkeys(o.scenario for o in outcomes)), [s.name for s in catalogue()]
     if set(everything) <= set(ran):
         return f"All {len(everything)} scenarios of the catalogue."
+    left = [name for name in everything if name not in ran]
     return (f"{len(ran)} of the catalogue's {len(everything)} scenarios (`--scenarios`): the whole catalogue is "
             f"{len(everything)} x {len(dict.fromkeys(o.framework for o in outcomes))} runs, hours on a small shared "
-            "machine; `--results FILE` lets a longer bench resume where it stopped.")
+            "machine; `--results FILE` lets a longer bench resume where it stopped. Not run here: "
+            + ", ".join(left) + ".")
 
 
 def summary(outcomes: Sequence[Outcome]) -> list[str]:
     """One line per row kind: what an engineer choosing a framework reads first."""
     out = ["## In one table", "",
            "| row | runs | answered | done (of completable) | ended by its own limit, guard or an exception | at the cap | "
-           "stopped by the kit's guard | guard interventions | model calls (total) | cost $ (total) |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+           "stopped by the kit's guard | guard interventions | model calls (total) | cost $ (total) | median run, s |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name in dict.fromkeys(o.framework for o in outcomes):
         mine = [o for o in outcomes if o.framework == name]
         completable = [o for o in mine if o.done is not None]
@@ -156,8 +158,14 @@ def summary(outcomes: Sequence[Outcome]) -> list[str]:
                    f"{sum(bool(o.done) for o in completable)}/{len(completable)} | {len(own)} | "
                    f"{sum(o.stop.startswith('cap') for o in mine)} | {sum(o.stop.startswith('kit guard') for o in mine)} | "
                    f"{acted if any(o.interventions is not None for o in mine) else '—'} | "
-                   f"{sum(o.model_calls for o in mine):,} | {sum(o.cost for o in mine):.2f} |")
+                   f"{sum(o.model_calls for o in mine):,} | {sum(o.cost for o in mine):.2f} | {_median_seconds(mine)} |")
     return out
+
+
+def _median_seconds(outcomes: Sequence[Outcome]) -> str:
+    """The median wall time of the runs that kept one (imports included; on a shared machine, an upper bound)."""
+    timed = sorted(o.seconds for o in outcomes if o.seconds is not None)
+    return f"{timed[len(timed) // 2]:.0f}" if timed else "—"
 
 
 def _cell(o: Outcome) -> str:
