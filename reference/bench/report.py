@@ -67,7 +67,19 @@ be the machine's load rather than the framework (2 shared cores here, several ru
 alone with a larger `--timeout` to tell. The kit's own loops stop at each scenario's step limit (often 8),
 which the frameworks do not know about; compare their *done* and *cost*, not their step counts. Inside
 smolagents and CrewAI the guard gets no call id and no view of the whole model message, so it counts a lapse
-per call rather than per model turn (stricter when a model sends several calls at once)."""
+per call rather than per model turn (stricter when a model sends several calls at once).
+
+What a run costs, in CPU seconds so that the machine's load does not count (`benchmarks/bench_run_cost.py`,
+2026-12-01): importing the framework is most of it. The driver's CPU, and of it the imports: CrewAI on
+happy-path 11.5 s (8.5), OpenAI Agents SDK on happy-path 5.4 s (4.9), LangGraph on repeat-exact with 60 model
+calls 7.6 s (4.1), pydantic-ai on repeat-exact with 50 calls 6.3 s (3.4), smolagents on repeat-exact with 21
+calls 3.5 s (1.3), the kit's guarded loop 2.5 s (1.9); the server's side (scripted model, fake tools, HTTP)
+under 1 s in each. So a scenario's 12 rows take about 65 s of CPU and the whole catalogue about 66
+CPU-minutes. In wall time, two scenarios (24 runs, 2 at once) took 4 minutes on this 2-core machine while
+others used it lightly, which puts the catalogue at about two hours; at `nice -n 19` under load, far more. One
+process per framework running scenario after scenario would save about three quarters of it; the bench
+does not, because the runs would then share each framework's process-wide state (CrewAI's hooks are a
+global registry, for one), and a fresh process per run is what keeps the rows independent."""
 
 
 HOWTO = """## Putting the kit's guard into your framework
