@@ -79,7 +79,10 @@ CPU-minutes. In wall time, two scenarios (24 runs, 2 at once) took 4 minutes on 
 others used it lightly, which puts the catalogue at about two hours; at `nice -n 19` under load, far more. One
 process per framework running scenario after scenario would save about three quarters of it; the bench
 does not, because the runs would then share each framework's process-wide state (CrewAI's hooks are a
-global registry, for one), and a fresh process per run is what keeps the rows independent."""
+global registry, for one), and a fresh process per run is what keeps the rows independent. The table's
+*median run* is wall time, imports included, as the runs went (several at once, at `nice -n 19`, on a
+machine others were loading): an upper bound, not a speed. A run that hit the wall-time cap under that load
+was rerun alone before it was kept."""
 
 
 HOWTO = """## Putting the kit's guard into your framework
