@@ -217,12 +217,13 @@ def plot(outcomes: Sequence[Outcome], path: str) -> None:
     frameworks = list(dict.fromkeys(o.framework for o in outcomes))
     scenarios = list(dict.fromkeys(o.scenario for o in outcomes))
     calls = {(o.framework, o.scenario): o for o in outcomes}
-    fig, ax = plt.subplots(figsize=(10, 4.5))
+    fig, ax = plt.subplots(figsize=(12, 4.5))
     width = 0.8 / max(len(frameworks), 1)
+    colours = plt.get_cmap("tab20").colors  # twelve rows: the default cycle has ten colours, so two would repeat
     for i, name in enumerate(frameworks):
         xs = [j + i * width for j in range(len(scenarios))]
         got = [calls.get((name, s)) for s in scenarios]
-        bars = ax.bar(xs, [o.model_calls if o else 0 for o in got], width, label=name)
+        bars = ax.bar(xs, [o.model_calls if o else 0 for o in got], width, label=name, color=colours[i % len(colours)])
         for bar, o in zip(bars, got):
             if o is not None and o.done is not None:
                 ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), "✓" if o.done else "✗",
@@ -231,7 +232,7 @@ def plot(outcomes: Sequence[Outcome], path: str) -> None:
                   rotation=30, ha="right")
     ax.set_ylabel("model calls")
     ax.set_title("model calls per run (✓ task done, ✗ not; none: cannot be completed)")
-    ax.legend()
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)  # beside the bars, not over them
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
