@@ -247,3 +247,20 @@ def test_refusals_before_the_body_is_read_come_in_the_envelope_of_the_paths_wire
             chat(running).chat.completions.create(model="m", messages=[{"role": "user", "content": "x" * 2000}])
     assert info.value.status_code == 413 and info.value.body["error"]["type"] == "request_too_large"
     assert openai_info.value.status_code == 413 and openai_info.value.body["type"] == "invalid_request_error"
+
+
+def test_an_answer_goes_out_without_waiting_for_the_clients_ack(server):
+    """The head and the body are two writes: with Nagle's algorithm on, the body waits for the client's
+    delayed ACK of the head (40 ms a request on Linux), so every connection has it off."""
+    from reference.serve.http import Handler
+
+    seen: list[int] = []
+
+    class Recording(Handler):
+        def setup(self) -> None:
+            super().setup()
+            seen.append(self.connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+    server.RequestHandlerClass = Recording
+    answer = chat(server).chat.completions.create(model="m", messages=user(), tools=CHAT_TOOLS)
+    assert answer.choices[0].message.tool_calls and seen and all(seen)

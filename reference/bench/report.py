@@ -67,7 +67,22 @@ be the machine's load rather than the framework (2 shared cores here, several ru
 alone with a larger `--timeout` to tell. The kit's own loops stop at each scenario's step limit (often 8),
 which the frameworks do not know about; compare their *done* and *cost*, not their step counts. Inside
 smolagents and CrewAI the guard gets no call id and no view of the whole model message, so it counts a lapse
-per call rather than per model turn (stricter when a model sends several calls at once)."""
+per call rather than per model turn (stricter when a model sends several calls at once).
+
+What a run costs, in CPU seconds so that the machine's load does not count (`benchmarks/bench_run_cost.py`,
+2026-12-01): importing the framework is most of it. The driver's CPU, and of it the imports: CrewAI on
+happy-path 11.5 s (8.5), OpenAI Agents SDK on happy-path 5.4 s (4.9), LangGraph on repeat-exact with 60 model
+calls 7.6 s (4.1), pydantic-ai on repeat-exact with 50 calls 6.3 s (3.4), smolagents on repeat-exact with 21
+calls 3.5 s (1.3), the kit's guarded loop 2.5 s (1.9); the server's side (scripted model, fake tools, HTTP)
+under 1 s in each. So a scenario's 12 rows take about 65 s of CPU and the whole catalogue about 66
+CPU-minutes. In wall time, two scenarios (24 runs, 2 at once) took 4 minutes on this 2-core machine while
+others used it lightly, which puts the catalogue at about two hours; at `nice -n 19` under load, far more. One
+process per framework running scenario after scenario would save about three quarters of it; the bench
+does not, because the runs would then share each framework's process-wide state (CrewAI's hooks are a
+global registry, for one), and a fresh process per run is what keeps the rows independent. The table's
+*median run* is wall time, imports included, as the runs went (several at once, at `nice -n 19`, on a
+machine others were loading): an upper bound, not a speed. A run that hit the wall-time cap under that load
+was rerun alone before it was kept."""
 
 
 HOWTO = """## Putting the kit's guard into your framework
@@ -136,17 +151,19 @@ def coverage(outcomes: Sequence[Outcome]) -> str:
     ran, everything = list(dict.fromkeys(o.scenario for o in outcomes)), [s.name for s in catalogue()]
     if set(everything) <= set(ran):
         return f"All {len(everything)} scenarios of the catalogue."
+    left = [name for name in everything if name not in ran]
     return (f"{len(ran)} of the catalogue's {len(everything)} scenarios (`--scenarios`): the whole catalogue is "
             f"{len(everything)} x {len(dict.fromkeys(o.framework for o in outcomes))} runs, hours on a small shared "
-            "machine; `--results FILE` lets a longer bench resume where it stopped.")
+            "machine; `--results FILE` lets a longer bench resume where it stopped. Not run here: "
+            + ", ".join(left) + ".")
 
 
 def summary(outcomes: Sequence[Outcome]) -> list[str]:
     """One line per row kind: what an engineer choosing a framework reads first."""
     out = ["## In one table", "",
            "| row | runs | answered | done (of completable) | ended by its own limit, guard or an exception | at the cap | "
-           "stopped by the kit's guard | guard interventions | model calls (total) | cost $ (total) |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+           "stopped by the kit's guard | guard interventions | model calls (total) | cost $ (total) | median run, s |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name in dict.fromkeys(o.framework for o in outcomes):
         mine = [o for o in outcomes if o.framework == name]
         completable = [o for o in mine if o.done is not None]
@@ -156,8 +173,14 @@ def summary(outcomes: Sequence[Outcome]) -> list[str]:
                    f"{sum(bool(o.done) for o in completable)}/{len(completable)} | {len(own)} | "
                    f"{sum(o.stop.startswith('cap') for o in mine)} | {sum(o.stop.startswith('kit guard') for o in mine)} | "
                    f"{acted if any(o.interventions is not None for o in mine) else '—'} | "
-                   f"{sum(o.model_calls for o in mine):,} | {sum(o.cost for o in mine):.2f} |")
+                   f"{sum(o.model_calls for o in mine):,} | {sum(o.cost for o in mine):.2f} | {_median_seconds(mine)} |")
     return out
+
+
+def _median_seconds(outcomes: Sequence[Outcome]) -> str:
+    """The median wall time of the runs that kept one (imports included; on a shared machine, an upper bound)."""
+    timed = sorted(o.seconds for o in outcomes if o.seconds is not None)
+    return f"{timed[len(timed) // 2]:.0f}" if timed else "—"
 
 
 def _cell(o: Outcome) -> str:
@@ -194,12 +217,13 @@ def plot(outcomes: Sequence[Outcome], path: str) -> None:
     frameworks = list(dict.fromkeys(o.framework for o in outcomes))
     scenarios = list(dict.fromkeys(o.scenario for o in outcomes))
     calls = {(o.framework, o.scenario): o for o in outcomes}
-    fig, ax = plt.subplots(figsize=(10, 4.5))
+    fig, ax = plt.subplots(figsize=(12, 4.5))
     width = 0.8 / max(len(frameworks), 1)
+    colours = plt.get_cmap("tab20").colors  # twelve rows: the default cycle has ten colours, so two would repeat
     for i, name in enumerate(frameworks):
         xs = [j + i * width for j in range(len(scenarios))]
         got = [calls.get((name, s)) for s in scenarios]
-        bars = ax.bar(xs, [o.model_calls if o else 0 for o in got], width, label=name)
+        bars = ax.bar(xs, [o.model_calls if o else 0 for o in got], width, label=name, color=colours[i % len(colours)])
         for bar, o in zip(bars, got):
             if o is not None and o.done is not None:
                 ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), "✓" if o.done else "✗",
@@ -208,7 +232,7 @@ def plot(outcomes: Sequence[Outcome], path: str) -> None:
                   rotation=30, ha="right")
     ax.set_ylabel("model calls")
     ax.set_title("model calls per run (✓ task done, ✗ not; none: cannot be completed)")
-    ax.legend()
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)  # beside the bars, not over them
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

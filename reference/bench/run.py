@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from dataclasses import dataclass
 
 from ..sim.clock import parse_start
@@ -38,6 +39,7 @@ class Outcome:
     tool_calls: int
     detail: str = ""
     interventions: int | None = None  # what the kit's guard did inside the framework (None: no guard in it)
+    seconds: float | None = None  # the run's wall time: the driver's start-up (imports) and its requests
 
 
 def spec_of(scenario: Scenario, base_url: str, framework: Framework | None = None) -> dict:
@@ -55,7 +57,7 @@ def spec_of(scenario: Scenario, base_url: str, framework: Framework | None = Non
 def run_one(framework: Framework, scenario: Scenario, *, timeout: float = 60.0, max_requests: int = 60) -> Outcome:
     app = BenchApp(scenario, max_requests=max_requests)
     with ServeHTTP(app, "127.0.0.1", 0) as server:
-        env = {**os.environ, **QUIET_ENV}
+        env, started = {**os.environ, **QUIET_ENV}, time.monotonic()
         try:
             # -I: the driver's folder is not on sys.path (drivers/pydantic_ai.py would shadow the framework)
             proc = subprocess.run([str(python_of(framework)), "-I", str(framework.driver)], capture_output=True,
@@ -66,11 +68,12 @@ def run_one(framework: Framework, scenario: Scenario, *, timeout: float = 60.0, 
                                                          "error": f"driver exit {proc.returncode}: {proc.stderr[-300:]}"}
         except subprocess.TimeoutExpired:
             said = {"answer": None, "error": f"wall-time limit ({timeout:g} s)"}
-        books = app.books.figures()
-    return verdict(framework, scenario, app, books, said)
+        books, seconds = app.books.figures(), round(time.monotonic() - started, 2)
+    return verdict(framework, scenario, app, books, said, seconds)
 
 
-def verdict(framework: Framework, scenario: Scenario, app: BenchApp, books: dict, said: dict) -> Outcome:
+def verdict(framework: Framework, scenario: Scenario, app: BenchApp, books: dict, said: dict,
+            seconds: float | None = None) -> Outcome:
     answer, error = said.get("answer"), said.get("error") or ""
     if answer is not None:
         stop = "answered"
@@ -86,7 +89,7 @@ def verdict(framework: Framework, scenario: Scenario, app: BenchApp, books: dict
     cost = (books["input_tokens"] * pricing.input_per_mtok + books["output_tokens"] * pricing.output_per_mtok) / 1e6
     return Outcome(framework.name, scenario.name, books["requests"], stop, task_done(scenario, answer, app.results),
                    books["input_tokens"], books["output_tokens"], cost, len(app.results), error[:200],
-                   said.get("interventions"))
+                   said.get("interventions"), seconds)
 
 
 def task_done(scenario: Scenario, answer: str | None, results: list[tuple[str, bool, str]]) -> bool | None:
