@@ -205,6 +205,8 @@ def red_flags(bank: Bank, outcomes: list[Outcome], lang: str = "en") -> list[Fla
             found.setdefault("drops_assistant_turn", f"scenario `{o.scenario}`: HTTP 400: {o.http_errors[0]}")
         if o.escaped:
             found.setdefault("exception_escapes", o.story)
+        if o.error == "ClaimRejected":  # the books contradict the stop the loop reported: a false report
+            found.setdefault("reports_an_end_it_did_not_reach", o.story)
         if any(STACK_TRACE.search(t) for t in o.read):
             found.setdefault("raw_stack_trace", f"scenario `{o.scenario}`: the model was sent a stack trace")
         if stopped_legitimate_work(o):
