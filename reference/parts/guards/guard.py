@@ -92,7 +92,7 @@ class LoopGuard:
             args: Optional[dict[str, Any]] = call.parsed_arguments()
             canonical = canonical_arguments(args, info.parameters, today)
             attempt = GuardedCall(m.now.number, call, action_of(call.name, canonical), arguments=canonical,
-                                  subject=f"{call.name} {subject_of(canonical)}")
+                                  subject=f"{call.name} {subject_of(canonical)}", topic=subject_of(canonical, False))
         except ValueError:  # not a JSON object: the executor answers it; we still count it
             args = None
             attempt = GuardedCall(m.now.number, call, raw_fingerprint(call.name, call.arguments))

@@ -255,15 +255,20 @@ def without_echoes(payload: Any, arguments: Any) -> Any:
     return walk(payload)
 
 
-def subject_of(arguments: Any) -> str:
+def subject_of(arguments: Any, positions: bool = True) -> str:
     """What a call asks about: its canonical arguments without free wording (text of two words or more), so
-    that three phrasings of one search share a subject and four SKUs have four."""
+    that three phrasings of one search share a subject and four SKUs have four; without `positions`, without
+    numbers too (a page, an offset say where in a list, not what about) and case-folded, so that pages 2 and 3
+    share one, and "Kubernetes" and "kubernetes" do."""
+    def left_out(value: Any) -> bool:
+        return _wording(value) or not positions and isinstance(value, (int, float)) and not isinstance(value, bool)
+
     def walk(value: Any) -> Any:
         if isinstance(value, dict):
-            return {k: walk(v) for k, v in value.items() if not _wording(v)}
+            return {k: walk(v) for k, v in value.items() if not left_out(v)}
         if isinstance(value, list):
-            return [walk(v) for v in value if not _wording(v)]
-        return value
+            return [walk(v) for v in value if not left_out(v)]
+        return value if positions or not isinstance(value, str) else value.casefold()
     return _sorted_json(walk(arguments))
 
 

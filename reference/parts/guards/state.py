@@ -41,6 +41,7 @@ class GuardedCall:
     writes: bool = False  # may it change state (effects.py)
     arguments: Any = None  # the canonical arguments (None: not a JSON object)
     subject: str = ""  # what it asks about: the arguments without their free wording (subject_of)
+    topic: str = ""  # the same without positions (page, offset): what a listing's pages are about
     ran: bool = False
     result: Optional[str] = None  # the result fingerprint, echoes and metadata aside
     retryable_error: bool = False
@@ -151,8 +152,9 @@ class Memory:
         """Which answers `a`'s answer is compared with for rephrasing: one tool, one subject, one epoch."""
         if not a.ran or a.failed or a.empty or a.recheck or a.result is None:
             return None
-        # a list of things from different arguments is one answer whatever changed state in between
-        return (a.call.name, "", a.result, -1, a.heard) if a.lists else (a.call.name, a.subject, a.result, a.epoch, a.heard)
+        # one list of things, asked about one topic in other words or at other positions, is one answer whatever
+        # changed state in between; the same list about another subject (the transitions of two issues) is not
+        return (a.call.name, a.topic, a.result, -1, a.heard) if a.lists else (a.call.name, a.subject, a.result, a.epoch, a.heard)
 
     def still_stands(self, earlier: GuardedCall, now: GuardedCall) -> bool:
         """Could nothing between `earlier` and `now` have changed the answer? A failure stands until state
