@@ -209,6 +209,16 @@ def test_a_timestamp_is_the_resources_own_once_it_moved_with_the_rest_of_the_ans
     assert owned_moments(("a", {"updated_at": "11:00:03"}), ("b", {"updated_at": "11:00:03"})) == set()
 
 
+@pytest.mark.parametrize("key, value, metadata", [
+    ("cache_ts", 1764623100, True),  # a response's own epoch under Slack's `_ts` naming: it moves on every call
+    ("thread_ts", "1764400220.000700", False),  # a message's id, spelled as a timestamp string: content
+    ("event_ts", "gate B", False),
+])
+def test_a_moment_is_named_ts_timestamp_or_at_and_has_a_moments_shape(key, value, metadata):
+    from reference.parts.guards.results import is_metadata
+    assert is_metadata(key, value) is metadata
+
+
 @pytest.mark.parametrize("content, ok", [
     ('{"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Invalid params"}}', False),
     ('{"jsonrpc": "2.0", "id": 1, "result": {"rows": 3}}', True),

@@ -14,7 +14,7 @@ A key is metadata when (normalised: camelCase and dashes to snake_case, lower ca
 - it says how long this request took, and its value is a number: took, elapsed, latency, response_time,
   query_time, processing_time (with or without a unit: took_ms, latency_s);
 - it names a moment AND its value has the shape of one: the key is timestamp, ts, now, server_time, as_of,
-  last_checked, last_updated, last_modified, or ends in _at or _timestamp (a unit suffix aside), and the
+  last_checked, last_updated, last_modified, or ends in _at, _ts or _timestamp (a unit suffix aside), and the
   value is a date-time ("2026-11-30T10:00:00Z"), a clock time ("10:00:05") or an epoch number
   (`status_at: "gate B"` and a date alone are content) - UNTIL the answers show it is the resource's own:
   a moment that moved together with the rest of an answer to the same call (a run's `updated_at` beside
@@ -36,7 +36,7 @@ _ID_SUFFIXES = ("request_id", "trace_id", "span_id", "correlation_id", "tracepar
 _MOMENT_NAMES = {"timestamp", "ts", "server_time", "as_of", "last_checked", "last_updated", "last_modified", "now"}
 _TIMING_NAMES = {"took", "elapsed", "latency", "response_time", "query_time", "processing_time", "server_timing"}
 _UNIT = re.compile(r"_(ms|us|ns|s|sec|secs|seconds|millis|epoch)$")
-_MOMENT_SUFFIXES = ("_at", "_timestamp")
+_MOMENT_SUFFIXES = ("_at", "_ts", "_timestamp")
 _TIME_SHAPED = re.compile(r"^(\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2}|UTC)?$",
                           re.IGNORECASE)
 _EPOCH_MIN = 10**8  # seconds since 1970 past 1973; milliseconds are bigger still
