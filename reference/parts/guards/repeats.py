@@ -6,8 +6,9 @@ every read (conservatively: all of them); so does an error saying the resource c
 ETag); a new user message refreshes what reads knew. A call that failed changed nothing: the same call
 after the same error is a repeat, whatever the user said since. A read of a world that moves by itself
 (MCP's openWorldHint) is a poll, judged by what its answers bring (progress.py); a read whose answer
-may have moved (it changed last time, or it asks about what the last write made, started or acted on)
-runs once more, and the same answer again is the repeat. A call that names no target of its own (no
+may have moved (it changed last time, it asks about what the last write made, started or acted on, or its
+last answer named a moment still to come, a pipeline's `finished_at: null`) runs once more, and the same
+answer again is the repeat (a finished pipeline asked again is still caught before it runs). A call that names no target of its own (no
 arguments, or only empty ones, booleans and choices the schema closes) can only act on what the tool
 carries, a cursor or a running process, so repeating it is how it works: it runs, and is judged by its
 answer (an editor's "scroll down" must not be stopped; the same empty answer twice is the repeat), unless
@@ -98,8 +99,8 @@ class RepeatedCall(Detector):
             return None  # a poll: its answers say whether it moves (progress.py), not its arguments
         info = m.info(a.call.name)
         a.asked = m.user_spelled(a)
-        if (not a.writes and (a.action in m.changing or m.about_the_last_write(a))) or (a.writes and info.idempotent) \
-                or a.asked:
+        if (not a.writes and (a.action in m.changing or m.about_the_last_write(a) or last.to_come)) \
+                or (a.writes and info.idempotent) or a.asked:
             a.recheck = True  # its answer may have moved, it acts no more than once, or the user asked for it
             return None  # in these words: run it, and judge it by the answer
         if a.writes and ((info.open_world and m.learned_between(last, a))

@@ -75,6 +75,11 @@ def _kind(name: str) -> str:
     return ""
 
 
+def is_moment_name(key: Any) -> bool:
+    """Does a key name a moment (timestamp, finished_at, event_ts...), whatever its value?"""
+    return _kind(key_name(key)) == "moment"
+
+
 def _shaped(kind: str, value: Any) -> bool:
     """Is a value under a key of this kind metadata?"""
     if kind == "id":

@@ -51,6 +51,7 @@ class GuardedCall:
     asked: bool = False  # it carries a passage the user quoted: the user asked for it in these words
     empty: bool = True  # it brought no content (no values once echoes and metadata are removed)
     lists: bool = False  # its answer lists things of its own (a non-empty list): compared across subjects
+    to_come: bool = False  # its answer names a moment it has no value for yet (`finished_at: null`)
 
 
 @dataclass
