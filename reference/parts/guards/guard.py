@@ -177,6 +177,7 @@ class LoopGuard:
         a.failed, a.empty = not ok, not values or found_nothing(content)
         a.lists = ok and _lists(content)
         a.to_come = ok and still_to_come(content, is_moment_name)
+        a.silent = ok and content in (None, "")
         values = set() if a.empty else values  # zeros that say "nothing found" are no news
         body = None if ok else (read_body(result.content) or {"message": result.content})  # plain-text errors too
         a.retryable_error = bool(body and body.get("retryable") is True)

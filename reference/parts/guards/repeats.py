@@ -26,7 +26,8 @@ showed something no result had shown acts on what it saw (a "More" link clicked 
 the next rows); a record added again after a read of the same tool without annotations stays a
 duplicate. A call whose definition says nothing of its effects (no annotations, no HTTP method), repeated
 while a poll runs again in between, paces that poll (a capped back-off's `sleep 240`); whether the wait is
-stuck is the poll's question. A call the definition says writes (a rerun triggered again between polls)
+stuck is the poll's question. One that answered nothing at all (a shell's silent `sleep 120`) paces any read
+run again in between, annotated or not: it said nothing a loop could be stuck on. A call the definition says writes (a rerun triggered again between polls)
 stays a duplicate. A call carrying a passage the user quoted
 (a code span, a quotation) is what the user asked for in those words: it runs, and is stuck once it
 answers what it already answered since the user spoke (a flaky test the user asked to run four times,

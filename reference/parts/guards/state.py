@@ -51,6 +51,7 @@ class GuardedCall:
     asked: bool = False  # it carries a passage the user quoted: the user asked for it in these words
     empty: bool = True  # it brought no content (no values once echoes and metadata are removed)
     lists: bool = False  # its answer lists things of its own (a non-empty list): compared across subjects
+    silent: bool = False  # it succeeded and answered nothing at all (an empty text, null)
     to_come: bool = False  # its answer names a moment it has no value for yet (`finished_at: null`)
 
 
@@ -178,11 +179,13 @@ class Memory:
         return earlier.learned != now.learned
 
     def polled_between(self, earlier: GuardedCall, now: GuardedCall) -> bool:
-        """Did a poll run again between them (a read of a world that moves by itself, asked before `earlier`)?
-        Then the calls around it set its pace: a wait, a back-off."""
+        """Did a poll run again between them (a read of a world that moves by itself, asked before `earlier`; any
+        read, when `earlier` answered nothing at all, as a shell's `sleep 120` does)? Then the calls around it
+        set its pace: a wait, a back-off."""
         for x in self.attempts[earlier.index + 1:now.index]:
             info = self.info(x.call.name)
-            if x.ran and not x.writes and info.moves_by_itself and self.by_action[x.action][0].index < earlier.index:
+            if x.ran and not x.writes and (info.moves_by_itself or earlier.silent) \
+                    and self.by_action[x.action][0].index < earlier.index:
                 return True
         return False
 
