@@ -209,6 +209,16 @@ def test_a_timestamp_is_the_resources_own_once_it_moved_with_the_rest_of_the_ans
     assert owned_moments(("a", {"updated_at": "11:00:03"}), ("b", {"updated_at": "11:00:03"})) == set()
 
 
+@pytest.mark.parametrize("key, value, metadata", [
+    ("cache_ts", 1764623100, True),  # a response's own epoch under Slack's `_ts` naming: it moves on every call
+    ("thread_ts", "1764400220.000700", False),  # a message's id, spelled as a timestamp string: content
+    ("event_ts", "gate B", False),
+])
+def test_a_moment_is_named_ts_timestamp_or_at_and_has_a_moments_shape(key, value, metadata):
+    from reference.parts.guards.results import is_metadata
+    assert is_metadata(key, value) is metadata
+
+
 @pytest.mark.parametrize("content, ok", [
     ('{"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Invalid params"}}', False),
     ('{"jsonrpc": "2.0", "id": 1, "result": {"rows": 3}}', True),
@@ -219,6 +229,8 @@ def test_a_timestamp_is_the_resources_own_once_it_moved_with_the_rest_of_the_ans
     ('{"result": {"rows": 3}, "error": null}', True),
     ('{"status": "failed", "error": "the build broke"}', True),  # a resource in a failed state: an answer
     ('{"count": 2, "error": 0}', True),
+    ('{"ok": true, "channels": [{"id": "C1"}], "response_metadata": {"next_cursor": ""}}', True),  # an API's own envelope
+    ('{"ok": false, "error": "channel_not_found"}', False),
 ])
 def test_an_error_response_by_its_protocols_own_rule_is_a_failure(content, ok):
     from reference.parts.guards.results import parse_result
@@ -233,6 +245,37 @@ def test_a_call_names_no_target_when_every_argument_is_empty_or_a_closed_choice(
     schema = {"type": "object", "properties": {"command": {"type": "string"},
                                                "is_input": {"type": "string", "enum": ["true", "false"]}}}
     assert said(arguments, schema) is names_nothing
+
+
+def test_an_apis_own_ok_envelope_carries_its_answer_in_its_other_members(tmp_path):
+    """Slack's Web API answers `{"ok": true, "channels": [...]}`: the channels are the answer, so a first page, its
+    next page and the histories of the channels it listed are each new information, never "no progress"."""
+    from reference.diagnosis.logs import read_log
+    from reference.diagnosis.shadow import judge
+    from reference.parts.guards.results import parse_result
+    assert parse_result('{"ok": true, "channels": [{"id": "C1"}]}') == (True, {"channels": [{"id": "C1"}]})
+
+    def call(i, name, args):
+        return {"id": f"c{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+
+    def page(channels, cursor):
+        return json.dumps({"ok": True, "channels": [{"id": c, "name": c.lower()} for c in channels],
+                           "response_metadata": {"next_cursor": cursor}})
+    history = [{"role": "user", "content": "Read the incident channels."},
+               {"role": "assistant", "content": None, "tool_calls": [call(1, "list_channels", {"limit": 2})]},
+               {"role": "tool", "tool_call_id": "c1", "content": page(["C1", "C2"], "abc")},
+               {"role": "assistant", "content": None, "tool_calls": [call(2, "list_channels", {"limit": 2, "cursor": "abc"})]},
+               {"role": "tool", "tool_call_id": "c2", "content": page(["C3"], "")},
+               {"role": "assistant", "content": None, "tool_calls": [call(3 + i, "channel_history", {"channel_id": c})
+                                                                     for i, c in enumerate(["C1", "C2", "C3"])]},
+               *[{"role": "tool", "tool_call_id": f"c{3 + i}",
+                  "content": json.dumps({"ok": True, "messages": [{"ts": f"17644000{i}.0001", "text": f"update {c}"}]})}
+                 for i, c in enumerate(["C1", "C2", "C3"])],
+               {"role": "assistant", "content": "Three channels read."}]
+    path = tmp_path / "slack.json"
+    path.write_text(json.dumps(history))
+    (conversation,) = list(read_log(path))
+    assert [c["verdict"] for c in judge(conversation).calls] == ["run"] * 5
 
 
 # ---------------------------------------------------------------- warnings expire with progress

@@ -47,7 +47,9 @@ def read_body(content: str) -> dict[str, Any] | None:
 def read_result(content: str) -> tuple[bool, Any]:
     """(ok, payload): the data when the call succeeded, the error's type and text when not.
 
-    Plain text and JSON that is not in the structured shape count as a success carrying that value."""
+    Plain text and JSON that is not in the structured shape count as a success carrying that value. An API's
+    own `ok` envelope, without `data` or `error_type` (Slack's Web API: `{"ok": true, "channels": [...]}`,
+    `{"ok": false, "error": "channel_not_found"}`), carries its answer in its other members."""
     body = read_body(content)
     if body is None:
         try:
@@ -55,6 +57,8 @@ def read_result(content: str) -> tuple[bool, Any]:
         except (ValueError, RecursionError):
             return True, content
     if "ok" in body:
+        if "data" not in body and "error_type" not in body:
+            return bool(body.get("ok")), {k: v for k, v in body.items() if k != "ok"}
         if body.get("ok"):
             return True, body.get("data")
         return False, {"error_type": body.get("error_type"), "message": body.get("message")}

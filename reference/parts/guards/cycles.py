@@ -1,5 +1,6 @@
 """The cycle rule: calls taking turns (A-B-A-B) with nothing in between that could change either answer
-are one loop, even though no call follows its own twin."""
+are one loop, even though no call follows its own twin. Turns that keep answering what they never answered
+before (a Next button clicked and each new page extracted) are a walk, not a loop."""
 from __future__ import annotations
 
 from typing import Optional
@@ -34,7 +35,7 @@ expect: {completable: true, stop_reason: completed, oracle_model_calls: 5}
 
 
 class Cycle(Detector):
-    """Calls taking turns (A-B-A-B) with nothing in between that could change either answer are one loop."""
+    """Calls taking turns (A-B-A-B) that answer nothing new, with nothing in between that could change either answer, are one loop."""
 
     pattern = "alternation"
     legitimate = LEGITIMATE
@@ -45,6 +46,8 @@ class Cycle(Detector):
         pair = detectors.alternation([x.action for x in window[:-1]], a.action, length)
         if pair is None or not all(m.still_stands(x, a) for x in window):
             return None  # a write, a "resource changed" error or a user message came in between
+        if m.news_between(window[0], a):
+            return None  # each turn answered what it never had: a walk through pages, not a loop
         if any(m.info(x.call.name).moves_by_itself or x.action in m.changing for x in window):
             return None  # answers that move are being watched, not looped on
         return feedback.alternation(*pair, [x.step for x in window], length, list(m.tools), feedback.echo_of(m))

@@ -41,9 +41,9 @@ from .checks import argument_problems, has_checks
 from .effects import ToolInfo, resource_changed
 from .feedback import Detection
 from .registry import DETECTORS
-from .responses import without_call_counts
-from .results import (ResultReader, argument_leaves, found_nothing, owned_moments, parse_result, subject_of,
-                      without_echoes)
+from .responses import still_to_come, without_call_counts
+from .results import (ResultReader, argument_leaves, found_nothing, is_moment_name, owned_moments, parse_result,
+                      subject_of, without_echoes)
 from .state import GuardedCall, Memory
 from .thresholds import STOP_REASONS, THRESHOLDS, Thresholds, thresholds_for
 
@@ -92,7 +92,7 @@ class LoopGuard:
             args: Optional[dict[str, Any]] = call.parsed_arguments()
             canonical = canonical_arguments(args, info.parameters, today)
             attempt = GuardedCall(m.now.number, call, action_of(call.name, canonical), arguments=canonical,
-                                  subject=f"{call.name} {subject_of(canonical)}")
+                                  subject=f"{call.name} {subject_of(canonical)}", topic=subject_of(canonical, False))
         except ValueError:  # not a JSON object: the executor answers it; we still count it
             args = None
             attempt = GuardedCall(m.now.number, call, raw_fingerprint(call.name, call.arguments))
@@ -176,6 +176,8 @@ class LoopGuard:
             a.result, values = self._results.read(ok, content, info.metadata, ok, owned)
         a.failed, a.empty = not ok, not values or found_nothing(content)
         a.lists = ok and _lists(content)
+        a.to_come = ok and still_to_come(content, is_moment_name)
+        a.silent = ok and content in (None, "")
         values = set() if a.empty else values  # zeros that say "nothing found" are no news
         body = None if ok else (read_body(result.content) or {"message": result.content})  # plain-text errors too
         a.retryable_error = bool(body and body.get("retryable") is True)

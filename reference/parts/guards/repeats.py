@@ -6,8 +6,9 @@ every read (conservatively: all of them); so does an error saying the resource c
 ETag); a new user message refreshes what reads knew. A call that failed changed nothing: the same call
 after the same error is a repeat, whatever the user said since. A read of a world that moves by itself
 (MCP's openWorldHint) is a poll, judged by what its answers bring (progress.py); a read whose answer
-may have moved (it changed last time, or it asks about what the last write made, started or acted on)
-runs once more, and the same answer again is the repeat. A call that names no target of its own (no
+may have moved (it changed last time, it asks about what the last write made, started or acted on, or its
+last answer named a moment still to come, a pipeline's `finished_at: null`) runs once more, and the same
+answer again is the repeat (a finished pipeline asked again is still caught before it runs). A call that names no target of its own (no
 arguments, or only empty ones, booleans and choices the schema closes) can only act on what the tool
 carries, a cursor or a running process, so repeating it is how it works: it runs, and is judged by its
 answer (an editor's "scroll down" must not be stopped; the same empty answer twice is the repeat), unless
@@ -25,7 +26,8 @@ showed something no result had shown acts on what it saw (a "More" link clicked 
 the next rows); a record added again after a read of the same tool without annotations stays a
 duplicate. A call whose definition says nothing of its effects (no annotations, no HTTP method), repeated
 while a poll runs again in between, paces that poll (a capped back-off's `sleep 240`); whether the wait is
-stuck is the poll's question. A call the definition says writes (a rerun triggered again between polls)
+stuck is the poll's question. One that answered nothing at all (a shell's silent `sleep 120`) paces any read
+run again in between, annotated or not: it said nothing a loop could be stuck on. A call the definition says writes (a rerun triggered again between polls)
 stays a duplicate. A call carrying a passage the user quoted
 (a code span, a quotation) is what the user asked for in those words: it runs, and is stuck once it
 answers what it already answered since the user spoke (a flaky test the user asked to run four times,
@@ -98,8 +100,8 @@ class RepeatedCall(Detector):
             return None  # a poll: its answers say whether it moves (progress.py), not its arguments
         info = m.info(a.call.name)
         a.asked = m.user_spelled(a)
-        if (not a.writes and (a.action in m.changing or m.about_the_last_write(a))) or (a.writes and info.idempotent) \
-                or a.asked:
+        if (not a.writes and (a.action in m.changing or m.about_the_last_write(a) or last.to_come)) \
+                or (a.writes and info.idempotent) or a.asked:
             a.recheck = True  # its answer may have moved, it acts no more than once, or the user asked for it
             return None  # in these words: run it, and judge it by the answer
         if a.writes and ((info.open_world and m.learned_between(last, a))

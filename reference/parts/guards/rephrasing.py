@@ -3,10 +3,11 @@ only in wording and get one answer are one question asked again.
 
 The subject of a call is its canonical arguments without free wording (text of two words or more), so four
 SKUs that are all in stock are four answers, while three phrasings of one search that find the same page
-are one. An answer that lists things of its own (a non-empty list) is compared across subjects: pages 2, 3
-and 4 that list the same items asked one question whatever their page numbers say, and whatever a call
-in between may have changed (identical result sets from different queries are no new information, even
-from a tool whose effects the definition leaves unknown). Answers are compared
+are one. An answer that lists things of its own (a non-empty list) is compared across positions and case
+too: pages 2, 3 and 4 that list the same items asked one question whatever their page numbers say, and
+whatever a call in between may have changed (identical result sets from reworded queries are no new
+information, even from a tool whose effects the definition leaves unknown). The same list about another
+subject is another answer: two issues of one workflow offer the same transitions. Answers are compared
 without echoes of the call's own arguments and without metadata."""
 from __future__ import annotations
 

@@ -51,3 +51,12 @@ def without_call_counts(content: Any, run: int, counted: set[str]) -> tuple[Any,
     if not counted & now:
         return content, now
     return {k: v for k, v in content.items() if k not in counted or k not in now}, now
+
+
+def still_to_come(content: Any, is_moment) -> bool:
+    """Does an answer name a moment it has no value for yet (`"finished_at": null` beside a run's `started_at`)?
+    Then the resource says of itself that something is still to happen: asking again is how to see it happen.
+    `is_moment(key)`: does a key name a moment (results.py's rule for names)."""
+    if isinstance(content, dict):
+        return any((v is None and is_moment(k)) or still_to_come(v, is_moment) for k, v in content.items())
+    return isinstance(content, list) and any(still_to_come(v, is_moment) for v in content)

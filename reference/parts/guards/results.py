@@ -14,7 +14,7 @@ A key is metadata when (normalised: camelCase and dashes to snake_case, lower ca
 - it says how long this request took, and its value is a number: took, elapsed, latency, response_time,
   query_time, processing_time (with or without a unit: took_ms, latency_s);
 - it names a moment AND its value has the shape of one: the key is timestamp, ts, now, server_time, as_of,
-  last_checked, last_updated, last_modified, or ends in _at or _timestamp (a unit suffix aside), and the
+  last_checked, last_updated, last_modified, or ends in _at, _ts or _timestamp (a unit suffix aside), and the
   value is a date-time ("2026-11-30T10:00:00Z"), a clock time ("10:00:05") or an epoch number
   (`status_at: "gate B"` and a date alone are content) - UNTIL the answers show it is the resource's own:
   a moment that moved together with the rest of an answer to the same call (a run's `updated_at` beside
@@ -36,7 +36,7 @@ _ID_SUFFIXES = ("request_id", "trace_id", "span_id", "correlation_id", "tracepar
 _MOMENT_NAMES = {"timestamp", "ts", "server_time", "as_of", "last_checked", "last_updated", "last_modified", "now"}
 _TIMING_NAMES = {"took", "elapsed", "latency", "response_time", "query_time", "processing_time", "server_timing"}
 _UNIT = re.compile(r"_(ms|us|ns|s|sec|secs|seconds|millis|epoch)$")
-_MOMENT_SUFFIXES = ("_at", "_timestamp")
+_MOMENT_SUFFIXES = ("_at", "_ts", "_timestamp")
 _TIME_SHAPED = re.compile(r"^(\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2}|UTC)?$",
                           re.IGNORECASE)
 _EPOCH_MIN = 10**8  # seconds since 1970 past 1973; milliseconds are bigger still
@@ -73,6 +73,11 @@ def _kind(name: str) -> str:
     if base in _MOMENT_NAMES or name.endswith(_MOMENT_SUFFIXES) or base.endswith(_MOMENT_SUFFIXES):
         return "moment"
     return ""
+
+
+def is_moment_name(key: Any) -> bool:
+    """Does a key name a moment (timestamp, finished_at, event_ts...), whatever its value?"""
+    return _kind(key_name(key)) == "moment"
 
 
 def _shaped(kind: str, value: Any) -> bool:
@@ -255,15 +260,20 @@ def without_echoes(payload: Any, arguments: Any) -> Any:
     return walk(payload)
 
 
-def subject_of(arguments: Any) -> str:
+def subject_of(arguments: Any, positions: bool = True) -> str:
     """What a call asks about: its canonical arguments without free wording (text of two words or more), so
-    that three phrasings of one search share a subject and four SKUs have four."""
+    that three phrasings of one search share a subject and four SKUs have four; without `positions`, without
+    numbers too (a page, an offset say where in a list, not what about) and case-folded, so that pages 2 and 3
+    share one, and "Kubernetes" and "kubernetes" do."""
+    def left_out(value: Any) -> bool:
+        return _wording(value) or not positions and isinstance(value, (int, float)) and not isinstance(value, bool)
+
     def walk(value: Any) -> Any:
         if isinstance(value, dict):
-            return {k: walk(v) for k, v in value.items() if not _wording(v)}
+            return {k: walk(v) for k, v in value.items() if not left_out(v)}
         if isinstance(value, list):
-            return [walk(v) for v in value if not _wording(v)]
-        return value
+            return [walk(v) for v in value if not left_out(v)]
+        return value if positions or not isinstance(value, str) else value.casefold()
     return _sorted_json(walk(arguments))
 
 

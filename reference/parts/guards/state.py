@@ -41,6 +41,7 @@ class GuardedCall:
     writes: bool = False  # may it change state (effects.py)
     arguments: Any = None  # the canonical arguments (None: not a JSON object)
     subject: str = ""  # what it asks about: the arguments without their free wording (subject_of)
+    topic: str = ""  # the same without positions (page, offset): what a listing's pages are about
     ran: bool = False
     result: Optional[str] = None  # the result fingerprint, echoes and metadata aside
     retryable_error: bool = False
@@ -50,6 +51,8 @@ class GuardedCall:
     asked: bool = False  # it carries a passage the user quoted: the user asked for it in these words
     empty: bool = True  # it brought no content (no values once echoes and metadata are removed)
     lists: bool = False  # its answer lists things of its own (a non-empty list): compared across subjects
+    silent: bool = False  # it succeeded and answered nothing at all (an empty text, null)
+    to_come: bool = False  # its answer names a moment it has no value for yet (`finished_at: null`)
 
 
 @dataclass
@@ -151,8 +154,9 @@ class Memory:
         """Which answers `a`'s answer is compared with for rephrasing: one tool, one subject, one epoch."""
         if not a.ran or a.failed or a.empty or a.recheck or a.result is None:
             return None
-        # a list of things from different arguments is one answer whatever changed state in between
-        return (a.call.name, "", a.result, -1, a.heard) if a.lists else (a.call.name, a.subject, a.result, a.epoch, a.heard)
+        # one list of things, asked about one topic in other words or at other positions, is one answer whatever
+        # changed state in between; the same list about another subject (the transitions of two issues) is not
+        return (a.call.name, a.topic, a.result, -1, a.heard) if a.lists else (a.call.name, a.subject, a.result, a.epoch, a.heard)
 
     def still_stands(self, earlier: GuardedCall, now: GuardedCall) -> bool:
         """Could nothing between `earlier` and `now` have changed the answer? A failure stands until state
@@ -175,11 +179,13 @@ class Memory:
         return earlier.learned != now.learned
 
     def polled_between(self, earlier: GuardedCall, now: GuardedCall) -> bool:
-        """Did a poll run again between them (a read of a world that moves by itself, asked before `earlier`)?
-        Then the calls around it set its pace: a wait, a back-off."""
+        """Did a poll run again between them (a read of a world that moves by itself, asked before `earlier`; any
+        read, when `earlier` answered nothing at all, as a shell's `sleep 120` does)? Then the calls around it
+        set its pace: a wait, a back-off."""
         for x in self.attempts[earlier.index + 1:now.index]:
             info = self.info(x.call.name)
-            if x.ran and not x.writes and info.moves_by_itself and self.by_action[x.action][0].index < earlier.index:
+            if x.ran and not x.writes and (info.moves_by_itself or earlier.silent) \
+                    and self.by_action[x.action][0].index < earlier.index:
                 return True
         return False
 
