@@ -15,7 +15,7 @@ from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
 from reference.sandbox.grading import run_candidate
 from tests.helpers.guard_runs import executed, feedback, feedback_of, lookups, not_flagged, polls, run, search_tool
-from tests import test_ex03_fingerprint_guard as core
+from tests.helpers import guard_core_rules as core
 from tests.helpers.targets import load_exercise
 
 
@@ -339,15 +339,15 @@ def test_two_runs_in_one_process_share_nothing(ex, target):
 
 # The stretch writes the whole guard again: the core's rules for a guard still hold, checked by the core's own tests.
 CORE_RULES = {
-    "warnings_counted_per_run": core.test_a_warning_for_one_pattern_counts_against_the_next,
-    "evidence_options_and_instruction": core.test_interventions_carry_evidence_options_and_an_instruction,
-    "options_name_the_other_tools_only": core.test_options_name_the_other_tools_only,
-    "alternation_evidence_names_both_calls": core.test_alternation_evidence_names_both_calls,
-    "alternation_when_repeats_are_allowed": core.test_alternation_is_stopped_as_alternation_when_repeats_are_allowed,
-    "no_interventions_stops_at_once": lambda ex: core.test_the_number_of_interventions_is_honoured(ex, 0),
-    "two_interventions": lambda ex: core.test_the_number_of_interventions_is_honoured(ex, 2),
-    "repeated_malformed_call": core.test_a_repeated_malformed_call_is_flagged,
-    "wrong_airport_code": core.test_wrong_airport_code_gets_an_actionable_error,
+    "warnings_counted_per_run": core.check_a_warning_for_one_pattern_counts_against_the_next,
+    "evidence_options_and_instruction": core.check_interventions_carry_evidence_options_and_an_instruction,
+    "options_name_the_other_tools_only": core.check_options_name_the_other_tools_only,
+    "alternation_evidence_names_both_calls": core.check_alternation_evidence_names_both_calls,
+    "alternation_when_repeats_are_allowed": core.check_alternation_is_stopped_as_alternation_when_repeats_are_allowed,
+    "no_interventions_stops_at_once": lambda ex: core.check_the_number_of_interventions_is_honoured(ex, 0),
+    "two_interventions": lambda ex: core.check_the_number_of_interventions_is_honoured(ex, 2),
+    "repeated_malformed_call": core.check_a_repeated_malformed_call_is_flagged,
+    "wrong_airport_code": core.check_wrong_airport_code_gets_an_actionable_error,
 }
 
 
