@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="solutions (default), exercises, or comma-separated .py files / directories")
 
 
+# The default suite runs each Hypothesis property on a few examples: enough to catch a property that no
+# longer holds at all, cheap enough for a suite run fifty times a day. CI runs every property once with the
+# count written on it (`LOOPKIT_PROPERTIES=full pytest -m hypothesis`, in .ci/run's slow phase).
+QUICK_EXAMPLES = 25
+
+
+def quick_property_examples(items: list[pytest.Item]) -> None:
+    """Cap each property's max_examples at QUICK_EXAMPLES, keeping the rest of its settings."""
+    from hypothesis import is_hypothesis_test, settings
+
+    for item in items:
+        test = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+        written = getattr(test, "_hypothesis_internal_use_settings", None)  # where @given keeps its settings
+        if isinstance(item, pytest.Function) and is_hypothesis_test(test) and written is not None:
+            if written.max_examples > QUICK_EXAMPLES:
+                test._hypothesis_internal_use_settings = settings(written, max_examples=QUICK_EXAMPLES)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("LOOPKIT_PROPERTIES") != "full" and "hypothesis" in sys.modules:
+        quick_property_examples(items)
+    run_only_the_named_tests(config, items)
+
+
+def run_only_the_named_tests(config: pytest.Config, items: list[pytest.Item]) -> None:
     """LOOPKIT_ONLY='{"target stem": ["test_a", ...]}': run only those tests for those targets (the red-flag
     meta-test needs each wrong answer checked by its named test, not by all of them)."""
     only = json.loads(os.environ.get("LOOPKIT_ONLY", "{}"))

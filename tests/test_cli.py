@@ -1,6 +1,8 @@
 """`loopkit` from the shell: demo, scenarios, run (by name or by path), hint, and the error path."""
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 import subprocess
@@ -70,14 +72,23 @@ def test_demo_json_has_exactly_the_documented_fields_per_row(capsys):
     assert (happy["completed"], happy["meets_expect"], happy["model_calls"]) == (True, True, 2), happy
 
 
-def test_demo_table_ends_with_the_measured_wall_time(capsys):
-    code, out, _ = run_cli(capsys, "demo")
+@pytest.fixture(scope="module")
+def demo_table() -> tuple[int, str]:
+    """`loopkit demo`'s exit code and table, run once for the tests that read it (every scenario through each loop)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["demo"])
+    return code, out.getvalue()
+
+
+def test_demo_table_ends_with_the_measured_wall_time(demo_table):
+    code, out = demo_table
     assert code == 0 and "TOTAL" in out and "happy-path" in out, out[:400]
     assert f"{len(catalogue())} scenarios x {len(DEMO_LOOPS)} loop(s) in " in out.splitlines()[-1], out.splitlines()[-1]
 
 
-def test_demo_table_explains_each_column_and_writes_cost_and_oracle_alike(capsys):
-    code, out, _ = run_cli(capsys, "demo")
+def test_demo_table_explains_each_column_and_writes_cost_and_oracle_alike(demo_table):
+    code, out = demo_table
     header = next(line for line in out.splitlines() if line.startswith("scenario "))
     titles = [t for t in re.split(r"\s{2,}", header.strip())][1:]
     legend = out.rsplit("\n\n", 2)[-2]

@@ -26,7 +26,9 @@ def _replayed(scenario, loop, capture=False):
     return first, again, run_loop(loop, Episode.from_scenario(again))
 
 
-@pytest.mark.parametrize("loop", ["react", "guarded"])
+# Each scenario through the guarded loop stays in the default suite (the same trace, replay and comparison for every
+# scenario, provider faults included); through the bare loop, which repeats that machinery on longer runs, `slow`.
+@pytest.mark.parametrize("loop", [pytest.param("react", marks=pytest.mark.slow), "guarded"])
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
 def test_run_trace_replay_run_gives_the_same_trajectory(scenario, loop):
     if loop == "react" and scenario.provider_faults:

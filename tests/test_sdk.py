@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import anthropic
-import openai
 import pytest
 
 from reference import Episode, ProtocolError, Scenario, StopReason, find
@@ -96,6 +94,9 @@ def test_forgetting_the_assistant_message_raises_the_sdks_own_bad_request_error(
     assert isinstance(in_process, ProtocolError), f"{wire}: in process the red flag got {in_process!r}"
     text = in_process.message
     episode, server = sdk_episode(find("paging-legit"), wire)
+    import anthropic  # here, not at the top: a process that runs no SDK test does not import them
+    import openai
+
     sdk_error = anthropic.BadRequestError if wire == "anthropic" else openai.BadRequestError
     with pytest.raises(sdk_error) as info:
         forgets(episode, max_steps=8)
@@ -135,6 +136,8 @@ def test_tool_choice_none_gets_an_answer_without_tool_calls(wire):
 def test_anthropic_base_url_ending_in_v1_is_a_404_that_says_why():
     server = ScriptedServer(None)  # never reached: the route does not exist
     client = scripted_anthropic_client(server, base_url=ANTHROPIC_BASE_URL + "/v1")
+    import anthropic
+
     with pytest.raises(anthropic.NotFoundError) as info:
         AnthropicModel(client).complete(Episode.from_scenario(find("happy-path")).initial_messages(), [])
     assert server.exchanges[0].path == "/v1/v1/messages"

@@ -19,12 +19,6 @@ from reference import AssistantMessage, SystemMessage, ToolCall, ToolMessage, To
 from reference.wire.protocol import WIRE_FORMATS, check_request, to_wire
 from reference.wire import anthropic_messages, openai_chat, openai_responses
 
-import anthropic.types as anthropic_types
-import anthropic.types.message_create_params as anthropic_create
-import openai.types.chat as chat_types
-import openai.types.chat.completion_create_params as chat_create
-import openai.types.responses as responses_types
-import openai.types.responses.response_create_params as responses_create
 
 MODULES = {"openai-chat": openai_chat, "openai-responses": openai_responses, "anthropic": anthropic_messages}
 LOSES_IS_ERROR = ("openai-chat", "openai-responses")  # no error flag on a tool result in OpenAI's formats
@@ -150,20 +144,32 @@ def sdk_errors(tp: Any, value: Any) -> str | None:
     return None
 
 
-SDK_PARAMS = {  # wire -> (key of the list in the body, item type, tool type, whole-request type, extra fields)
-    "openai-chat": ("messages", chat_types.ChatCompletionMessageParam, chat_types.ChatCompletionFunctionToolParam,
-                    chat_create.CompletionCreateParamsNonStreaming, {"model": "gpt-4o"}),
-    "openai-responses": ("input", responses_types.ResponseInputItemParam, responses_types.FunctionToolParam,
-                         responses_create.ResponseCreateParamsNonStreaming, {"model": "gpt-4o"}),
-    "anthropic": ("messages", anthropic_types.MessageParam, anthropic_types.ToolParam,
-                  anthropic_create.MessageCreateParamsNonStreaming, {"model": "claude-sonnet-4-5", "max_tokens": 1024}),
-}
+@lru_cache(maxsize=None)
+def sdk_params(wire: str) -> tuple[str, Any, Any, Any, dict[str, Any]]:
+    """(key of the list in the body, item type, tool type, whole-request type, extra fields). The SDKs are
+    imported here, on first use, so that a process that runs none of these tests does not pay for them."""
+    import anthropic.types as anthropic_types
+    import anthropic.types.message_create_params as anthropic_create
+    import openai.types.chat as chat_types
+    import openai.types.chat.completion_create_params as chat_create
+    import openai.types.responses as responses_types
+    import openai.types.responses.response_create_params as responses_create
+
+    return {
+        "openai-chat": ("messages", chat_types.ChatCompletionMessageParam, chat_types.ChatCompletionFunctionToolParam,
+                        chat_create.CompletionCreateParamsNonStreaming, {"model": "gpt-4o"}),
+        "openai-responses": ("input", responses_types.ResponseInputItemParam, responses_types.FunctionToolParam,
+                             responses_create.ResponseCreateParamsNonStreaming, {"model": "gpt-4o"}),
+        "anthropic": ("messages", anthropic_types.MessageParam, anthropic_types.ToolParam,
+                      anthropic_create.MessageCreateParamsNonStreaming,
+                      {"model": "claude-sonnet-4-5", "max_tokens": 1024}),
+    }[wire]
 
 
 @pytest.mark.parametrize("wire", WIRE_FORMATS)
 @pytest.mark.parametrize("conversation", sorted(CONVERSATIONS))
 def test_request_bodies_validate_against_the_official_sdk_param_types(wire, conversation):
-    key, item_type, tool_type, request_type, extra = SDK_PARAMS[wire]
+    key, item_type, tool_type, request_type, extra = sdk_params(wire)
     body = to_wire(CONVERSATIONS[conversation], TOOLS, wire)
     for i, item in enumerate(body[key]):
         problem = sdk_errors(item_type, item)
@@ -177,7 +183,7 @@ def test_request_bodies_validate_against_the_official_sdk_param_types(wire, conv
 
 @pytest.mark.parametrize("wire", WIRE_FORMATS)
 def test_the_sdk_check_catches_a_misspelt_key(wire):
-    key, item_type, *_ = SDK_PARAMS[wire]
+    key, item_type, *_ = sdk_params(wire)
     item = dict(to_wire(CONVERSATIONS["parallel_calls"], TOOLS, wire)[key][-1])
     item["tool_call_idd"] = "call_x"
     assert sdk_errors(item_type, item) is not None, f"{wire}: a misspelt key went through the SDK check: {item}"
@@ -191,8 +197,16 @@ TURNS = {
     "text_with_call": Turn("Let me check the forecast.", (WEATHER_CALL,), "tool_calls", Usage(640, 31)),
     "truncated": Turn("The forecast for tomorrow is", (), "length", Usage(700, 16)),
 }
-SDK_RESPONSE = {"openai-chat": chat_types.ChatCompletion, "openai-responses": responses_types.Response,
-                "anthropic": anthropic_types.Message}
+
+
+def sdk_response_model(wire: str) -> type[BaseModel]:
+    """The SDK's model of a whole response (imported on first use, as in sdk_params)."""
+    if wire == "anthropic":
+        from anthropic.types import Message
+        return Message
+    from openai.types.chat import ChatCompletion
+    from openai.types.responses import Response
+    return ChatCompletion if wire == "openai-chat" else Response
 
 
 def unknown_fields(value: Any, path: str = "") -> list[str]:
@@ -212,7 +226,7 @@ def unknown_fields(value: Any, path: str = "") -> list[str]:
 def test_responses_parse_strictly_with_the_sdk_models_and_round_trip(wire, kind):
     turn = TURNS[kind]
     body = json.loads(json.dumps(MODULES[wire].response_from_turn(turn)))
-    model_type = SDK_RESPONSE[wire]
+    model_type = sdk_response_model(wire)
     try:
         parsed = model_type.model_validate(body, strict=True)
     except ValidationError as exc:
