@@ -44,7 +44,7 @@ from .registry import DETECTORS
 from .responses import still_to_come, without_call_counts
 from .results import (ResultReader, argument_leaves, found_nothing, is_moment_name, owned_moments, parse_result,
                       subject_of, without_echoes)
-from .state import GuardedCall, Memory
+from .state import GuardedCall, Memory, identifiers
 from .thresholds import STOP_REASONS, THRESHOLDS, Thresholds, thresholds_for
 
 if TYPE_CHECKING:
@@ -216,7 +216,15 @@ class LoopGuard:
             m.now.counts = m.now.counts or a.action not in tried
             tried.add(a.action)
         fresh -= m.seen
+        reply = m.reply_key(a)
+        if reply is not None:  # the same answer to the same question, nothing new said since the last one?
+            calls, told, last = m.replies.get(reply, (0, -1, None))
+            a.alike, a.alike_before = (calls + 1, last) if told == m.told else (1, None)
+            m.told += not calls or bool(values & fresh)
+            m.replies[reply] = (a.alike, m.told, a)
         m.seen |= fresh
+        if values & fresh:  # what an answer names, echoes and all (the paths a search found under the path it was given)
+            m.names.update(*(identifiers(str(v)) for _, v in argument_leaves(payload) if isinstance(v, (str, int, float))))
         m.now.new += len(fresh)
         m.now.counts = m.now.counts or ok
         return before

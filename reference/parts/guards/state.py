@@ -22,6 +22,14 @@ if TYPE_CHECKING:
     from .feedback import Detection
 
 
+# An identifier: a word with a digit or a separator inside (KB-101, us-east-2, foreman/issue-449, etf_code.mst).
+_IDENTIFIER = re.compile(r"\w+(?:[._\-/:@]\w+)+|\w*\d\w*")
+
+def identifiers(text: str) -> set[str]:
+    """The identifiers in a text, folded."""
+    return {w.casefold() for w in _IDENTIFIER.findall(clean_text(text))}
+
+
 # What a user quotes: a Markdown code span (CommonMark) or a passage in double quotation marks.
 _QUOTED = re.compile(r"`+([^`]+)`+|\"([^\"]+)\"|\u201c([^\u201d]+)\u201d")
 
@@ -53,6 +61,8 @@ class GuardedCall:
     lists: bool = False  # its answer lists things of its own (a non-empty list): compared across subjects
     silent: bool = False  # it succeeded and answered nothing at all (an empty text, null)
     to_come: bool = False  # its answer names a moment it has no value for yet (`finished_at: null`)
+    alike: int = 0  # once it ran: calls in a row, this one included, that got its answer to its question, nothing new said between
+    alike_before: Optional["GuardedCall"] = None  # the last of those before it
 
 
 @dataclass
@@ -84,6 +94,7 @@ class Transcript:
     quoted: list[str] = field(default_factory=list)  # passages the user quoted (code spans, quotations), folded
     heard: int = 0  # user messages that came after the model's first turn: each one refreshes what reads knew
     said: list[str] = field(default_factory=list)  # the model's last two non-empty texts
+    named: set[str] = field(default_factory=set)  # the identifiers the user wrote, folded (Memory.user_named)
     _request: Optional[str] = None
 
     def catch_up(self, messages: Sequence[Message]) -> None:
@@ -99,6 +110,7 @@ class Transcript:
                 self.user_texts.append(m.text)
                 self.heard += isinstance(m, UserMessage) and self.steps > 0
                 if isinstance(m, UserMessage):
+                    self.named |= identifiers(m.text or "")
                     self.quoted += [q for q in (clean_text("".join(g)).casefold() for g in _QUOTED.findall(m.text or ""))
                                     if len(q.split()) >= 2]
                 self._request = None
@@ -136,6 +148,9 @@ class Memory:
     tool_runs: dict[str, int] = field(default_factory=dict)  # tool -> its calls answered so far
     counting: dict[str, set[str]] = field(default_factory=dict)  # tool -> members equal to its call number last time
     words: dict[str, str] = field(default_factory=dict)  # tool -> its last call's arguments but numbers
+    replies: dict[tuple, tuple[int, int, GuardedCall]] = field(default_factory=dict)  # reply_key -> (calls in a row, `told` after the last, the last)
+    names: set[str] = field(default_factory=set)  # the identifiers the run's answers showed (named_in)
+    told: int = 0  # calls so far whose answer said something new: a first answer to its question, or new values
     recent: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest attempts, for cycles
     ran: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest calls that ran
     new_per_step: deque = field(default_factory=lambda: deque(maxlen=16))  # news, per step that counts
@@ -157,6 +172,22 @@ class Memory:
         # one list of things, asked about one topic in other words or at other positions, is one answer whatever
         # changed state in between; the same list about another subject (the transitions of two issues) is not
         return (a.call.name, a.topic, a.result, -1, a.heard) if a.lists else (a.call.name, a.subject, a.result, a.epoch, a.heard)
+
+    def reply_key(self, a: GuardedCall) -> Optional[tuple]:
+        """Which question `a` asked, for its answer to be compared with: one tool, one user turn, and the things
+        it names that the user or an earlier answer named (four SKUs the user listed, four files a search found,
+        are four questions); whatever else the agent spelled (a respelled path, a cache-buster, a reworded
+        search, a checklist sent along) is one question when it gets one answer."""
+        if not a.ran or a.result is None or a.recheck:
+            return None
+        return a.call.name, self.named_in(a), a.result, a.heard
+
+    def named_in(self, a: GuardedCall) -> frozenset:
+        """The identifiers (words with a digit or a separator inside: KB-101, us-east-2, src/app.py) that the
+        call's arguments carry and that the user wrote or an earlier answer showed."""
+        words = {w for _, v in argument_leaves(a.arguments) if isinstance(v, (str, int, float))
+                 and not isinstance(v, bool) for w in identifiers(str(v))}
+        return frozenset(w for w in words if w in self.read.named or w in self.names)
 
     def still_stands(self, earlier: GuardedCall, now: GuardedCall) -> bool:
         """Could nothing between `earlier` and `now` have changed the answer? A failure stands until state
