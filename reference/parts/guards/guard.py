@@ -262,6 +262,9 @@ class LoopGuard:
     def _enter_step(self, messages: Sequence[Message]) -> None:
         m = self.memory
         m.read.catch_up(messages)
+        if m.read.heard != m.heard:  # the user spoke: the steps that answer it are judged on their own
+            m.heard = m.read.heard
+            m.new_per_step.clear()
         if m.read.steps != m.now.number:
             m.now.number = m.read.steps
             m.now.turn = m.read.last_turn

@@ -153,7 +153,8 @@ class Memory:
     told: int = 0  # calls so far whose answer said something new: a first answer to its question, or new values
     recent: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest attempts, for cycles
     ran: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest calls that ran
-    new_per_step: deque = field(default_factory=lambda: deque(maxlen=16))  # news, per step that counts
+    new_per_step: deque = field(default_factory=lambda: deque(maxlen=16))  # news, per step that counts, since `heard`
+    heard: int = 0  # the user messages the steps in `new_per_step` answer
     now: Step = field(default_factory=Step)
     read: Transcript = field(default_factory=Transcript)
 
