@@ -240,14 +240,15 @@ def argument_leaves(arguments: Any, key: str = "") -> list[tuple[str, Any]]:
 def without_echoes(payload: Any, arguments: Any) -> Any:
     """The payload without what the call itself put there: an entry, at any depth, whose value is one of the
     call's text arguments, or whose key and value are one of its arguments (`"offset": 20` for offset 20); and
-    inside text, the call's own text arguments quoted back (`No results for "etf layout"`, `Contents of <url>`),
-    so that two answers that differ only in the question they repeat are one answer."""
+    inside text, the call's own wording quoted back (`No results for "etf file layout"`), so that two answers
+    that differ only in the question they repeat are one answer. A one-word argument inside text stays: an
+    answer that names its subject ("entity KB-101") says something about it."""
     leaves = argument_leaves(arguments)
     if not leaves:
         return payload
     texts = {clean_text(v).casefold() for _, v in leaves if isinstance(v, str) and v.strip()}
     pairs = {(k, _number(v)) for k, v in leaves if isinstance(v, (int, float, str))}
-    quoted = _quoted_back(t for t in texts if len(t) >= _ECHO_MIN)
+    quoted = _quoted_back(t for t in texts if _wording(t))
 
     def echoed(key: Any, value: Any) -> bool:
         if isinstance(value, str):
@@ -263,9 +264,6 @@ def without_echoes(payload: Any, arguments: Any) -> Any:
             return quoted.sub("", value)
         return value
     return walk(payload)
-
-
-_ECHO_MIN = 4  # shorter arguments ("a", "id", "42") occur in any text by chance
 
 
 def _quoted_back(texts: Iterable[str]) -> Optional["re.Pattern[str]"]:

@@ -178,10 +178,12 @@ class Memory:
         """Which question `a` asked, for its answer to be compared with: one tool, one user turn, and the things
         it names that the user or an earlier answer named (four SKUs the user listed, four files a search found,
         are four questions); whatever else the agent spelled (a respelled path, a cache-buster, a reworded
-        search, a checklist sent along) is one question when it gets one answer."""
-        if not a.ran or a.result is None or a.recheck:
+        search) is one question when it gets one answer. A call that may change state keeps its whole subject (the
+        entity it acts on: nine updates of nine entities are nine, whatever each acknowledgement says); its free
+        wording aside (a checklist sent along with one build command)."""
+        if not a.ran or a.result is None:
             return None
-        return a.call.name, self.named_in(a), a.result, a.heard
+        return a.call.name, a.subject if a.writes else self.named_in(a), a.result, a.heard
 
     def named_in(self, a: GuardedCall) -> frozenset:
         """The identifiers (words with a digit or a separator inside: KB-101, us-east-2, src/app.py) that the
