@@ -15,8 +15,8 @@ A key is metadata when (normalised: camelCase and dashes to snake_case, lower ca
   query_time, processing_time (with or without a unit: took_ms, latency_s);
 - it names a moment AND its value has the shape of one: the key is timestamp, ts, now, server_time, as_of,
   last_checked, last_updated, last_modified, or ends in _at, _ts or _timestamp (a unit suffix aside), and the
-  value is a date-time ("2026-11-30T10:00:00Z"), a clock time ("10:00:05") or an epoch number, as a number or
-  as text ("1764640214.000200") (`status_at: "gate B"` and a date alone are content) - UNTIL the answers show it is the resource's own:
+  value is a date-time ("2026-11-30T10:00:00Z"), a clock time ("10:00:05") or an epoch number
+  (`status_at: "gate B"` and a date alone are content) - UNTIL the answers show it is the resource's own:
   a moment that moved together with the rest of an answer to the same call (a run's `updated_at` beside
   its status) is content from then on, its advancing news (`owned_moments`); one that moved alone is not.
 """
@@ -91,16 +91,8 @@ def _shaped(kind: str, value: Any) -> bool:
             return False
         if isinstance(value, (int, float)):
             return value >= _EPOCH_MIN
-        return isinstance(value, str) and bool(_TIME_SHAPED.match(value.strip()) or _epoch_text(value))
+        return isinstance(value, str) and bool(_TIME_SHAPED.match(value.strip()))
     return False
-
-
-def _epoch_text(value: str) -> bool:
-    """An epoch number written as text ("1764640214.000200"), as some APIs write their moments."""
-    try:
-        return float(value) >= _EPOCH_MIN and value.strip().replace(".", "", 1).isdigit()
-    except ValueError:
-        return False
 
 
 def without_metadata(payload: Any, declared: Iterable[str] = (), path: str = "") -> Any:
