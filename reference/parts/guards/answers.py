@@ -20,38 +20,26 @@ from .feedback import Detection
 from .state import Detector, GuardedCall, Memory
 
 LEGITIMATE = """
-name: server-probe-while-log-moves
-title: A health probe that keeps failing while the server's log shows it compiling, then answers
-user: Start the dev server and tell me when /health answers.
+name: close-what-the-search-found
+title: Four tickets a search found, closed one by one, each closing acknowledged alike
+user: Close the stale tickets in the triage queue.
 tools:
-  - {name: start_server, description: Start the development server in the background.,
-     parameters: {type: object, properties: {}}, rules: [{result: {data: {pid: 4821}}}]}
-  - name: probe
-    description: Request a URL of the local server once.
-    parameters: {type: object, properties: {url: {type: string}}}
-    rules:
-      - results: [{error: {type: connection_refused, message: connection refused}},
-                  {error: {type: connection_refused, message: connection refused}},
-                  {error: {type: connection_refused, message: connection refused}},
-                  {data: {status: 200}}]
-  - name: read_log
-    description: The last lines of the server's log.
-    parameters: {type: object, properties: {lines: {type: integer}}}
-    rules:
-      - results: [{data: {lines: [compiling /]}}, {data: {lines: [compiled / in 19.8s, compiling /health]}},
-                  {data: {lines: [compiled /health in 4.1s]}}]
+  - name: list_stale
+    description: List the stale tickets of a queue.
+    annotations: {readOnlyHint: true, openWorldHint: false}
+    parameters: {type: object, properties: {queue: {type: string}}}
+    rules: [{result: {data: {tickets: [T-101, T-117, T-123, T-140]}}}]
+  - {name: close_ticket, description: Close a ticket., parameters: {type: object, properties: {id: {type: string},
+     note: {type: string}}}, rules: [{result: {data: {closed: true}}}]}
 model:
   script:
-    - call: {tool: start_server, args: {}}
-    - call: {tool: probe, args: {url: "http://localhost:3000/health"}}
-    - call: {tool: read_log, args: {lines: 3}}
-    - call: {tool: probe, args: {url: "http://localhost:3000/health"}}
-    - call: {tool: read_log, args: {lines: 3}}
-    - call: {tool: probe, args: {url: "http://localhost:3000/health"}}
-    - call: {tool: read_log, args: {lines: 3}}
-    - call: {tool: probe, args: {url: "http://localhost:3000/health"}}
-    - answer: The server is up and /health answers 200.
-expect: {completable: true, stop_reason: completed, oracle_model_calls: 9}
+    - call: {tool: list_stale, args: {queue: triage}}
+    - call: {tool: close_ticket, args: {id: T-101, note: closed as stale}}
+    - call: {tool: close_ticket, args: {id: T-117, note: closed as stale}}
+    - call: {tool: close_ticket, args: {id: T-123, note: closed as stale}}
+    - call: {tool: close_ticket, args: {id: T-140, note: closed as stale}}
+    - answer: All four stale tickets are closed.
+expect: {completable: true, stop_reason: completed, oracle_model_calls: 6}
 """
 
 

@@ -13,4 +13,4 @@ from .repeats import RepeatedCall
 from .rephrasing import Rephrasing
 from .state import Detector
 
-DETECTORS: tuple[Detector, ...] = (RepeatedCall(), Cycle(), Rephrasing(), SameAnswer(), NoProgress())
+DETECTORS: tuple[Detector, ...] = (RepeatedCall(), Cycle(), Rephrasing(), NoProgress(), SameAnswer())

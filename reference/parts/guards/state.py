@@ -181,8 +181,8 @@ class Memory:
         search) is one question when it gets one answer. A call that may change state keeps its whole subject (the
         entity it acts on: nine updates of nine entities are nine, whatever each acknowledgement says); its free
         wording aside (a checklist sent along with one build command)."""
-        if not a.ran or a.result is None:
-            return None
+        if not a.ran or a.result is None or a.failed:
+            return None  # a failure is not an answer (repeats and guesses have their own rules)
         return a.call.name, a.subject if a.writes else self.named_in(a), a.result, a.heard
 
     def named_in(self, a: GuardedCall) -> frozenset:
