@@ -289,6 +289,16 @@ def subject_of(arguments: Any, positions: bool = True) -> str:
     return _sorted_json(walk(arguments))
 
 
+def wording_of(arguments: Any) -> str:
+    """The call's free wording spelled plainly: quotes, backslashes and spaces aside, case-folded, so that
+    `grep -i "449"`, `grep -i '449'` and `grep  -i 449` are one command line."""
+    said = [clean_text(v).casefold() for _, v in argument_leaves(arguments) if _wording(v)]
+    return _UNQUOTED.sub("", " ".join(said))
+
+
+_UNQUOTED = re.compile(r"[\s\"'`\\]+")
+
+
 def _wording(value: Any) -> bool:
     return isinstance(value, str) and len(value.split()) >= 2
 

@@ -15,7 +15,7 @@ import re
 
 from ...core.canonical import clean_text
 from .effects import ToolInfo
-from .results import argument_leaves
+from .results import argument_leaves, wording_of
 from .thresholds import Thresholds
 
 if TYPE_CHECKING:
@@ -183,7 +183,11 @@ class Memory:
         wording aside (a checklist sent along with one build command)."""
         if not a.ran or a.result is None or a.failed:
             return None  # a failure is not an answer (repeats and guesses have their own rules)
-        return a.call.name, a.subject if a.writes else self.named_in(a), a.result, a.heard
+        if not a.writes:
+            return a.call.name, self.named_in(a), a.result, a.heard
+        # an empty acknowledgement shows nothing of what a write did: writes that answer nothing are told apart by
+        # all they were sent (three different `mv` commands are three moves), quoting and spacing aside
+        return a.call.name, a.subject + (" " + wording_of(a.arguments) if a.empty else ""), a.result, a.heard
 
     def named_in(self, a: GuardedCall) -> frozenset:
         """The identifiers (words with a digit or a separator inside: KB-101, us-east-2, src/app.py) that the
