@@ -46,6 +46,7 @@ from .results import (ResultReader, argument_leaves, found_nothing, is_moment_na
                       subject_of, without_echoes)
 from .state import GuardedCall, Memory, identifiers
 from .thresholds import STOP_REASONS, THRESHOLDS, Thresholds, thresholds_for
+from .wording import says_nothing
 
 if TYPE_CHECKING:
     from ...harness.episode import Episode
@@ -178,6 +179,7 @@ class LoopGuard:
         a.lists = ok and _lists(content)
         a.to_come = ok and still_to_come(content, is_moment_name)
         a.silent = ok and content in (None, "")
+        a.blank = ok and says_nothing(content)
         values = set() if a.empty else values  # zeros that say "nothing found" are no news
         body = None if ok else (read_body(result.content) or {"message": result.content})  # plain-text errors too
         a.retryable_error = bool(body and body.get("retryable") is True)

@@ -31,6 +31,7 @@ from ...core import jsontext
 from ...core.dates import canonical_date
 from ...core.canonical import _DATE_NAME, _number, canonical_data, clean_text
 from .responses import owned_moments, parse_result  # noqa: F401  (re-exported: the guard's readers import them here)
+from .wording import quoted_back
 
 _ID_SUFFIXES = ("request_id", "trace_id", "span_id", "correlation_id", "traceparent", "etag", "nonce")
 _MOMENT_NAMES = {"timestamp", "ts", "server_time", "as_of", "last_checked", "last_updated", "last_modified", "now"}
@@ -239,16 +240,14 @@ def argument_leaves(arguments: Any, key: str = "") -> list[tuple[str, Any]]:
 
 def without_echoes(payload: Any, arguments: Any) -> Any:
     """The payload without what the call itself put there: an entry, at any depth, whose value is one of the
-    call's text arguments, or whose key and value are one of its arguments (`"offset": 20` for offset 20); and
-    inside text, the call's own wording quoted back (`No results for "etf file layout"`), so that two answers
-    that differ only in the question they repeat are one answer. A one-word argument inside text stays: an
-    answer that names its subject ("entity KB-101") says something about it."""
+    call's text arguments, or whose key and value are one of its arguments (`"offset": 20` for offset 20); in
+    text, its wording quoted back (`No results for "etf file layout"`), not a one-word subject ("KB-101")."""
     leaves = argument_leaves(arguments)
     if not leaves:
         return payload
     texts = {clean_text(v).casefold() for _, v in leaves if isinstance(v, str) and v.strip()}
     pairs = {(k, _number(v)) for k, v in leaves if isinstance(v, (int, float, str))}
-    quoted = _quoted_back(t for t in texts if _wording(t))
+    quoted = quoted_back(t for t in texts if _wording(t))
 
     def echoed(key: Any, value: Any) -> bool:
         if isinstance(value, str):
@@ -260,16 +259,8 @@ def without_echoes(payload: Any, arguments: Any) -> Any:
             return {k: walk(v) for k, v in value.items() if not echoed(k, v)}
         if isinstance(value, list):
             return [walk(v) for v in value]
-        if quoted is not None and isinstance(value, str) and value.casefold() not in texts:
-            return quoted.sub("", value)
-        return value
+        return quoted.sub("", value) if quoted and isinstance(value, str) and value.casefold() not in texts else value
     return walk(payload)
-
-
-def _quoted_back(texts: Iterable[str]) -> Optional["re.Pattern[str]"]:
-    """One pattern for the arguments' texts inside an answer's text, longest first, case aside."""
-    texts = sorted(set(texts), key=len, reverse=True)
-    return re.compile("|".join(re.escape(t) for t in texts), re.IGNORECASE) if texts else None
 
 
 def subject_of(arguments: Any, positions: bool = True) -> str:
@@ -287,16 +278,6 @@ def subject_of(arguments: Any, positions: bool = True) -> str:
             return [walk(v) for v in value if not left_out(v)]
         return value if positions or not isinstance(value, str) else value.casefold()
     return _sorted_json(walk(arguments))
-
-
-def wording_of(arguments: Any) -> str:
-    """The call's free wording spelled plainly: quotes, backslashes and spaces aside, case-folded, so that
-    `grep -i "449"`, `grep -i '449'` and `grep  -i 449` are one command line."""
-    said = [clean_text(v).casefold() for _, v in argument_leaves(arguments) if _wording(v)]
-    return _UNQUOTED.sub("", " ".join(said))
-
-
-_UNQUOTED = re.compile(r"[\s\"'`\\]+")
 
 
 def _wording(value: Any) -> bool:

@@ -15,7 +15,8 @@ import re
 
 from ...core.canonical import clean_text
 from .effects import ToolInfo
-from .results import argument_leaves, wording_of
+from .results import argument_leaves
+from .wording import plainly
 from .thresholds import Thresholds
 
 if TYPE_CHECKING:
@@ -60,8 +61,9 @@ class GuardedCall:
     empty: bool = True  # it brought no content (no values once echoes and metadata are removed)
     lists: bool = False  # its answer lists things of its own (a non-empty list): compared across subjects
     silent: bool = False  # it succeeded and answered nothing at all (an empty text, null)
+    blank: bool = False  # it succeeded and answered nothing but zeros, falses and empty texts (says_nothing)
     to_come: bool = False  # its answer names a moment it has no value for yet (`finished_at: null`)
-    alike: int = 0  # once it ran: calls in a row, this one included, that got its answer to its question, nothing new said between
+    alike: int = 0  # once it ran: calls in a row (nothing new said between) that got its answer to its question
     alike_before: Optional["GuardedCall"] = None  # the last of those before it
 
 
@@ -148,7 +150,8 @@ class Memory:
     tool_runs: dict[str, int] = field(default_factory=dict)  # tool -> its calls answered so far
     counting: dict[str, set[str]] = field(default_factory=dict)  # tool -> members equal to its call number last time
     words: dict[str, str] = field(default_factory=dict)  # tool -> its last call's arguments but numbers
-    replies: dict[tuple, tuple[int, int, GuardedCall]] = field(default_factory=dict)  # reply_key -> (calls in a row, `told` after the last, the last)
+    # reply_key -> (calls in a row that got that answer, `told` after the last of them, the last of them)
+    replies: dict[tuple, tuple[int, int, GuardedCall]] = field(default_factory=dict)
     names: set[str] = field(default_factory=set)  # the identifiers the run's answers showed (named_in)
     told: int = 0  # calls so far whose answer said something new: a first answer to its question, or new values
     recent: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest attempts, for cycles
@@ -187,7 +190,8 @@ class Memory:
             return a.call.name, self.named_in(a), a.result, a.heard
         # an empty acknowledgement shows nothing of what a write did: writes that answer nothing are told apart by
         # all they were sent (three different `mv` commands are three moves), quoting and spacing aside
-        return a.call.name, a.subject + (" " + wording_of(a.arguments) if a.empty else ""), a.result, a.heard
+        said = plainly(v for _, v in argument_leaves(a.arguments) if isinstance(v, str) and len(v.split()) >= 2)
+        return a.call.name, a.subject + (" " + said if a.blank else ""), a.result, a.heard
 
     def named_in(self, a: GuardedCall) -> frozenset:
         """The identifiers (words with a digit or a separator inside: KB-101, us-east-2, src/app.py) that the
