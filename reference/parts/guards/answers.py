@@ -1,16 +1,20 @@
 """Principle 2, progress is new information (the same answer): a question that keeps getting the answer it
 already got, with nothing new said in between, is being asked in a loop, however its calls are spelled.
 
-Calls are compared by their answers, not by their arguments: a build re-run with a different checklist
-attached, a log read through a wider window than the log is long, a search reworded in three languages all
-get the answer they got before (echoes of the call's own arguments and metadata removed), and so ask one
-question again. That holds whatever the call may change, since its answer shows that it changed nothing the
-answer can see. The question is the tool and the user's turn, and the subject when the user named it (every
-identifying value is in what the user wrote): four SKUs the user listed are four questions even when all four
-are in stock. Any call in between that said something new (a first answer to its question, or a value no
-result had shown) resets the count: a probe that fails while the server's log moves on is a wait. Answers
-that move by themselves (a job's state, an answer with a moment still to come, a call whose answer changed
-before) are watched, not looped on."""
+Calls are compared by their answers, not by their arguments: a build re-run with another checklist sent along,
+a log read through a wider window than the log is long, a search reworded in two languages all get the answer
+they got before (echoes of the call's own arguments and metadata removed), and so ask one question again. That
+holds whatever the call may change, since its answer shows that it changed nothing the answer can see.
+
+The question (Memory.reply_key) is the tool, the user's turn, and for a read the identifiers it carries that
+the user wrote or an earlier answer showed: four SKUs the user listed, four files a search found, are four
+questions even when all four answer alike. A call that may change state keeps its subject (nine updates of
+nine entities are nine), and when its answer only acknowledges (zeros and empty texts) all it was sent,
+quoting and spacing aside (three `mv` commands are three moves). Any call in between that said something new
+(a first answer to its question, or a value no result had shown) restarts the count: a probe that fails while
+the server's log moves on is a wait. Answers that move by themselves (a job's state, a moment still to come, a
+call whose answer changed before), silent waits and the calls around a poll are watched, not looped on; a
+failure is not an answer (repeats and guesses have their own rules)."""
 from __future__ import annotations
 
 from typing import Optional
