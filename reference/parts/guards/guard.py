@@ -44,7 +44,7 @@ from .registry import DETECTORS
 from .responses import still_to_come, without_call_counts
 from .results import (ResultReader, argument_leaves, found_nothing, is_moment_name, owned_moments, parse_result,
                       subject_of, without_echoes)
-from .state import GuardedCall, Memory, identifiers
+from .state import GuardedCall, Memory
 from .thresholds import STOP_REASONS, THRESHOLDS, Thresholds, thresholds_for
 from .wording import says_nothing
 
@@ -226,7 +226,7 @@ class LoopGuard:
             m.replies[reply] = (a.alike, m.told, a)
         m.seen |= fresh
         if values & fresh:  # what an answer names, echoes and all (the paths a search found under the path it was given)
-            m.names.update(*(identifiers(str(v)) for _, v in argument_leaves(payload) if isinstance(v, (str, int, float))))
+            m.shown.append(result.content.casefold())
         m.now.new += len(fresh)
         m.now.counts = m.now.counts or ok
         return before

@@ -24,11 +24,13 @@ if TYPE_CHECKING:
 
 
 # An identifier: a word with a digit or a separator inside (KB-101, us-east-2, foreman/issue-449, etf_code.mst).
-_IDENTIFIER = re.compile(r"\w+(?:[._\-/:@]\w+)+|\w*\d\w*")
+_TOKEN = re.compile(r"[\w./:@-]+")
+_IDENTIFIER = re.compile(r"\w[._/:@-]\w|\d")
 
 def identifiers(text: str) -> set[str]:
     """The identifiers in a text, folded."""
-    return {w.casefold() for w in _IDENTIFIER.findall(clean_text(text))}
+    words = (w.strip("./:@-") for w in _TOKEN.findall(clean_text(text)))
+    return {w.casefold() for w in words if _IDENTIFIER.search(w)}
 
 
 # What a user quotes: a Markdown code span (CommonMark) or a passage in double quotation marks.
@@ -152,7 +154,7 @@ class Memory:
     words: dict[str, str] = field(default_factory=dict)  # tool -> its last call's arguments but numbers
     # reply_key -> (calls in a row that got that answer, `told` after the last of them, the last of them)
     replies: dict[tuple, tuple[int, int, GuardedCall]] = field(default_factory=dict)
-    names: set[str] = field(default_factory=set)  # the identifiers the run's answers showed (named_in)
+    shown: deque = field(default_factory=lambda: deque(maxlen=64))  # the latest answers that showed news, folded
     told: int = 0  # calls so far whose answer said something new: a first answer to its question, or new values
     recent: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest attempts, for cycles
     ran: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest calls that ran
@@ -198,7 +200,7 @@ class Memory:
         call's arguments carry and that the user wrote or an earlier answer showed."""
         words = {w for _, v in argument_leaves(a.arguments) if isinstance(v, (str, int, float))
                  and not isinstance(v, bool) for w in identifiers(str(v))}
-        return frozenset(w for w in words if w in self.read.named or w in self.names)
+        return frozenset(w for w in words if w in self.read.named or any(w in text for text in self.shown))
 
     def still_stands(self, earlier: GuardedCall, now: GuardedCall) -> bool:
         """Could nothing between `earlier` and `now` have changed the answer? A failure stands until state

@@ -3,17 +3,17 @@ an answer quotes back, a command line spelled plainly, an answer that only ackno
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable
 
 from ...core.canonical import clean_text
 
 _UNQUOTED = re.compile(r"[\s\"'`\\]+")
 
 
-def quoted_back(texts: Iterable[str]) -> Optional["re.Pattern[str]"]:
-    """One pattern for the call's wording inside an answer's text, longest first, case aside."""
-    texts = sorted(set(texts), key=len, reverse=True)
-    return re.compile("|".join(re.escape(t) for t in texts), re.IGNORECASE) if texts else None
+def unquoted(text: str, wording: Iterable[str]) -> str:
+    """The text without the call's wording quoted back in it (longest first, case aside)."""
+    said = sorted(set(wording), key=len, reverse=True)
+    return re.compile("|".join(re.escape(t) for t in said), re.IGNORECASE).sub("", text) if said else text
 
 
 def plainly(texts: Iterable[Any]) -> str:
