@@ -94,11 +94,13 @@ def test_searches_that_differ_only_in_the_wording_they_quote_back_get_one_answer
     assert result.stop_reason.value in ("same_result", "no_progress") and interventions(result)
 
 
-def test_an_answer_is_judged_without_the_wording_it_quotes_back_but_keeps_the_subject_it_names():
+def test_an_answer_in_text_is_judged_without_the_arguments_it_quotes_back():
     quoted = without_echoes('No results for "etf file layout".', {"query": "etf file layout"})
     assert quoted == 'No results for "".'
-    named = without_echoes("entity KB-101: in stock", {"sku": "KB-101"})
-    assert named == "entity KB-101: in stock"  # one word: the answer names its subject, it does not quote a question
+    assert without_echoes("Contents of https://status.example/i/8f1c?_=17:", {"url": "https://status.example/i/8f1c?_=17"}) \
+        == "Contents of :"
+    assert without_echoes("id 42: ok", {"id": "42"}) == "id 42: ok"  # shorter than four characters: found by chance
+    assert without_echoes({"summary": "entity KB-101"}, {"sku": "KB-101"}) == {"summary": "entity KB-101"}  # not text
 
 
 def test_a_command_line_is_one_whatever_its_quoting_and_spacing():
@@ -114,3 +116,62 @@ def test_an_answer_of_zeros_and_empty_texts_only_acknowledges():
 
 def test_identifiers_are_words_with_a_digit_or_a_separator_inside():
     assert identifiers("Check KB-101, us-east-2 and src/app.py for Kubernetes") == {"kb-101", "us-east-2", "src/app.py"}
+
+
+WEATHER = """
+name: three-cities-alike
+title: Three cities the user listed, each answering alike in text that names the city
+user: What is the weather in Paris, Lyon and Nice today?
+tools:
+  - name: get_weather
+    description: Get today's weather for a city.
+    annotations: {readOnlyHint: true, openWorldHint: false}
+    parameters: {type: object, properties: {city: {type: string}}, required: [city]}
+    rules:
+      - {when: {city: Paris}, result: {data: "Weather in Paris: sunny, 21 C"}}
+      - {when: {city: Lyon}, result: {data: "Weather in Lyon: sunny, 21 C"}}
+      - {result: {data: "Weather in Nice: sunny, 21 C"}}
+model:
+  script:
+    - call: {tool: get_weather, args: {city: Paris}}
+    - call: {tool: get_weather, args: {city: Lyon}}
+    - call: {tool: get_weather, args: {city: Nice}}
+    - answer: Sunny and 21 C in all three.
+expect: {completable: true, stop_reason: completed, oracle_model_calls: 4}
+"""
+
+LISTED = """
+name: services-a-listing-gave
+title: Each service a listing gave, checked once, all healthy
+user: Are all our services healthy?
+tools:
+  - name: list_services
+    description: List the services.
+    annotations: {readOnlyHint: true, openWorldHint: false}
+    parameters: {type: object, properties: {}}
+    rules: [{result: {data: {services: [billing, ledger, search, mailer]}}}]
+  - name: get_health
+    description: Get the health of a service.
+    annotations: {readOnlyHint: true, openWorldHint: false}
+    parameters: {type: object, properties: {service: {type: string}}, required: [service]}
+    rules: [{result: {data: {healthy: true}}}]
+model:
+  script:
+    - call: {tool: list_services, args: {}}
+    - call: {tool: get_health, args: {service: billing}}
+    - call: {tool: get_health, args: {service: ledger}}
+    - call: {tool: get_health, args: {service: search}}
+    - call: {tool: get_health, args: {service: mailer}}
+    - answer: All four services are healthy.
+expect: {completable: true, stop_reason: completed, oracle_model_calls: 6}
+"""
+
+
+def test_subjects_the_user_named_are_separate_questions_even_when_they_answer_alike():
+    scenario, result = _run(WEATHER)
+    assert completed(scenario, result) and not interventions(result), interventions(result)
+
+
+def test_subjects_an_earlier_answer_named_are_separate_questions_even_when_they_answer_alike():
+    scenario, result = _run(LISTED)
+    assert completed(scenario, result) and not interventions(result), interventions(result)

@@ -225,8 +225,6 @@ class LoopGuard:
             m.told += not calls or bool(values & fresh)
             m.replies[reply] = (a.alike, m.told, a)
         m.seen |= fresh
-        if values & fresh:  # what an answer names, echoes and all (the paths a search found under the path it was given)
-            m.shown.append(result.content.casefold())
         m.now.new += len(fresh)
         m.now.counts = m.now.counts or ok
         return before

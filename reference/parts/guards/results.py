@@ -247,7 +247,7 @@ def without_echoes(payload: Any, arguments: Any) -> Any:
     texts = {clean_text(v).casefold() for _, v in leaves if isinstance(v, str) and v.strip()}
     pairs = {(k, _number(v)) for k, v in leaves if isinstance(v, (int, float, str))}
     if isinstance(payload, str):  # an answer in text: the wording it quotes back is the question, not the answer
-        return unquoted(payload, [t for t in texts if _wording(t)])
+        return unquoted(payload, [t for t in texts if len(t) >= 4])
 
     def echoed(key: Any, value: Any) -> bool:
         if isinstance(value, str):

@@ -15,7 +15,7 @@ import re
 
 from ...core.canonical import clean_text
 from .effects import ToolInfo
-from .results import argument_leaves
+from .results import argument_leaves, leaf_values
 from .wording import plainly
 from .thresholds import Thresholds
 
@@ -98,7 +98,7 @@ class Transcript:
     quoted: list[str] = field(default_factory=list)  # passages the user quoted (code spans, quotations), folded
     heard: int = 0  # user messages that came after the model's first turn: each one refreshes what reads knew
     said: list[str] = field(default_factory=list)  # the model's last two non-empty texts
-    named: set[str] = field(default_factory=set)  # the identifiers the user wrote, folded (Memory.user_named)
+    folded: str = ""  # what the user wrote, and the system prompt, case-folded (Memory.named_in)
     _request: Optional[str] = None
 
     def catch_up(self, messages: Sequence[Message]) -> None:
@@ -112,9 +112,9 @@ class Transcript:
                     self.said = [*self.said[-1:], m.text]
             elif isinstance(m, (UserMessage, SystemMessage)):  # the system prompt carries the user's profile too
                 self.user_texts.append(m.text)
+                self.folded += "\n" + clean_text(m.text or "").casefold()
                 self.heard += isinstance(m, UserMessage) and self.steps > 0
                 if isinstance(m, UserMessage):
-                    self.named |= identifiers(m.text or "")
                     self.quoted += [q for q in (clean_text("".join(g)).casefold() for g in _QUOTED.findall(m.text or ""))
                                     if len(q.split()) >= 2]
                 self._request = None
@@ -154,7 +154,6 @@ class Memory:
     words: dict[str, str] = field(default_factory=dict)  # tool -> its last call's arguments but numbers
     # reply_key -> (calls in a row that got that answer, `told` after the last of them, the last of them)
     replies: dict[tuple, tuple[int, int, GuardedCall]] = field(default_factory=dict)
-    shown: deque = field(default_factory=lambda: deque(maxlen=64))  # the latest answers that showed news, folded
     told: int = 0  # calls so far whose answer said something new: a first answer to its question, or new values
     recent: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest attempts, for cycles
     ran: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest calls that ran
@@ -196,11 +195,18 @@ class Memory:
         return a.call.name, a.subject + (" " + said if a.blank else ""), a.result, a.heard
 
     def named_in(self, a: GuardedCall) -> frozenset:
-        """The identifiers (words with a digit or a separator inside: KB-101, us-east-2, src/app.py) that the
-        call's arguments carry and that the user wrote or an earlier answer showed."""
-        words = {w for _, v in argument_leaves(a.arguments) if isinstance(v, (str, int, float))
-                 and not isinstance(v, bool) for w in identifiers(str(v))}
-        return frozenset(w for w in words if w in self.read.named or any(w in text for text in self.shown))
+        """What the call names that the user (or the system prompt) wrote or an earlier answer showed: an argument
+        of one word ("Paris", KB-101, an id a listing gave), and the identifiers the user wrote in its wording
+        (words with a digit or a separator inside: us-east-2, src/app.py)."""
+        named = set()
+        for _, v in argument_leaves(a.arguments):
+            if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                text = clean_text(str(v)).casefold()
+                if len(text.split()) > 1:
+                    named |= {w for w in identifiers(text) if w in self.read.folded}
+                elif text and (text in self.read.folded or leaf_values(v) <= self.seen):
+                    named.add(text)
+        return frozenset(named)
 
     def still_stands(self, earlier: GuardedCall, now: GuardedCall) -> bool:
         """Could nothing between `earlier` and `now` have changed the answer? A failure stands until state
