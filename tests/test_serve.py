@@ -1,7 +1,9 @@
 """`loopkit serve`: the scripted model over real HTTP, for the official SDKs and curl in other processes.
 
 Each test starts its own server (a `loopkit serve` process, or a ServeHTTP thread when the test needs a
-double behind it) on 127.0.0.1, and stops it. No assertion depends on how long anything takes.
+double behind it) on 127.0.0.1, and stops it. No assertion depends on how long anything takes. The SDKs are
+imported inside the tests that use them: a pytest worker that runs none of them does not import them to
+collect this file.
 """
 from __future__ import annotations
 
@@ -14,8 +16,6 @@ import sys
 import threading
 from pathlib import Path
 
-import anthropic
-import openai
 import pytest
 
 from reference import Episode, StopReason, find, parse_scenario
@@ -44,6 +44,7 @@ class Served:
         return self.process.returncode, err
 
     def books(self) -> dict:
+        import openai
         return openai.OpenAI(base_url=self.url, api_key="k").get("/loopkit/books", cast_to=object)
 
 
@@ -63,6 +64,8 @@ def served():
 
 
 def adapter(wire: str, url: str):
+    import anthropic
+    import openai
     if wire == "anthropic":
         return AnthropicModel(anthropic.Anthropic(base_url=url, api_key="k"))
     client = openai.OpenAI(base_url=url + "/v1", api_key="k")
@@ -114,6 +117,8 @@ def test_eight_concurrent_clients_on_one_scenario_never_disturb_each_other(serve
 
 
 def test_streams_on_all_three_wires_with_the_sdks_stream_helpers(served):
+    import anthropic
+    import openai
     server = served("happy-path")
     scenario = find("happy-path")
     first = [{"role": "system", "content": scenario.system}, {"role": "user", "content": scenario.user}]
@@ -151,6 +156,8 @@ def test_streams_on_all_three_wires_with_the_sdks_stream_helpers(served):
 
 
 def test_responses_follow_previous_response_id_and_tool_choices_are_honoured(served):
+    import anthropic
+    import openai
     server = served("happy-path")
     scenario = find("happy-path")
     client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
@@ -184,6 +191,7 @@ def test_responses_follow_previous_response_id_and_tool_choices_are_honoured(ser
 
 
 def test_a_client_with_other_tools_still_gets_the_script_and_is_told_which_it_left_out(served):
+    import openai
     server = served("happy-path")
     client = openai.OpenAI(base_url=server.url + "/v1", api_key="k")
     raw = client.chat.completions.with_raw_response.create(model="m", messages=[{"role": "user", "content": "hi"}],
@@ -245,6 +253,7 @@ def test_a_hidden_sdk_retry_is_counted_and_its_wait_charged_on_the_simulated_clo
 
 
 def test_the_wire_says_one_millisecond_and_names_the_scripted_wait():
+    import openai
     app = ServeApp(find("happy-path"))
     app.servers["openai-chat"] = SaysTooManyFirst(app.servers["openai-chat"])
     with ServeHTTP(app) as http:
@@ -257,6 +266,7 @@ def test_the_wire_says_one_millisecond_and_names_the_scripted_wait():
 
 
 def test_requests_are_bounded_in_size_and_rate_and_the_server_listens_on_loopback_only():
+    import openai
     with pytest.raises(ValueError, match="not a loopback address"):
         ServeHTTP(ServeApp(find("happy-path")), host="0.0.0.0")
     with ServeHTTP(ServeApp(find("happy-path")), max_bytes=2000, rate=0.001) as http:
@@ -305,6 +315,8 @@ def test_live_mode_without_a_key_or_a_cap_refuses_with_a_clear_message():
 @pytest.mark.parametrize("wire", ["openai-chat", "anthropic"])
 def test_a_scripted_provider_fault_is_retried_by_the_sdk_and_charged_as_a_hidden_retry(wire):
     """A `fault: rate_limit` step with Retry-After 30: the SDK's own retry (max_retries=2) gets past it."""
+    import anthropic
+    import openai
     data = find("happy-path").model_dump(exclude_none=True)
     data["model"]["script"].insert(0, {"fault": "rate_limit", "retry_after_seconds": 30})
     app = ServeApp(parse_scenario(data, "happy-path with a 429 first"))
@@ -322,6 +334,7 @@ def test_a_scripted_provider_fault_is_retried_by_the_sdk_and_charged_as_a_hidden
 
 def test_a_client_that_answers_through_a_final_answer_tool_gets_the_scripts_answer_as_that_call(served):
     """smolagents' ToolCallingAgent ends only through its `final_answer` tool and sends tool_choice "required"."""
+    import openai
     server = served("happy-path")
     scenario = find("happy-path")
     client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
@@ -357,6 +370,7 @@ def test_a_client_that_answers_through_a_final_answer_tool_gets_the_scripts_answ
 
 
 def test_tool_calls_sent_back_as_text_the_way_smolagents_does_are_replayed_as_the_step_they_were(served):
+    import openai
     server = served("happy-path")
     scenario = find("happy-path")
     client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
