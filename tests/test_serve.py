@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from reference import Episode, StopReason, find, parse_scenario
+from reference.cli.main import main as loopkit
 from reference.loops.react import react_loop
 from reference.providers.adapters import AnthropicModel, OpenAIChatModel, OpenAIResponsesModel
 from reference.serve.app import ServeApp
@@ -303,13 +304,24 @@ def test_live_mode_runs_the_scenarios_tools_against_a_model_behind_the_sdk(serve
     assert server.books()["by_status"] == {"200": 2}, "the capped request must never be sent"
 
 
-def test_live_mode_without_a_key_or_a_cap_refuses_with_a_clear_message():
-    no_key = live(["--live", "openai:gpt-5.4-mini", "--max-cost", "1"], {})
-    assert no_key.returncode == 2 and "needs OPENAI_API_KEY in the environment" in no_key.stderr, no_key.stderr
-    no_cap = live(["--live", "openai:gpt-5.4-mini"], {"OPENAI_API_KEY": "k"})
-    assert no_cap.returncode == 2 and "--max-cost" in no_cap.stderr, no_cap.stderr
-    unpriced = live(["--live", "openai:gpt-nothing", "--max-cost", "1"], {"OPENAI_API_KEY": "k"})
-    assert unpriced.returncode == 2 and "no price for 'openai:gpt-nothing'" in unpriced.stderr, unpriced.stderr
+def test_live_mode_without_a_key_or_a_cap_refuses_with_a_clear_message(monkeypatch, capsys):
+    # the command in this process: each refusal comes before an SDK is imported or a request is made
+    for name in [k for k in os.environ if k.startswith(("OPENAI_", "ANTHROPIC_"))]:
+        monkeypatch.delenv(name)
+
+    def refused(args: list[str], env: dict[str, str]) -> tuple[int, str]:
+        with monkeypatch.context() as scope:
+            for name, value in env.items():
+                scope.setenv(name, value)
+            code = loopkit(["run", "happy-path", *args])
+        return code, capsys.readouterr().err
+
+    code, err = refused(["--live", "openai:gpt-5.4-mini", "--max-cost", "1"], {})
+    assert code == 2 and "needs OPENAI_API_KEY in the environment" in err, err
+    code, err = refused(["--live", "openai:gpt-5.4-mini"], {"OPENAI_API_KEY": "k"})
+    assert code == 2 and "--max-cost" in err, err
+    code, err = refused(["--live", "openai:gpt-nothing", "--max-cost", "1"], {"OPENAI_API_KEY": "k"})
+    assert code == 2 and "no price for 'openai:gpt-nothing'" in err, err
 
 
 @pytest.mark.parametrize("wire", ["openai-chat", "anthropic"])
