@@ -1,7 +1,7 @@
 """`loopkit serve`: the scripted model over real HTTP, for the official SDKs and curl in other processes.
 
-Each test starts its own server (a `loopkit serve` process, or a ServeHTTP thread when the test needs a
-double behind it) on 127.0.0.1, and stops it. No assertion depends on how long anything takes. The SDKs are
+Each test that reads a server's books starts its own (a `loopkit serve` process, or a ServeHTTP thread when the
+test needs a double behind it) on 127.0.0.1, and stops it; the others share one process per scenario. No assertion depends on how long anything takes. The SDKs are
 imported inside the tests that use them: a pytest worker that runs none of them does not import them to
 collect this file.
 """
@@ -49,8 +49,15 @@ class Served:
         return openai.OpenAI(base_url=self.url, api_key="k").get("/loopkit/books", cast_to=object)
 
 
+def stop_cleanly(server: Served) -> None:
+    code, err = server.stop()
+    assert code == 0, f"loopkit serve did not stop cleanly on SIGTERM (exit {code}): {err[-2000:]}"
+    assert "stopped after" in err, err[-2000:]
+
+
 @pytest.fixture
 def served():
+    """A server of the test's own, for a test that reads the server's books."""
     servers: list[Served] = []
 
     def start(scenario: str = "happy-path") -> Served:
@@ -59,9 +66,24 @@ def served():
 
     yield start
     for server in servers:
-        code, err = server.stop()
-        assert code == 0, f"loopkit serve did not stop cleanly on SIGTERM (exit {code}): {err[-2000:]}"
-        assert "stopped after" in err, err[-2000:]
+        stop_cleanly(server)
+
+
+@pytest.fixture(scope="module")
+def shared():
+    """One server per scenario for the tests that read no books (a process costs over a second of CPU to start):
+    each conversation is its own on the server (the eight concurrent clients' test shows it), so these tests
+    cannot see each other's requests."""
+    servers: dict[str, Served] = {}
+
+    def start(scenario: str = "happy-path") -> Served:
+        if scenario not in servers:
+            servers[scenario] = Served(scenario)
+        return servers[scenario]
+
+    yield start
+    for server in servers.values():
+        stop_cleanly(server)
 
 
 def adapter(wire: str, url: str):
@@ -80,8 +102,8 @@ def in_process(name: str, wire: str):
 
 
 @pytest.mark.parametrize("wire", WIRES)
-def test_a_loop_through_the_sdk_over_http_is_the_run_it_is_in_process(served, wire):
-    server = served("paging-legit")
+def test_a_loop_through_the_sdk_over_http_is_the_run_it_is_in_process(shared, wire):
+    server = shared("paging-legit")
     scenario = find("paging-legit")
     episode = Episode.from_scenario(scenario, model=adapter(wire, server.url))
     got = react_loop(episode, max_steps=scenario.limits.max_steps)
@@ -117,10 +139,10 @@ def test_eight_concurrent_clients_on_one_scenario_never_disturb_each_other(serve
     assert books["by_status"] == {"200": books["requests"]} and books["hidden_retries"] == 0, books
 
 
-def test_streams_on_all_three_wires_with_the_sdks_stream_helpers(served):
+def test_streams_on_all_three_wires_with_the_sdks_stream_helpers(shared):
     import anthropic
     import openai
-    server = served("happy-path")
+    server = shared("happy-path")
     scenario = find("happy-path")
     first = [{"role": "system", "content": scenario.system}, {"role": "user", "content": scenario.user}]
     chat_tools = [{"type": "function", "function": {"name": t.name, "description": t.description,
@@ -156,10 +178,10 @@ def test_streams_on_all_three_wires_with_the_sdks_stream_helpers(served):
     assert message.usage.cache_creation_input_tokens == 0
 
 
-def test_responses_follow_previous_response_id_and_tool_choices_are_honoured(served):
+def test_responses_follow_previous_response_id_and_tool_choices_are_honoured(shared):
     import anthropic
     import openai
-    server = served("happy-path")
+    server = shared("happy-path")
     scenario = find("happy-path")
     client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
     tools = [{"type": "function", "name": t.name, "parameters": t.parameters} for t in scenario.tools]
@@ -203,8 +225,8 @@ def test_a_client_with_other_tools_still_gets_the_script_and_is_told_which_it_le
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
-def test_curl_gets_json_a_stream_and_the_services_refusals(served):
-    server = served("happy-path")
+def test_curl_gets_json_a_stream_and_the_services_refusals(shared):
+    server = shared("happy-path")
 
     def curl(path: str, body: dict) -> str:
         return subprocess.run(["curl", "-sS", "-N", server.url + path, "-H", "content-type: application/json",
@@ -344,10 +366,10 @@ def test_a_scripted_provider_fault_is_retried_by_the_sdk_and_charged_as_a_hidden
     assert books["backoff_seconds"] == 30.0, books
 
 
-def test_a_client_that_answers_through_a_final_answer_tool_gets_the_scripts_answer_as_that_call(served):
+def test_a_client_that_answers_through_a_final_answer_tool_gets_the_scripts_answer_as_that_call(shared):
     """smolagents' ToolCallingAgent ends only through its `final_answer` tool and sends tool_choice "required"."""
     import openai
-    server = served("happy-path")
+    server = shared("happy-path")
     scenario = find("happy-path")
     client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
     tools = [{"type": "function", "function": {"name": t.name, "parameters": t.parameters}} for t in scenario.tools]
@@ -381,9 +403,9 @@ def test_a_client_that_answers_through_a_final_answer_tool_gets_the_scripts_answ
         client.chat.completions.create(model="m", messages=[*messages, follow_up], tools=tools)
 
 
-def test_tool_calls_sent_back_as_text_the_way_smolagents_does_are_replayed_as_the_step_they_were(served):
+def test_tool_calls_sent_back_as_text_the_way_smolagents_does_are_replayed_as_the_step_they_were(shared):
     import openai
-    server = served("happy-path")
+    server = shared("happy-path")
     scenario = find("happy-path")
     client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
     tools = [{"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {}}}}
