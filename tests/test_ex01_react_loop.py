@@ -67,8 +67,9 @@ def test_answers_every_parallel_tool_call(react_loop):
 
 @pytest.mark.parametrize("wire", ["openai-chat", "openai-responses", "anthropic"])
 def test_every_request_is_protocol_valid(target, wire):
-    def first_failure(sandbox: str) -> str | None:
+    def first_failure(sandbox: str, starting=lambda name: None) -> str | None:
         for scenario in [s for s in catalogue() if wire in s.wires and not s.provider_faults]:  # lesson 1 has no try
+            starting(scenario.name)
             # a fresh copy of the module for each run, as a fork per run would give it
             react_loop = load_exercise(target, "ex01_react_loop").react_loop
             attempt = run_candidate(react_loop, scenario, max_steps=4, wire=wire, sandbox=sandbox)
@@ -78,7 +79,10 @@ def test_every_request_is_protocol_valid(target, wire):
 
     # one fork for the wire's whole catalogue (tests/helpers/one_child.py); a `loopkit check` session makes its
     # runs in process already, and judges a failing test again with a fork per run
-    failure = first_failure("child") if session() is not None else in_one_child(lambda: first_failure("in-process"))
+    if session() is not None:
+        failure = first_failure("child")
+    else:
+        failure = in_one_child(lambda starting: first_failure("in-process", starting))
     if failure is not None:
         pytest.fail(failure, pytrace=False)
 
