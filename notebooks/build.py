@@ -27,12 +27,15 @@ import sys
 import time
 from pathlib import Path
 
-import jupytext
-import nbformat
-
 from badges import badge_cell, repository_url, setup_cell  # notebooks/badges.py
 from kit import ROOT  # notebooks/kit.py: puts the repository root on sys.path
+from reference.core.lazy import load_jsonschema
 from reference.lessons import EXTRA_NOTEBOOKS, LESSONS
+
+load_jsonschema()  # before nbformat imports it: without the IRI grammar its format extras build (seconds of CPU)
+
+import jupytext  # noqa: E402  (after load_jsonschema)
+import nbformat  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 # the header (`# ---` ... `# ---`) is for people editing the source: not a cell of the notebook

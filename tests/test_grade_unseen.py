@@ -15,6 +15,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -193,26 +194,20 @@ def test_a_loop_that_recognises_scenarios_scores_as_it_does_where_it_recognises_
     assert [r["story"] for r in graded["runs"]] == [r["story"] for r in control["runs"]]
 
 
-def in_a_fork(body) -> int:
-    """`body()` in a forked child; how the child ended (its exit code, or minus the signal that ended it)."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os._exit(body())
-        finally:
-            os._exit(99)
-    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+def in_a_fresh_process(body: str, folder: Path) -> int:
+    """`body` (Python, its `main(folder)` returning the exit code) in a fresh interpreter; how it ended (its exit
+    code, or minus the signal that ended it). Not a fork of this process: a pytest worker has threads."""
+    program = textwrap.dedent(body) + "\nimport sys\nfrom pathlib import Path\nsys.exit(main(Path(sys.argv[1])))\n"
+    return subprocess.run([sys.executable, "-c", program, str(folder)], cwd=ROOT, timeout=300).returncode
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.machine() not in ("x86_64", "aarch64"),
-                    reason="the seccomp filter knows the system call numbers of Linux on x86_64 and aarch64")
-def test_for_any_user_memfd_and_shmget_are_refused_and_a_file_past_the_limit_ends_the_process(tmp_path):
+REFUSED = """
     import ctypes
-    import signal
+    import os
 
     from reference.sandbox import run_view
 
-    def refused() -> int:
+    def main(folder):
         if run_view.refuse_uncounted_memory() != "memfd_create, memfd_secret and shmget refused":
             return 2
         try:
@@ -224,17 +219,29 @@ def test_for_any_user_memfd_and_shmget_are_refused_and_a_file_past_the_limit_end
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.shmget(0, 1 << 20, 0o1600) != -1 or ctypes.get_errno() != 38:
             return 5
-        (tmp_path / "a temp file still works").write_bytes(b"x" * 4096)
+        (folder / "a temp file still works").write_bytes(b"x" * 4096)
         return 0
+"""
 
-    def too_big() -> int:
+TOO_BIG = """
+    from reference.sandbox import run_view
+
+    def main(folder):
         run_view.limit_files(1)
-        with open(tmp_path / "big", "wb") as f:
+        with open(folder / "big", "wb") as f:
             f.write(b"x" * (1 << 20))  # exactly the limit: allowed
             f.flush()
             f.write(b"x")
             f.flush()
         return 0
+"""
 
-    assert in_a_fork(refused) == 0
-    assert in_a_fork(too_big) == -signal.SIGXFSZ
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.machine() not in ("x86_64", "aarch64"),
+                    reason="the seccomp filter knows the system call numbers of Linux on x86_64 and aarch64")
+def test_for_any_user_memfd_and_shmget_are_refused_and_a_file_past_the_limit_ends_the_process(tmp_path):
+    import signal
+
+    assert in_a_fresh_process(REFUSED, tmp_path) == 0
+    assert (tmp_path / "a temp file still works").stat().st_size == 4096
+    assert in_a_fresh_process(TOO_BIG, tmp_path) == -signal.SIGXFSZ

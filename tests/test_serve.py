@@ -1,7 +1,9 @@
 """`loopkit serve`: the scripted model over real HTTP, for the official SDKs and curl in other processes.
 
-Each test starts its own server (a `loopkit serve` process, or a ServeHTTP thread when the test needs a
-double behind it) on 127.0.0.1, and stops it. No assertion depends on how long anything takes.
+Each test that reads a server's books starts its own (a `loopkit serve` process, or a ServeHTTP thread when the
+test needs a double behind it) on 127.0.0.1, and stops it; the others share one process per scenario. No assertion depends on how long anything takes. The SDKs are
+imported inside the tests that use them: a pytest worker that runs none of them does not import them to
+collect this file.
 """
 from __future__ import annotations
 
@@ -14,11 +16,10 @@ import sys
 import threading
 from pathlib import Path
 
-import anthropic
-import openai
 import pytest
 
 from reference import Episode, StopReason, find, parse_scenario
+from reference.cli.main import main as loopkit
 from reference.loops.react import react_loop
 from reference.providers.adapters import AnthropicModel, OpenAIChatModel, OpenAIResponsesModel
 from reference.serve.app import ServeApp
@@ -44,11 +45,19 @@ class Served:
         return self.process.returncode, err
 
     def books(self) -> dict:
+        import openai
         return openai.OpenAI(base_url=self.url, api_key="k").get("/loopkit/books", cast_to=object)
+
+
+def stop_cleanly(server: Served) -> None:
+    code, err = server.stop()
+    assert code == 0, f"loopkit serve did not stop cleanly on SIGTERM (exit {code}): {err[-2000:]}"
+    assert "stopped after" in err, err[-2000:]
 
 
 @pytest.fixture
 def served():
+    """A server of the test's own, for a test that reads the server's books."""
     servers: list[Served] = []
 
     def start(scenario: str = "happy-path") -> Served:
@@ -57,12 +66,29 @@ def served():
 
     yield start
     for server in servers:
-        code, err = server.stop()
-        assert code == 0, f"loopkit serve did not stop cleanly on SIGTERM (exit {code}): {err[-2000:]}"
-        assert "stopped after" in err, err[-2000:]
+        stop_cleanly(server)
+
+
+@pytest.fixture(scope="module")
+def shared():
+    """One server per scenario for the tests that read no books (a process costs over a second of CPU to start):
+    each conversation is its own on the server (the eight concurrent clients' test shows it), so these tests
+    cannot see each other's requests."""
+    servers: dict[str, Served] = {}
+
+    def start(scenario: str = "happy-path") -> Served:
+        if scenario not in servers:
+            servers[scenario] = Served(scenario)
+        return servers[scenario]
+
+    yield start
+    for server in servers.values():
+        stop_cleanly(server)
 
 
 def adapter(wire: str, url: str):
+    import anthropic
+    import openai
     if wire == "anthropic":
         return AnthropicModel(anthropic.Anthropic(base_url=url, api_key="k"))
     client = openai.OpenAI(base_url=url + "/v1", api_key="k")
@@ -76,8 +102,8 @@ def in_process(name: str, wire: str):
 
 
 @pytest.mark.parametrize("wire", WIRES)
-def test_a_loop_through_the_sdk_over_http_is_the_run_it_is_in_process(served, wire):
-    server = served("paging-legit")
+def test_a_loop_through_the_sdk_over_http_is_the_run_it_is_in_process(shared, wire):
+    server = shared("paging-legit")
     scenario = find("paging-legit")
     episode = Episode.from_scenario(scenario, model=adapter(wire, server.url))
     got = react_loop(episode, max_steps=scenario.limits.max_steps)
@@ -113,8 +139,10 @@ def test_eight_concurrent_clients_on_one_scenario_never_disturb_each_other(serve
     assert books["by_status"] == {"200": books["requests"]} and books["hidden_retries"] == 0, books
 
 
-def test_streams_on_all_three_wires_with_the_sdks_stream_helpers(served):
-    server = served("happy-path")
+def test_streams_on_all_three_wires_with_the_sdks_stream_helpers(shared):
+    import anthropic
+    import openai
+    server = shared("happy-path")
     scenario = find("happy-path")
     first = [{"role": "system", "content": scenario.system}, {"role": "user", "content": scenario.user}]
     chat_tools = [{"type": "function", "function": {"name": t.name, "description": t.description,
@@ -150,8 +178,10 @@ def test_streams_on_all_three_wires_with_the_sdks_stream_helpers(served):
     assert message.usage.cache_creation_input_tokens == 0
 
 
-def test_responses_follow_previous_response_id_and_tool_choices_are_honoured(served):
-    server = served("happy-path")
+def test_responses_follow_previous_response_id_and_tool_choices_are_honoured(shared):
+    import anthropic
+    import openai
+    server = shared("happy-path")
     scenario = find("happy-path")
     client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
     tools = [{"type": "function", "name": t.name, "parameters": t.parameters} for t in scenario.tools]
@@ -184,6 +214,7 @@ def test_responses_follow_previous_response_id_and_tool_choices_are_honoured(ser
 
 
 def test_a_client_with_other_tools_still_gets_the_script_and_is_told_which_it_left_out(served):
+    import openai
     server = served("happy-path")
     client = openai.OpenAI(base_url=server.url + "/v1", api_key="k")
     raw = client.chat.completions.with_raw_response.create(model="m", messages=[{"role": "user", "content": "hi"}],
@@ -194,8 +225,8 @@ def test_a_client_with_other_tools_still_gets_the_script_and_is_told_which_it_le
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
-def test_curl_gets_json_a_stream_and_the_services_refusals(served):
-    server = served("happy-path")
+def test_curl_gets_json_a_stream_and_the_services_refusals(shared):
+    server = shared("happy-path")
 
     def curl(path: str, body: dict) -> str:
         return subprocess.run(["curl", "-sS", "-N", server.url + path, "-H", "content-type: application/json",
@@ -245,6 +276,7 @@ def test_a_hidden_sdk_retry_is_counted_and_its_wait_charged_on_the_simulated_clo
 
 
 def test_the_wire_says_one_millisecond_and_names_the_scripted_wait():
+    import openai
     app = ServeApp(find("happy-path"))
     app.servers["openai-chat"] = SaysTooManyFirst(app.servers["openai-chat"])
     with ServeHTTP(app) as http:
@@ -257,6 +289,7 @@ def test_the_wire_says_one_millisecond_and_names_the_scripted_wait():
 
 
 def test_requests_are_bounded_in_size_and_rate_and_the_server_listens_on_loopback_only():
+    import openai
     with pytest.raises(ValueError, match="not a loopback address"):
         ServeHTTP(ServeApp(find("happy-path")), host="0.0.0.0")
     with ServeHTTP(ServeApp(find("happy-path")), max_bytes=2000, rate=0.001) as http:
@@ -293,18 +326,31 @@ def test_live_mode_runs_the_scenarios_tools_against_a_model_behind_the_sdk(serve
     assert server.books()["by_status"] == {"200": 2}, "the capped request must never be sent"
 
 
-def test_live_mode_without_a_key_or_a_cap_refuses_with_a_clear_message():
-    no_key = live(["--live", "openai:gpt-5.4-mini", "--max-cost", "1"], {})
-    assert no_key.returncode == 2 and "needs OPENAI_API_KEY in the environment" in no_key.stderr, no_key.stderr
-    no_cap = live(["--live", "openai:gpt-5.4-mini"], {"OPENAI_API_KEY": "k"})
-    assert no_cap.returncode == 2 and "--max-cost" in no_cap.stderr, no_cap.stderr
-    unpriced = live(["--live", "openai:gpt-nothing", "--max-cost", "1"], {"OPENAI_API_KEY": "k"})
-    assert unpriced.returncode == 2 and "no price for 'openai:gpt-nothing'" in unpriced.stderr, unpriced.stderr
+def test_live_mode_without_a_key_or_a_cap_refuses_with_a_clear_message(monkeypatch, capsys):
+    # the command in this process: each refusal comes before an SDK is imported or a request is made
+    for name in [k for k in os.environ if k.startswith(("OPENAI_", "ANTHROPIC_"))]:
+        monkeypatch.delenv(name)
+
+    def refused(args: list[str], env: dict[str, str]) -> tuple[int, str]:
+        with monkeypatch.context() as scope:
+            for name, value in env.items():
+                scope.setenv(name, value)
+            code = loopkit(["run", "happy-path", *args])
+        return code, capsys.readouterr().err
+
+    code, err = refused(["--live", "openai:gpt-5.4-mini", "--max-cost", "1"], {})
+    assert code == 2 and "needs OPENAI_API_KEY in the environment" in err, err
+    code, err = refused(["--live", "openai:gpt-5.4-mini"], {"OPENAI_API_KEY": "k"})
+    assert code == 2 and "--max-cost" in err, err
+    code, err = refused(["--live", "openai:gpt-nothing", "--max-cost", "1"], {"OPENAI_API_KEY": "k"})
+    assert code == 2 and "no price for 'openai:gpt-nothing'" in err, err
 
 
 @pytest.mark.parametrize("wire", ["openai-chat", "anthropic"])
 def test_a_scripted_provider_fault_is_retried_by_the_sdk_and_charged_as_a_hidden_retry(wire):
     """A `fault: rate_limit` step with Retry-After 30: the SDK's own retry (max_retries=2) gets past it."""
+    import anthropic
+    import openai
     data = find("happy-path").model_dump(exclude_none=True)
     data["model"]["script"].insert(0, {"fault": "rate_limit", "retry_after_seconds": 30})
     app = ServeApp(parse_scenario(data, "happy-path with a 429 first"))
@@ -320,9 +366,10 @@ def test_a_scripted_provider_fault_is_retried_by_the_sdk_and_charged_as_a_hidden
     assert books["backoff_seconds"] == 30.0, books
 
 
-def test_a_client_that_answers_through_a_final_answer_tool_gets_the_scripts_answer_as_that_call(served):
+def test_a_client_that_answers_through_a_final_answer_tool_gets_the_scripts_answer_as_that_call(shared):
     """smolagents' ToolCallingAgent ends only through its `final_answer` tool and sends tool_choice "required"."""
-    server = served("happy-path")
+    import openai
+    server = shared("happy-path")
     scenario = find("happy-path")
     client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
     tools = [{"type": "function", "function": {"name": t.name, "parameters": t.parameters}} for t in scenario.tools]
@@ -356,8 +403,9 @@ def test_a_client_that_answers_through_a_final_answer_tool_gets_the_scripts_answ
         client.chat.completions.create(model="m", messages=[*messages, follow_up], tools=tools)
 
 
-def test_tool_calls_sent_back_as_text_the_way_smolagents_does_are_replayed_as_the_step_they_were(served):
-    server = served("happy-path")
+def test_tool_calls_sent_back_as_text_the_way_smolagents_does_are_replayed_as_the_step_they_were(shared):
+    import openai
+    server = shared("happy-path")
     scenario = find("happy-path")
     client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
     tools = [{"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {}}}}

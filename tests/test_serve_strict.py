@@ -3,7 +3,8 @@ error in its wire's envelope, and the server's own limits (workers, a whole-requ
 
 Each test starts a ServeHTTP thread on 127.0.0.1 and talks to it through the official SDKs (raw sockets only
 where an SDK cannot misbehave on purpose). The deadline test bounds the server from above only: it passes on
-a loaded machine too.
+a loaded machine too. The SDKs are imported inside the functions that use them: a pytest worker that runs
+none of these tests does not import them to collect this file.
 """
 from __future__ import annotations
 
@@ -12,8 +13,6 @@ import socket
 import threading
 import time
 
-import anthropic
-import openai
 import pytest
 
 from reference import find
@@ -36,10 +35,12 @@ def server():
 
 
 def chat(server, **options):
+    import openai
     return openai.OpenAI(base_url=server.base_url + "/v1", api_key="k", max_retries=0, **options)
 
 
 def claude(server):
+    import anthropic
     return anthropic.Anthropic(base_url=server.base_url, api_key="k", max_retries=0)
 
 
@@ -63,6 +64,8 @@ def test_a_named_tool_choice_restricts_the_turn_on_chat_and_allowed_tools_too(se
 
 
 def test_a_choice_the_script_cannot_honour_is_a_kit_400_in_each_wires_envelope(server):
+    import anthropic
+    import openai
     with pytest.raises(openai.BadRequestError) as info:
         chat(server).chat.completions.create(model="m", messages=user(), tools=CHAT_TOOLS,
                                              tool_choice={"type": "function", "function": {"name": "book_hotel"}})
@@ -76,6 +79,7 @@ def test_a_choice_the_script_cannot_honour_is_a_kit_400_in_each_wires_envelope(s
 
 
 def test_chat_refuses_a_tool_choice_without_tools_with_the_services_text(server):
+    import openai
     with pytest.raises(openai.BadRequestError) as info:
         chat(server).chat.completions.create(model="m", messages=user(), tool_choice="required")
     assert info.value.body["message"] == ("Invalid value for 'tool_choice': 'tool_choice' is only allowed when "
@@ -97,12 +101,14 @@ def responses_input(call_id="call_1", **call):
     ({"id": "call_1"}, "Invalid 'input[1].id': 'call_1'. Expected an ID that begins with 'fc'."),
 ])
 def test_responses_refuses_object_arguments_and_a_call_id_without_fc(server, call, message):
+    import openai
     with pytest.raises(openai.BadRequestError) as info:
         chat(server).responses.create(model="m", input=responses_input(**call), tools=RESPONSES_TOOLS)
     assert info.value.body["message"] == message
 
 
 def test_responses_takes_reasoning_items_before_their_output_and_refuses_a_lone_one(server):
+    import openai
     reasoning = {"type": "reasoning", "id": "rs_1", "summary": []}
     items = responses_input(id="fc_1")
     answer = chat(server).responses.create(model="m", input=items[:1] + [reasoning] + items[1:], tools=RESPONSES_TOOLS)
@@ -117,6 +123,7 @@ def test_responses_takes_reasoning_items_before_their_output_and_refuses_a_lone_
 
 
 def test_responses_resolves_an_item_reference_and_refuses_an_unknown_one(server):
+    import openai
     client = chat(server)
     first = client.responses.create(model="m", input=SCENARIO.user, tools=RESPONSES_TOOLS)
     calls = [o for o in first.output if o.type == "function_call"]
@@ -132,6 +139,8 @@ def test_responses_resolves_an_item_reference_and_refuses_an_unknown_one(server)
 # -- missing fields, the cap, each in its own envelope --------------------------------------------------
 
 def test_missing_fields_get_the_services_texts_not_the_empty_array_text(server):
+    import anthropic
+    import openai
     with pytest.raises(openai.BadRequestError) as info:
         chat(server).post("/chat/completions", body={"model": "m"}, cast_to=object)
     assert (info.value.body["message"], info.value.body["code"]) == ("Missing required parameter: 'messages'.",
@@ -142,6 +151,8 @@ def test_missing_fields_get_the_services_texts_not_the_empty_array_text(server):
 
 
 def test_the_request_cap_answers_429_in_anthropics_shape_on_messages():
+    import anthropic
+    import openai
     with ServeHTTP(ServeApp(SCENARIO, max_requests=0), "127.0.0.1", 0) as running:
         with pytest.raises(anthropic.RateLimitError) as info:
             claude(running).messages.create(model="m", max_tokens=64, messages=user(), tools=CLAUDE_TOOLS)
@@ -240,6 +251,8 @@ def test_live_mode_with_an_unreachable_endpoint_says_so_in_one_line_and_exits_2(
 
 
 def test_refusals_before_the_body_is_read_come_in_the_envelope_of_the_paths_wire():
+    import anthropic
+    import openai
     with ServeHTTP(ServeApp(SCENARIO), "127.0.0.1", 0, max_bytes=1000) as running:
         with pytest.raises(anthropic.APIStatusError) as info:
             claude(running).messages.create(model="m", max_tokens=64, messages=[{"role": "user", "content": "x" * 2000}])

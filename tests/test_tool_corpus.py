@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -23,14 +24,19 @@ G = sys.modules["tool_corpus_generate"]
 
 RECORDS = [json.loads(line) for line in F.CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
 TOOLS = F.load_corpus()
-FLOWS = G.generate(TOOLS)
 KINDS = {"read_write_read", "start_then_poll", "paging", "conflict_retry", "batch_lookup", "long_task",
          "same_call", "echoed_empty", "guessing", "stuck_offset", "spellings"}
 MCP_ANNOTATIONS = {"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
 
 
+@lru_cache(maxsize=None)
+def all_flows() -> tuple:
+    """Every generated flow, made on first use: a pytest worker that runs none of these tests does not build them."""
+    return tuple(G.generate(TOOLS))
+
+
 def one_per_kind() -> list:
-    return list({f.kind: f for f in reversed(FLOWS)}.values())
+    return list({f.kind: f for f in reversed(all_flows())}.values())
 
 
 def test_the_corpus_holds_at_least_100_definitions_each_with_its_source():
@@ -60,16 +66,16 @@ def test_state_change_is_read_from_annotations_with_the_spec_defaults_then_from_
 
 
 def test_every_kind_of_flow_is_generated_and_loads_as_a_scenario():
-    assert {f.kind for f in FLOWS} == KINDS
-    assert len({f.name for f in FLOWS}) == len(FLOWS)
-    for flow in FLOWS:
+    assert {f.kind for f in all_flows()} == KINDS
+    assert len({f.name for f in all_flows()}) == len(all_flows())
+    for flow in all_flows():
         parse_scenario(flow.scenario, source=flow.name)  # the kit's loader refuses a wrong file
         assert flow.legit == (flow.onset is None), flow.name
 
 
 def test_each_flow_picks_its_tools_by_their_facts():
     by_name = {t.kit_name: t for t in TOOLS}
-    for flow in FLOWS:
+    for flow in all_flows():
         used = [by_name[name] for name in flow.tools]
         calls = [s["call"]["tool"] for s in flow.scenario["model"]["script"] + flow.scenario["model"].get("cycle", [])
                  if "call" in s]
@@ -85,12 +91,12 @@ def test_no_flow_depends_on_what_a_tool_is_called_or_how_it_describes_itself():
     rank = {name: i for i, name in enumerate(sorted({t.name for t in TOOLS}))}  # keeps every order as it was
     masked = [replace(t, name=f"t{rank[t.name]:04d}", description="") for t in TOOLS]
     renamed = {t.kit_name: f"t{rank[t.name]:04d}" for t in TOOLS}
-    before = [(f.kind, [renamed[n] for n in f.tools]) for f in FLOWS]
+    before = [(f.kind, [renamed[n] for n in f.tools]) for f in all_flows()]
     assert before == [(f.kind, f.tools) for f in G.generate(masked)]
 
 
 def test_the_long_task_has_25_steps_within_the_users_step_limit():
-    for flow in (f for f in FLOWS if f.kind == "long_task"):
+    for flow in (f for f in all_flows() if f.kind == "long_task"):
         steps = len(flow.scenario["model"]["script"])
         assert 25 <= steps <= flow.scenario["limits"]["max_steps"], flow.name
 
@@ -149,8 +155,8 @@ def test_the_script_runs_against_a_kit_given_by_path(capsys):
 @pytest.mark.slow
 def test_every_generated_flow_runs_under_both_loops_and_its_expectation_holds_without_a_guard():
     kit = E.import_kit(ROOT)
-    outcomes = E.evaluate(FLOWS, ["guarded", "react"], kit)
-    assert len(outcomes) == 2 * len(FLOWS)
+    outcomes = E.evaluate(list(all_flows()), ["guarded", "react"], kit)
+    assert len(outcomes) == 2 * len(all_flows())
     assert not [o.flow for o in outcomes if o.stop_reason == "crash"]
     react = [o for o in outcomes if o.loop == "react"]
     assert [o.flow for o in react if o.verdict != ("ok" if o.legit else "not_intervened")] == []

@@ -6,6 +6,7 @@ the `--json` output, and the summaries merge into the fleet (fleetlog.py).
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
@@ -62,5 +63,7 @@ def judge_files(paths: list[str], jobs: int = 1, shard_dir: Optional[str] = None
         for p in paths:
             yield judge_file(p, shard_dir)
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    # spawn: a worker needs nothing of this process but the function's name, and a fork of a process that has
+    # threads (a notebook's kernel, a pytest worker) can deadlock in the child
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         yield from pool.map(judge_file, paths, [shard_dir] * len(paths))

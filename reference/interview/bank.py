@@ -202,6 +202,9 @@ def _describe(error: dict) -> str:
     return f"{where}: {what}"
 
 
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the same documents, parsed ~5x faster by libyaml
+
+
 def validate_bank(data: object, source: Union[str, Path] = "<data>") -> Bank:
     """Validate already-parsed YAML data; raise BankError naming each faulty field."""
     if not isinstance(data, dict):
@@ -214,14 +217,14 @@ def validate_bank(data: object, source: Union[str, Path] = "<data>") -> Bank:
 
 
 def load_bank(path: Union[str, Path, None] = None) -> Bank:
-    """Load questions.yaml (or ``path``) with yaml.safe_load and validate it."""
+    """Load questions.yaml (or ``path``) with YAML's safe loader (libyaml's where installed) and validate it."""
     path = Path(path) if path is not None else DEFAULT_PATH
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise BankError(f"{path}: cannot read the question bank ({exc.strerror})") from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=SAFE_LOADER)
     except yaml.YAMLError as exc:
         raise BankError(f"{path}: not valid YAML: {exc}") from None
     return validate_bank(data, path)
