@@ -41,7 +41,7 @@ from .checks import argument_problems, has_checks
 from .effects import ToolInfo, resource_changed
 from .feedback import Detection
 from .registry import DETECTORS
-from .responses import still_to_come, without_call_counts
+from .responses import reports, still_to_come, without_call_counts
 from .results import (ResultReader, argument_leaves, found_nothing, is_moment_name, owned_moments, parse_result,
                       subject_of, without_echoes)
 from .state import GuardedCall, Memory
@@ -156,7 +156,7 @@ class LoopGuard:
         m.ran.append(a)
         ok, payload = parse_result(result.content)
         ok = ok and not result.is_error
-        content = without_echoes(payload, a.arguments) if ok else payload
+        content = without_echoes(payload, a.arguments, _spelled(a.call)) if ok else payload
         if ok:  # a member that equalled the call's number last time and does again, the words unchanged, counts calls
             run = m.tool_runs[a.call.name] = m.tool_runs.get(a.call.name, 0) + 1
             words = str([v for _, v in argument_leaves(a.arguments) if not isinstance(v, (int, float)) or isinstance(v, bool)])
@@ -178,6 +178,7 @@ class LoopGuard:
         a.lists = ok and _lists(content)
         a.to_come = ok and still_to_come(content, is_moment_name)
         a.silent = ok and content in (None, "")
+        a.reports = ok and reports(content)
         values = set() if a.empty else values  # zeros that say "nothing found" are no news
         body = None if ok else (read_body(result.content) or {"message": result.content})  # plain-text errors too
         a.retryable_error = bool(body and body.get("retryable") is True)
@@ -237,7 +238,7 @@ class LoopGuard:
         body = feedback.intervention(d, not_run=not_run, stopping=(
             f"The run is stopping: the loop went on after {warned}." if stopping else None)) if first_in_turn \
             else feedback.another_in_turn(d, not_run=not_run)
-        if original is not None:
+        if original is not None and d.pattern != "repeated_call":  # a repeat's answer is already in the conversation
             ok, payload = parse_result(original.content)
             body["result"] = payload  # the answer, or the error, that the feedback stands in for
         self.events.append({"step": m.now.number, "pattern": d.pattern, "action": show(m.by_id[call.id].action),
@@ -265,3 +266,11 @@ def _lists(value: Any) -> bool:
     if isinstance(value, list):
         return bool(value)
     return isinstance(value, dict) and any(_lists(v) for v in value.values())
+
+
+def _spelled(call: ToolCall) -> Any:
+    """The call's arguments as the model wrote them (None: not a JSON object)."""
+    try:
+        return call.parsed_arguments()
+    except ValueError:
+        return None

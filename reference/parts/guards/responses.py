@@ -60,3 +60,20 @@ def still_to_come(content: Any, is_moment) -> bool:
     if isinstance(content, dict):
         return any((v is None and is_moment(k)) or still_to_come(v, is_moment) for k, v in content.items())
     return isinstance(content, list) and any(still_to_come(v, is_moment) for v in content)
+
+
+def reports(content: Any) -> bool:
+    """Does an answer carry content, more than an acknowledgement? An acknowledgement says that something was
+    done and names it: flags, nulls and single tokens (an id it created, a status word), as
+    `{"success": true, "record_id": "w_101"}` does. Content is what a read brings: text of more than one word, a
+    measure (a number with a fraction), or anything that holds one (a log's last lines, a page, an average).
+    `content`: the answer with the call's own echoes removed."""
+    if isinstance(content, str):
+        return len(content.split()) > 1
+    if isinstance(content, float):
+        return not content.is_integer()
+    if isinstance(content, dict):
+        return any(reports(v) for v in content.values())
+    if isinstance(content, list):
+        return any(reports(v) for v in content)
+    return False

@@ -237,11 +237,18 @@ def argument_leaves(arguments: Any, key: str = "") -> list[tuple[str, Any]]:
     return [(key, arguments)] if arguments is not None else []
 
 
-def without_echoes(payload: Any, arguments: Any) -> Any:
+def without_echoes(payload: Any, arguments: Any, spelled: Any = None) -> Any:
     """The payload without what the call itself put there: an entry, at any depth, whose value is one of the
-    call's text arguments, or whose key and value are one of its arguments (`"offset": 20` for offset 20)."""
+    call's text arguments, or whose key and value are one of its arguments (`"offset": 20` for offset 20); in
+    a plain-text answer, a text argument of more than three characters as the call spelled it or in its
+    canonical form ("Here's the result of running `cat -n` on /workspace/./src/app.py")."""
     leaves = argument_leaves(arguments)
     if not leaves:
+        return payload
+    if isinstance(payload, str):
+        spellings = {v for _, v in [*leaves, *argument_leaves(spelled)] if isinstance(v, str) and len(v.strip()) > 3}
+        for text in sorted(spellings, key=len, reverse=True):  # the longest first: a path before its folder
+            payload = payload.replace(text, "")
         return payload
     texts = {clean_text(v).casefold() for _, v in leaves if isinstance(v, str) and v.strip()}
     pairs = {(k, _number(v)) for k, v in leaves if isinstance(v, (int, float, str))}

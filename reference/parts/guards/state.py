@@ -52,6 +52,7 @@ class GuardedCall:
     empty: bool = True  # it brought no content (no values once echoes and metadata are removed)
     lists: bool = False  # its answer lists things of its own (a non-empty list): compared across subjects
     silent: bool = False  # it succeeded and answered nothing at all (an empty text, null)
+    reports: bool = False  # it succeeded and its answer carries content, not only an acknowledgement (reports)
     to_come: bool = False  # its answer names a moment it has no value for yet (`finished_at: null`)
 
 
