@@ -15,6 +15,7 @@ from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
 from reference.sandbox.grading import run_candidate
 from reference import ProtocolError
+from reference.runs.runner import answered_again
 from tests.helpers.guard_runs import (executed, feedback, lookups, not_flagged, run, run_with, service_tool)
 from tests.helpers import guard_core_rules as rules
 from tests.helpers.targets import load_exercise
@@ -31,21 +32,21 @@ def ex(target):
 CHECKOUT = {"service": "checkout"}
 
 
-# Troubleshooting: check, restart, check again. A second identical call that the troubleshoot tier allows.
+# Troubleshooting: check, restart, check again. A second identical call that the troubleshoot tier allows, even
+# when it answers as before: that the restart changed nothing is what the user needs to hear.
 RECHECK = parse_scenario({
     "name": "recheck-after-restart", "title": "Check, restart, check again", "intent": "troubleshoot",
     "user": "Checkout is failing: find out why and fix it.",
     "tools": [
         service_tool("check_health", "Health of a service.",
-                      {"results": [{"data": {"service": "checkout", "status": "degraded",
-                                             "error": "connection pool exhausted"}},
-                                   {"data": {"service": "checkout", "status": "healthy"}}]}),
+                      {"result": {"data": {"service": "checkout", "status": "degraded",
+                                           "error": "connection pool exhausted"}}}),
         service_tool("restart_service", "Restart a service.",
                       {"result": {"data": {"service": "checkout", "restarted": True}}})],
     "model": {"script": [{"call": {"tool": "check_health", "args": CHECKOUT}},
                          {"call": {"tool": "restart_service", "args": CHECKOUT}},
                          {"call": {"tool": "check_health", "args": CHECKOUT}},
-                         {"answer": "Checkout's connection pool was exhausted; after a restart it is healthy."}]},
+                         {"answer": "Checkout's connection pool is exhausted, and a restart did not fix it."}]},
     "expect": {"completable": True, "stop_reason": "completed", "oracle_model_calls": 4},
 }, source="tests/test_ex03_fingerprint_guard.py:RECHECK")
 
@@ -145,9 +146,10 @@ def test_dates_in_any_unambiguous_spelling_are_one_date(ex):
 
 def test_relative_dates_resolve_on_the_scenario_clock(ex):
     result = run(ex, FAR_CLOCK)
-    assert result.stop_reason is StopReason.REPEATED_CALL and executed(result, "search_flights") == 1, \
+    assert result.stop_reason is StopReason.REPEATED_CALL and executed(result, "search_flights") <= 2, \
         (f"scenario `repeat-noisy-stubborn` moved to 2031-03-14 (clock {FAR_CLOCK.clock}): stop reason "
-         f"{result.stop_reason.value}, the search ran {executed(result, 'search_flights')} times. 'tomorrow' is "
+         f"{result.stop_reason.value}, the search ran {executed(result, 'search_flights')} times (once, and once "
+         "more to see whether its answer moved, at most). 'tomorrow' is "
          "2031-03-15 on the scenario's clock (`episode.clock.today()`), whatever the machine's date: a guard that "
          "reads the wall clock sees 'tomorrow' and '2031-03-15' as two searches")
 
@@ -184,8 +186,7 @@ def test_exact_repeat_is_stopped_after_one_intervention(ex):
     assert result.model_calls <= 4, \
         f"scenario `repeat-exact`: {result.model_calls} model calls; the bound is 4 (one intervention, then stop)"
     assert feedback(result), "scenario `repeat-exact`: the run stopped without ever telling the model (intervene first)"
-    assert executed(result, "get_order_status") == 1, \
-        f"scenario `repeat-exact`: get_order_status ran {executed(result, 'get_order_status')} times; repeats must not run"
+    ran_again(result, "repeat-exact", "get_order_status")
 
 
 @pytest.mark.parametrize("name", ["repeat-exact-cooperative", "repeat-noisy", "airport-drift", "metric-trend",
@@ -205,6 +206,46 @@ def test_cooperative_model_completes_after_one_intervention(ex, name):
         f"scenario `{name}`: the answer should be the model's final text, got {result.answer!r}"
 
 
+def ran_again(result, name: str, tool: str) -> None:
+    """A read asked again runs once more, to see whether its answer moved; the same answer never reaches the
+    model twice (the feedback takes its place), and the third call does not run."""
+    assert executed(result, tool) <= 2, \
+        (f"scenario `{name}`: {tool} ran {executed(result, tool)} times; a repeat runs once more at most (its answer "
+         "might have moved), and once it answered the same, the next one is answered before it runs")
+    assert answered_again(result, tool) == 0, \
+        (f"scenario `{name}`: the model read the same answer of {tool} twice; when a repeat answers what it "
+         "answered before, put the feedback in its place (after_result)")
+
+
+@pytest.mark.parametrize("tool, moved", [
+    ({"description": "The status of a job."}, True),  # says nothing of its effects: its answer says it reads
+    ({"description": "Open a ticket.", "annotations": {"readOnlyHint": False}}, False),  # acts again
+    ({"description": "A job's log.", "annotations": {"readOnlyHint": True, "openWorldHint": False}}, False),  # fixed
+])
+def test_a_repeat_runs_once_more_only_when_its_answer_might_have_moved(ex, tool, moved):
+    scenario = parse_scenario({
+        "name": "asked-again", "title": "asked again", "user": "Is job j1 done yet?",
+        "tools": [{"name": "job", **tool, "parameters": {"type": "object", "properties": {"job": {"type": "string"}}},
+                   "rules": [{"results": [{"data": {"job": "j1", "state": "running for 2 minutes"}},
+                                          {"data": {"job": "j1", "state": "done after 3 minutes"}}]}]}],
+        "model": {"script": [{"call": {"tool": "job", "args": {"job": "j1"}}},
+                             {"call": {"tool": "job", "args": {"job": "j1"}}}, {"answer": "Job j1 is done."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    }, source="tests/test_ex03_fingerprint_guard.py:asked-again")
+    result = run(ex, scenario)
+    said = tool.get("annotations") or "nothing of its effects"
+    if moved:
+        assert executed(result, "job") == 2 and not feedback(result), \
+            (f"inline scenario `asked-again` (the definition says {said}): the second identical call ran "
+             f"{executed(result, 'job') - 1} time(s) and was flagged {[n['pattern'] for n in feedback(result)]}. Its "
+             "answer might have moved (a job runs on): let it run once more and judge it by its answer")
+    else:
+        assert executed(result, "job") == 1 and feedback(result), \
+            (f"inline scenario `asked-again` (annotations {said}): the second identical call ran. A call that acts "
+             "again (readOnlyHint false) or whose answers never move (readOnlyHint true, openWorldHint false) is "
+             "answered before it runs")
+
+
 def test_interventions_carry_evidence_options_and_an_instruction(ex):
     rules.check_interventions_carry_evidence_options_and_an_instruction(ex)
 
@@ -215,8 +256,7 @@ def test_noisy_repeats_are_caught(ex):
         (f"scenario `repeat-noisy-stubborn`: stop reason {result.stop_reason.value} after {result.model_calls} "
          "model calls; the same search written differently (key order, spaces, case, 'tomorrow') is still the "
          "same search, and must be stopped as a repeat within 4 calls")
-    assert executed(result, "search_flights") == 1, \
-        f"scenario `repeat-noisy-stubborn`: the search ran {executed(result, 'search_flights')} times; repeats must not run"
+    ran_again(result, "repeat-noisy-stubborn", "search_flights")
 
 
 def test_airport_drift_is_caught(ex):
@@ -274,6 +314,24 @@ def test_alternation_evidence_names_both_calls(ex):
 
 def test_paging_is_not_flagged(ex):
     not_flagged(ex, "paging-legit", "paging (the same tool, a new page each time, new orders on every page)")
+
+
+def test_the_same_write_on_new_arguments_is_not_flagged(ex):
+    """A call that acts is answered before it runs when it repeats; three refunds of three orders repeat nothing."""
+    scenario = parse_scenario({
+        "name": "three-refunds", "title": "three refunds", "user": "Refund my orders O-1, O-2 and O-3.",
+        "tools": [{"name": "refund_order", "description": "Refund an order.", "annotations": {"readOnlyHint": False},
+                   "parameters": {"type": "object", "properties": {"order": {"type": "string"}}},
+                   "rules": [{"result": {"data": {"refunded": True}}}]}],
+        "model": {"script": [*({"call": {"tool": "refund_order", "args": {"order": o}}} for o in ("O-1", "O-2", "O-3")),
+                             {"answer": "Orders O-1, O-2 and O-3 are refunded."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    }, source="tests/test_ex03_fingerprint_guard.py:three-refunds")
+    result = run(ex, scenario)
+    notes = feedback(result)
+    assert not notes and executed(result, "refund_order") == 3, \
+        (f"inline scenario `three-refunds`: one write on three different orders was flagged as a loop: "
+         f"{[n['evidence'] for n in notes]}. A call repeats another only with the same arguments (the fingerprint)")
 
 
 def test_new_arguments_are_not_flagged(ex):
