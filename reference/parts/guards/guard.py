@@ -2,9 +2,10 @@
 
 The guard keeps the books (state.py: every call, its state epoch, what its answer brought) and asks the
 detectors of registry.py, in order; the first that fires speaks for the call. On the first detection the
-run goes on: the call is not executed (a repeat, a cycle) or its result is wrapped (the same answer again,
-no progress, which can only be seen once the call has run), and the model gets a structured feedback
-message as that call's tool result, so the history stays protocol-valid:
+run goes on: the call is not executed (a repeat that would act again or whose answer is known, a cycle), or
+it runs and its result is replaced (the same answer again: the model never reads it twice) or wrapped (no
+progress, which can only be seen once the call has run), and the model gets a structured feedback message as
+that call's tool result, so the history stays protocol-valid:
 
     {"ok": false, "error_type": "loop_detected", "pattern": "repeated_call",
      "evidence": "get_order_status(order_id=A1234) was already run once (step 1) ...",

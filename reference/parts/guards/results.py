@@ -22,6 +22,7 @@ A key is metadata when (normalised: camelCase and dashes to snake_case, lower ca
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from json.encoder import encode_basestring
@@ -238,18 +239,13 @@ def argument_leaves(arguments: Any, key: str = "") -> list[tuple[str, Any]]:
 
 
 def without_echoes(payload: Any, arguments: Any, spelled: Any = None) -> Any:
-    """The payload without what the call itself put there: an entry, at any depth, whose value is one of the
-    call's text arguments, or whose key and value are one of its arguments (`"offset": 20` for offset 20); in
-    a plain-text answer, a text argument of more than three characters as the call spelled it or in its
-    canonical form ("Here's the result of running `cat -n` on /workspace/./src/app.py")."""
+    """The payload without what the call put there: an entry whose value is one of its text arguments, or whose key
+    and value are one of its arguments (`"offset": 20`); in plain text, a text argument over 3 characters, as spelled."""
     leaves = argument_leaves(arguments)
-    if not leaves:
-        return payload
-    if isinstance(payload, str):
-        spellings = {v for _, v in [*leaves, *argument_leaves(spelled)] if isinstance(v, str) and len(v.strip()) > 3}
-        for text in sorted(spellings, key=len, reverse=True):  # the longest first: a path before its folder
-            payload = payload.replace(text, "")
-        return payload
+    if not leaves or isinstance(payload, str):  # the longest first: a path before its folder
+        texts = sorted({v for _, v in [*leaves, *argument_leaves(spelled)] if isinstance(v, str) and len(v.strip()) > 3},
+                       key=len, reverse=True) if isinstance(payload, str) else []
+        return functools.reduce(lambda text, echo: text.replace(echo, ""), texts, payload)
     texts = {clean_text(v).casefold() for _, v in leaves if isinstance(v, str) and v.strip()}
     pairs = {(k, _number(v)) for k, v in leaves if isinstance(v, (int, float, str))}
 
