@@ -45,12 +45,13 @@ def repeated_call(action: str, earlier: int, before: Sequence[GuardedCall], curr
     if len(spellings) > 1:
         evidence += (" The arguments were written differently but mean the same call: "
                      + "; ".join(spellings[:4]) + ".")
+    shown = next((a.step for a in ran if a.result == ran[-1].result), None) if ran else None  # where the model read it
     if ran_again:
-        evidence += (f" Its answer might have moved, so it ran: the answer is the same as at step {ran[-1].step}"
+        evidence += (f" Its answer might have moved, so it ran: the answer is the same as at step {shown}"
                      " (timestamps and request ids aside), already in the conversation." if ran else
                      " Its answer might have moved, so it ran: the answer is one it already gave.")
     elif ran:
-        evidence += f" Its result is already in the conversation (step {ran[-1].step})."
+        evidence += f" Its result is already in the conversation (step {shown})."
     evidence += echo
     tool = action.split(" ", 1)[0]
     return Detection("repeated_call", evidence, earlier + 1, options(tools, tool, ran=bool(ran)),
