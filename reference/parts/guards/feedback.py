@@ -47,9 +47,7 @@ def repeated_call(action: str, earlier: int, before: Sequence[GuardedCall], curr
                      + "; ".join(spellings[:4]) + ".")
     shown = next((a.step for a in ran if a.result == ran[-1].result), None) if ran else None  # where the model read it
     if ran_again:
-        evidence += (f" Its answer might have moved, so it ran: the answer is the same as at step {shown}"
-                     " (timestamps and request ids aside), already in the conversation." if ran else
-                     " Its answer might have moved, so it ran: the answer is one it already gave.")
+        evidence += f" It ran again and answered as at step {shown}." if ran else " It ran again and answered as before."
     elif ran:
         evidence += f" Its result is already in the conversation (step {shown})."
     evidence += echo
