@@ -15,7 +15,7 @@ from reference.core.messages import AssistantMessage
 from reference.parts.guards import LoopGuard
 from reference.parts.guards.effects import ToolInfo, resource_changed
 from reference.parts.guards.registry import DETECTORS
-from reference.parts.guards.results import found_nothing, without_echoes
+from reference.parts.guards.results import found_nothing, is_metadata, without_echoes
 from reference.runs.runner import answered_again, completed, evaluate, executed_calls, interventions, run
 
 FIELD = sorted(Path(__file__).parent.joinpath("field_scenarios").glob("*.yaml"))
@@ -106,6 +106,17 @@ def test_a_read_runs_again_and_its_same_answer_is_replaced():
     result = run(scenario, "guarded")
     assert result.stop_reason.value == "repeated_call" and answered_again(result, "get_order_status") == 0
     assert len(executed_calls(result)) == 2
+
+
+@pytest.mark.parametrize("key, value, metadata", [
+    ("generated", "2026-12-02T01:00:00Z", True),  # RFC 3339 date-time: a moment by its standard form, any key
+    ("served", "2026-12-02T09:00:00.250+08:00", True),
+    ("generated", "2026-12-02", False),  # a date alone is content
+    ("generated", "01:00:00", False),  # a clock time is a moment only under a key named like one (the last resort)
+    ("generated_at", "01:00:00", True),
+])
+def test_a_moment_by_its_standard_form_whatever_its_key(key, value, metadata):
+    assert is_metadata(key, value) is metadata, (key, value)
 
 
 # ---------------------------------------------------------------- may a call change state?

@@ -2,10 +2,14 @@
 response's own clock, and its own count of calls, as the answers show them (results.py and the guard use them)."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ...core.canonical import clean_text
 from ...core.toolresult import read_result
+
+# RFC 3339's date-time (section 5.6, ISO 8601's extended form, what JSON Schema's `format: date-time` names)
+_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 
 
 def parse_result(content: str) -> tuple[bool, Any]:
@@ -77,3 +81,10 @@ def reports(content: Any) -> bool:
     if isinstance(content, list):
         return any(reports(v) for v in content)
     return False
+
+
+def is_date_time(value: Any) -> bool:
+    """Is a value a moment by its standard form, an RFC 3339 date-time, whatever its key names? Then it is
+    presumed the response's clock, as a key named like a moment is (results.py), until the answers show that
+    it moved with the rest of them (`owned_moments`). A date alone ("2026-12-01") is content."""
+    return type(value) is str and len(value) >= 20 and bool(_DATE_TIME.match(value))
