@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 
 import pytest
 
@@ -244,6 +245,53 @@ def test_a_repeat_runs_once_more_only_when_its_answer_might_have_moved(ex, tool,
             (f"inline scenario `asked-again` (annotations {said}): the second identical call ran. A call that acts "
              "again (readOnlyHint false) or whose answers never move (readOnlyHint true, openWorldHint false) is "
              "answered before it runs")
+
+
+def _job(name: str, answers: list, calls: int, **tool) -> object:
+    """A job tool that says nothing of its effects, asked about job j1 `calls` times in a row, then an answer."""
+    return parse_scenario({
+        "name": name, "title": name, "user": "Is job j1 done yet?", "limits": {"max_steps": calls + 2},
+        "tools": [{"name": "job", "description": "The status of a job.", **tool,
+                   "parameters": {"type": "object", "properties": {"job": {"type": "string"}}},
+                   "rules": [{"results": answers}]}],
+        "model": {"script": [*[{"call": {"tool": "job", "args": {"job": "j1"}}}] * calls, {"answer": "Job j1 is done."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    }, source=f"tests/test_ex03_fingerprint_guard.py:{name}")
+
+
+def test_a_poll_whose_answer_keeps_moving_is_never_flagged(ex):
+    """Each answer is compared with the last one, not with any earlier one: running, waiting, running again,
+    done is a job that moves."""
+    states = ["running on runner 1", "waiting for a runner", "running on runner 1", "done after 3 minutes"]
+    result = run(ex, _job("job-moves", [{"data": {"job": "j1", "state": s}} for s in states], 4))
+    notes = feedback(result)
+    assert not notes and executed(result, "job") == 4 and result.stop_reason is StopReason.COMPLETED, \
+        (f"inline scenario `job-moves` (states {states}): the same status call four times, every answer different "
+         f"from the one before: ran {executed(result, 'job')} of 4 times, flagged "
+         f"{[n['pattern'] for n in notes]}. Compare an answer with the call's last answer: a job may come back to a "
+         "state it was in, and it still moved")
+
+
+def test_a_call_that_failed_or_never_ran_is_not_run_again_unchanged(ex):
+    failed = run(ex, _job("job-not-found", [{"fault": "not_found", "message": "No job j1."}], 2))
+    assert executed(failed, "job") == 1 and [n["pattern"] for n in feedback(failed)] == ["repeated_call"], \
+        (f"inline scenario `job-not-found`: the call failed (not found) and came back unchanged: it ran "
+         f"{executed(failed, 'job')} times, flagged {[n['pattern'] for n in feedback(failed)]}. A failure stands: "
+         "nothing changed, so the same call gets the same error; answer it before it runs")
+    refused = run(ex, "airport-unknown-code-stubborn")
+    assert executed(refused, "search_flights") == 0 and refused.stop_reason is StopReason.REPEATED_CALL, \
+        (f"scenario `airport-unknown-code-stubborn`: the search with BJX ran {executed(refused, 'search_flights')} "
+         f"times, stop reason {refused.stop_reason.value}. A call the guard answered itself (the airport check) "
+         "never reached the tool: its repeat is answered before it runs, and stopped after the warning")
+
+
+def test_the_feedback_says_whether_the_call_ran(ex):
+    notes = feedback(run(ex, "repeat-exact"))
+    assert len(notes) >= 2 and notes[0].get("not_run") is False and notes[-1].get("not_run") is True, \
+        (f"scenario `repeat-exact`: the second identical read ran and its answer was replaced (not_run: false); the "
+         f"third was not run (not_run: true): {[(n['pattern'], n.get('not_run')) for n in notes]}")
+    counted = re.search(r"\b(3|3rd|third|three)\b", notes[-1]["evidence"].replace("A1234", ""), re.IGNORECASE)
+    assert counted, f"the evidence should say how many times the call came (this is its third time): {notes[-1]['evidence']!r}"
 
 
 def test_interventions_carry_evidence_options_and_an_instruction(ex):
