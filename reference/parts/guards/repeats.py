@@ -81,7 +81,7 @@ class RepeatedCall(Detector):
         if polled:
             return None  # a poll: its answers say whether it moves (progress.py), not its arguments
         a.asked = m.user_spelled(a)
-        if info.unknown and m.polled_between(last, a):
+        if a.writes and info.unknown and m.polled_between(last, a):
             return None  # a wait between polls (a capped back-off's `sleep 240`): whether it is stuck is the poll's question
         if reads and not (_settled(standing) or (info.fixed and not _may_have_moved(m, a, last))):
             a.recheck = True  # its answer may have moved: run it, and judge it by the answer
