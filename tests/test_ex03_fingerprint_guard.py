@@ -248,13 +248,15 @@ def test_a_repeat_runs_once_more_only_when_its_answer_might_have_moved(ex, tool,
 
 
 def _job(name: str, answers: list, calls: int, **tool) -> object:
-    """A job tool that says nothing of its effects, asked about job j1 `calls` times in a row, then an answer."""
+    """A job tool (by default "The status of a job.", no annotations), asked about job j1 `calls` times in a row,
+    then an answer."""
+    tool = {"name": "job", "description": "The status of a job.", **tool}
     return parse_scenario({
         "name": name, "title": name, "user": "Is job j1 done yet?", "limits": {"max_steps": calls + 2},
-        "tools": [{"name": "job", "description": "The status of a job.", **tool,
-                   "parameters": {"type": "object", "properties": {"job": {"type": "string"}}},
+        "tools": [{**tool, "parameters": {"type": "object", "properties": {"job": {"type": "string"}}},
                    "rules": [{"results": answers}]}],
-        "model": {"script": [*[{"call": {"tool": "job", "args": {"job": "j1"}}}] * calls, {"answer": "Job j1 is done."}]},
+        "model": {"script": [*[{"call": {"tool": tool["name"], "args": {"job": "j1"}}}] * calls,
+                             {"answer": "Job j1 is done."}]},
         "expect": {"completable": True, "stop_reason": "completed"},
     }, source=f"tests/test_ex03_fingerprint_guard.py:{name}")
 
@@ -283,6 +285,29 @@ def test_a_call_that_failed_or_never_ran_is_not_run_again_unchanged(ex):
         (f"scenario `airport-unknown-code-stubborn`: the search with BJX ran {executed(refused, 'search_flights')} "
          f"times, stop reason {refused.stop_reason.value}. A call the guard answered itself (the airport check) "
          "never reached the tool: its repeat is answered before it runs, and stopped after the warning")
+
+
+@pytest.mark.parametrize("name, answers, tool, runs", [
+    # it moved once, then answered the same twice: the fourth call does not run
+    ("job-moves-then-sticks", [{"data": {"job": "j1", "state": s}} for s in ("queued behind 3 jobs", "running on runner 1")],
+     {}, 3),
+    # it answered, then failed (the job was deleted): the failure stands, the third call does not run
+    ("job-then-gone", [{"data": {"job": "j1", "state": "running on runner 1"}}, {"fault": "not_found"}], {}, 2),
+    # a tool that says nothing of its effects answered with content, then acknowledged a change it made (an
+    # export started): the last answer says what the call does now, and a third call would act again
+    ("export-then-started", [{"data": {"state": "waiting for the nightly window"}},
+                             {"data": {"success": True, "export_id": "e-7"}}],
+     {"description": "Run the nightly export now."}, 2),
+])
+def test_the_last_answers_decide_whether_a_repeat_runs_again(ex, name, answers, tool, runs):
+    scenario = _job(name, answers, 4, **tool)
+    result = run(ex, scenario)
+    called = scenario.tools[0].name
+    assert executed(result, called) == runs, \
+        (f"inline scenario `{name}`: {called} asked four times in a row ran {executed(result, called)} times, "
+         f"expected {runs}. What the call's last runs answered decides: the same answer twice, a failure, or an "
+         "acknowledgement of a change (`self.acts_again(tool, last answer)`) means the next call is answered "
+         "before it runs")
 
 
 def test_the_feedback_says_whether_the_call_ran(ex):
