@@ -18,9 +18,12 @@ What you are given
     The stub below: its sections with their signatures, the helpers of reference/parts/guards/given.py
     listed under "given" (feedback, airport_error, canonical_date, THRESHOLDS, STOP_REASONS), and
     `metro(code)` for IATA metropolitan areas. `LoopGuard` inherits GuardState's memory of the run; the
-    core uses `self.schemas`, `self.tool_names`, `self.history`, `self.strikes` and the thresholds
-    `self.allowed_runs` and `self.interventions`. The run's date is `episode.clock.today()`, never the
-    machine's.
+    core uses `self.schemas`, `self.tool_names`, `self.history`, `self.actions` (call id -> action),
+    `self.answers` (action -> (ok, content) of each run), `self.rechecks` (ids of repeats let run once
+    more), `self.strikes`, the thresholds `self.allowed_runs` and `self.interventions`, what the tool
+    definitions say (`self.acts_again(tool, answer)`, `self.fixed`) and `self._wrap(verdict, result)`,
+    which applies a verdict reached after a call ran. The run's date is `episode.clock.today()`, never
+    the machine's.
 
 What the tests check (tests/test_ex03_fingerprint_guard.py)
     - `canonical` and `fingerprint`: the same call in disguise gets the same fingerprint (keys
@@ -33,12 +36,18 @@ What the tests check (tests/test_ex03_fingerprint_guard.py)
       once they reach `allowed_runs` (one earlier attempt by default); `alternation` sees A-B-A-B in the
       last four actions (A-A-A-A is a repeat, A-B-A-C is nothing);
     - the guard fingerprints every call (malformed arguments by their raw text, trimmed, each run of
-      whitespace one space), flags a repeat or an alternation before the call runs, and answers an
-      airport code that is unknown or not where the user asked with `airport_error` instead of running it;
-    - it intervenes first: a flagged call is not run and is answered with `feedback` (the evidence says
-      how many times the call came, the options name the other tools only, and there is an
-      instruction); the first `interventions` detections are warnings, the next stops the run with the
-      pattern's stop reason (`STOP_REASONS`), counted per run, not per pattern;
+      whitespace one space), flags an alternation before the call runs, and answers an airport code that
+      is unknown or not where the user asked with `airport_error` instead of running it;
+    - a repeat is judged by its answer when its answer might have moved: it runs once more, and if it
+      answers exactly what it answered last time, `after_result` puts the feedback in that answer's place
+      (`not_run=False`, applied with `self._wrap`), so the model never reads one answer twice. It is
+      answered before it runs when running it again would act again (`self.acts_again(tool, last
+      answer)`: a ticket opened twice), when its tool's answers never move (`self.fixed`), when its last
+      run failed or never reached the tool, or when its last two runs answered the same;
+    - it intervenes first: a flagged call is answered with `feedback` (the evidence says how many times
+      the call came, the options name the other tools only, and there is an instruction); the first
+      `interventions` detections are warnings, the next stops the run with the pattern's stop reason
+      (`STOP_REASONS`), counted per run, not per pattern;
     - the thresholds are the scenario's intent's (`make_guard`): troubleshooting allows a re-check;
     - no false stops: paging, new arguments, two different tools in one turn;
     - two runs in one process share nothing.
@@ -100,19 +109,27 @@ def alternation(history: Sequence[str], action: str) -> Optional[tuple[str, str]
 
 class LoopGuard(GuardState):
     def before_call(self, episode: Episode, call: ToolCall, messages: Sequence[Message]) -> Verdict:
-        """RUN, or the verdict for a repeat, an alternation or a bad airport code (the call does not run)."""
+        """RUN, or the verdict for a repeat that would act again or whose answer is known, an alternation or a
+        bad airport code (the call does not run). A repeat whose answer might have moved runs once more."""
         raise NotImplementedError("Exercise 3, step 4: before_call")
 
-    def flag(self, call: ToolCall, pattern: str, evidence: str, instruction: str) -> Verdict:
+    def may_have_moved(self, tool: str, action: str) -> bool:
+        """May a repeat of `action` run once more, to be judged by its answer?"""
+        raise NotImplementedError("Exercise 3, step 4: which repeats run once more")
+
+    def flag(self, call: ToolCall, pattern: str, evidence: str, instruction: str, not_run: bool = True) -> Verdict:
         """Intervene first; stop once the model has had its `interventions` warnings."""
         raise NotImplementedError("Exercise 3, step 4: intervene first, then interrupt")
 
-    # given: the core decides everything before a call runs
     def after_result(self, episode: Episode, call: ToolCall, result: ToolMessage) -> ToolMessage:
-        return result
+        """Remember the answer; a repeat that ran once more and answered what it answered last time is put in
+        the feedback's place."""
+        raise NotImplementedError("Exercise 3, step 5: judge a repeat by its answer")
 
+    # given: a stop decided after a call ran (`self._wrap`) ends the run once the step is over
     def after_step(self, episode: Episode, messages: Sequence[Message]) -> Optional[Stop]:
-        return None
+        stop, self.pending = self.pending, None
+        return stop
 
 
 def make_guard(episode: Episode) -> LoopGuard:

@@ -21,8 +21,9 @@ What you are given
     self.same_result_actions, self.no_progress_steps, self.interventions), self.history,
     self.actions (call id -> action), self.by_result, self.seen, self.quiet_steps, self.strikes,
     self.pending, and the turn's self._turn, self._last_call_id, _step_ok, _step_flagged, _step_new.
-    Its _wrap(verdict, result) applies a verdict reached after the call ran. Start from your core's
-    `before_call` and `flag`.
+    Its _wrap(verdict, result) applies a verdict reached after the call ran; self.answers,
+    self.rechecks, self.acts_again and self.fixed serve the core's rule for repeats. Start from your
+    core's `before_call`, `may_have_moved` and `flag`.
 
 What the tests check (tests/test_ex03b_guard_stretch.py)
     - `result_fingerprint`: two results that say the same thing match, whatever their key order,
@@ -37,6 +38,10 @@ What the tests check (tests/test_ex03b_guard_stretch.py)
       also a quiet step; a step whose calls all failed neither counts nor starts the count again (a
       failure is no news, and a loop must not hide behind errors); the feedback answers the last call
       of the step, says the call ran (`not_run: false`) and carries its result;
+    - repeats, the core's rule: a repeat whose answer might have moved runs once more, and when it says
+      what it said last time (the result fingerprint: metadata aside) the feedback takes that answer's
+      place (`not_run: false`, without the answer: it is already in the conversation); the next one is
+      not run;
     - polling: a tool that may be polled (`self.volatile`) skips the repeat and alternation checks and
       is judged by its results;
     - turns: a turn is one model answer (one assistant message), even if a faulty model reuses the call
@@ -85,8 +90,12 @@ class LoopGuard(GuardState):
     def before_call(self, episode: Episode, call: ToolCall, messages: Sequence[Message]) -> Verdict:
         raise NotImplementedError("Exercise 3 stretch, step 2: before_call (turns, polling)")
 
+    def may_have_moved(self, tool: str, action: str) -> bool:
+        """May a repeat of `action` run once more, to be judged by its answer (the core's rule)?"""
+        raise NotImplementedError("Exercise 3 stretch, step 2: which repeats run once more")
+
     def after_result(self, episode: Episode, call: ToolCall, result: ToolMessage) -> ToolMessage:
-        raise NotImplementedError("Exercise 3 stretch, step 2: after_result (same result, no progress)")
+        raise NotImplementedError("Exercise 3 stretch, step 2: after_result (the same answer, same result, no progress)")
 
     def after_step(self, episode: Episode, messages: Sequence[Message]) -> Optional[Stop]:
         raise NotImplementedError("Exercise 3 stretch, step 2: after_step")

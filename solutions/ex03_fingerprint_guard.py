@@ -86,7 +86,8 @@ def alternation(history: Sequence[str], action: str) -> Optional[tuple[str, str]
 
 class LoopGuard(GuardState):
     def before_call(self, episode: Episode, call: ToolCall, messages: Sequence[Message]) -> Verdict:
-        """RUN, or the verdict for a repeat, an alternation or a bad airport code (the call does not run)."""
+        """RUN, or the verdict for a repeat that would act again or whose answer is known, an alternation or a
+        bad airport code (the call does not run). A repeat whose answer might have moved runs once more."""
         schema = self.schemas.get(call.name)
         try:
             arguments: Optional[dict] = call.parsed_arguments()
@@ -95,20 +96,34 @@ class LoopGuard(GuardState):
         action = (fingerprint(call.name, arguments, schema, episode.clock.today()) if arguments is not None
                   else f"{call.name} {' '.join(call.arguments.split())}")
         history, self.history = self.history, [*self.history, action]
+        self.actions[call.id] = action
         pair = alternation(history, action)
         if pair:
             return self.flag(call, "alternation", f"four calls in a row alternate between {pair[0]} and {pair[1]}",
                              "Stop alternating: answer with what both results say, or use another tool.")
         earlier = repeated(history, action, self.allowed_runs)
-        if earlier:
+        if earlier and not self.may_have_moved(call.name, action):
             return self.flag(call, "repeated_call",
                              f"{action} was already attempted {earlier} time(s); this is attempt {earlier + 1}, "
                              "and its result is already in the conversation",
                              "Do not repeat this call: answer with what you have, or change course.")
+        if earlier:
+            self.rechecks.add(call.id)  # it runs once more, and its answer says whether it moved
         problem = airport_error(call, arguments, schema, messages) if arguments is not None else None
         return Verdict("intervene", message=problem) if problem else RUN
 
-    def flag(self, call: ToolCall, pattern: str, evidence: str, instruction: str) -> Verdict:
+    def may_have_moved(self, tool: str, action: str) -> bool:
+        """May a repeat of `action` run once more, to be judged by its answer? Only if its last run succeeded,
+        running it again would not act again, its tool's answers are not fixed, and its last two runs did not
+        already answer the same."""
+        runs = self.answers.get(action, [])
+        if not runs or not runs[-1][0]:
+            return False  # the guard answered it (nothing ran), or it failed: a failure stands
+        if self.acts_again(tool, runs[-1][1]) or tool in self.fixed:
+            return False
+        return not (len(runs) >= 2 and runs[-1] == runs[-2])
+
+    def flag(self, call: ToolCall, pattern: str, evidence: str, instruction: str, not_run: bool = True) -> Verdict:
         """Intervene first; stop once the model has had its `interventions` warnings."""
         self.strikes += 1  # per run: a model warned once has had its warning, whatever it loops on next
         others = [name for name in self.tool_names if name != call.name]
@@ -117,17 +132,32 @@ class LoopGuard(GuardState):
         options += ["change an argument that changes the question (not just its spelling)"]
         if self.strikes > self.interventions:
             message = feedback(call, pattern, evidence, options, "The run is stopping: the loop went on after "
-                               "the warning.")
+                               "the warning.", not_run=not_run)
             return Verdict("stop", message=message, stop=Stop(STOP_REASONS[pattern], f"{pattern}: {evidence}"))
         return Verdict("intervene", message=feedback(call, pattern, evidence, options,
-                                                     instruction + " If this goes on, the run stops."))
+                                                     instruction + " If this goes on, the run stops.", not_run=not_run))
 
-    # given: the core decides everything before a call runs
     def after_result(self, episode: Episode, call: ToolCall, result: ToolMessage) -> ToolMessage:
-        return result
+        """Remember the answer; a repeat that ran once more and answered what it answered last time is put in
+        the feedback's place: the model never reads one answer twice."""
+        action = self.actions.get(call.id)
+        if action is None:
+            return result
+        runs = self.answers.setdefault(action, [])
+        answer = (not result.is_error, result.content)
+        same = call.id in self.rechecks and bool(runs) and runs[-1] == answer
+        runs.append(answer)
+        if not same:
+            return result
+        verdict = self.flag(call, "repeated_call",
+                            f"{action} ran again ({len(runs)} runs) and answered what it answered before, "
+                            "which is already in the conversation",
+                            "Answer with what you have, or change course.", not_run=False)
+        return self._wrap(verdict, result)
 
     def after_step(self, episode: Episode, messages: Sequence[Message]) -> Optional[Stop]:
-        return None
+        stop, self.pending = self.pending, None
+        return stop
 
 
 def make_guard(episode: Episode) -> LoopGuard:

@@ -59,17 +59,41 @@ class LoopGuard(GuardState):
                                  f"four calls in a row alternate between {pair[0]} and {pair[1]}",
                                  "Stop alternating: answer with what both results say, or use another tool.")
             earlier = repeated(history, action, self.allowed_runs)
-            if earlier:
+            if earlier and not self.may_have_moved(call.name, action):
                 return self.flag(call, "repeated_call",
                                  f"{action} was already attempted {earlier} time(s); this is attempt {earlier + 1}, "
                                  "and its result is already in the conversation",
                                  "Do not repeat this call: answer with what you have, or change course.")
+            if earlier:
+                self.rechecks.add(call.id)  # it runs once more (the core's rule), judged by its answer
         problem = airport_error(call, arguments, schema, messages) if arguments is not None else None
         return Verdict("intervene", message=problem) if problem else RUN
+
+    def may_have_moved(self, tool: str, action: str) -> bool:
+        """The core's rule: a repeat runs once more unless its last run failed or never reached the tool, it
+        would act again, its tool's answers never move, or its last two runs answered the same."""
+        runs = self.answers.get(action, [])
+        if not runs or not runs[-1][0]:
+            return False
+        if self.acts_again(tool, runs[-1][2]) or tool in self.fixed:
+            return False
+        return not (len(runs) >= 2 and runs[-1][1] == runs[-2][1])
 
     def after_result(self, episode: Episode, call: ToolCall, result: ToolMessage) -> ToolMessage:
         action = self.actions.get(call.id)
         ok, payload = parse_result(result.content)
+        if action is not None:  # (ok, what it says, metadata aside, content): the answers of each action
+            metadata = self.tools[call.name].metadata if call.name in self.tools else ()
+            runs = self.answers.setdefault(action, [])
+            answer = (ok and not result.is_error, result_fingerprint(result.content, metadata), result.content)
+            same = call.id in self.rechecks and bool(runs) and runs[-1][:2] == answer[:2]
+            runs.append(answer)
+            if same:  # it ran once more and said what it said before: the model never reads it twice
+                self._step_ok = self._step_ok or answer[0]
+                return self._wrap(self.flag(
+                    call, "repeated_call", f"{action} ran again ({len(runs)} runs) and answered what it answered "
+                    "before, which is already in the conversation", "Answer with what you have, or change course.",
+                    not_run=False), result)
         if ok and not result.is_error and action is not None:
             self._step_ok = True
             metadata = self.tools[call.name].metadata if call.name in self.tools else ()

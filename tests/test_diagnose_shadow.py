@@ -81,7 +81,8 @@ def test_shadow_mode_says_what_the_guarded_loop_did_on_the_same_run(tmp_path):
     guard_events = [r for r in live.trace.records if r["kind"] == "event" and r["event"] == "guard"]
     assert guard_events, "the scenario is a loop the guarded loop catches"
     flagged = [r for r in j.calls if r["verdict"] != "run"]
-    assert flagged and flagged[0]["verdict"] == guard_events[0]["action"]
+    # shadow mode judges a log whose calls all ran: a warning is "intervene" whether live it came before or after
+    assert flagged and flagged[0]["verdict"] == guard_events[0]["action"].removesuffix("_after_result")
     first_live = [x for r in live.trace.records if r["kind"] == "step" for x in r["tool_calls"]]
     index = [x["id"] for x in first_live].index(guard_events[0]["call_id"])
     assert j.calls.index(flagged[0]) == index

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 
 import pytest
 
@@ -15,6 +16,7 @@ from reference.loops.guarded import guarded_loop
 from reference.loops.hooks import Parts
 from reference.sandbox.grading import run_candidate
 from reference import ProtocolError
+from reference.runs.runner import answered_again
 from tests.helpers.guard_runs import (executed, feedback, lookups, not_flagged, run, run_with, service_tool)
 from tests.helpers import guard_core_rules as rules
 from tests.helpers.targets import load_exercise
@@ -31,21 +33,21 @@ def ex(target):
 CHECKOUT = {"service": "checkout"}
 
 
-# Troubleshooting: check, restart, check again. A second identical call that the troubleshoot tier allows.
+# Troubleshooting: check, restart, check again. A second identical call that the troubleshoot tier allows, even
+# when it answers as before: that the restart changed nothing is what the user needs to hear.
 RECHECK = parse_scenario({
     "name": "recheck-after-restart", "title": "Check, restart, check again", "intent": "troubleshoot",
     "user": "Checkout is failing: find out why and fix it.",
     "tools": [
         service_tool("check_health", "Health of a service.",
-                      {"results": [{"data": {"service": "checkout", "status": "degraded",
-                                             "error": "connection pool exhausted"}},
-                                   {"data": {"service": "checkout", "status": "healthy"}}]}),
+                      {"result": {"data": {"service": "checkout", "status": "degraded",
+                                           "error": "connection pool exhausted"}}}),
         service_tool("restart_service", "Restart a service.",
                       {"result": {"data": {"service": "checkout", "restarted": True}}})],
     "model": {"script": [{"call": {"tool": "check_health", "args": CHECKOUT}},
                          {"call": {"tool": "restart_service", "args": CHECKOUT}},
                          {"call": {"tool": "check_health", "args": CHECKOUT}},
-                         {"answer": "Checkout's connection pool was exhausted; after a restart it is healthy."}]},
+                         {"answer": "Checkout's connection pool is exhausted, and a restart did not fix it."}]},
     "expect": {"completable": True, "stop_reason": "completed", "oracle_model_calls": 4},
 }, source="tests/test_ex03_fingerprint_guard.py:RECHECK")
 
@@ -145,9 +147,10 @@ def test_dates_in_any_unambiguous_spelling_are_one_date(ex):
 
 def test_relative_dates_resolve_on_the_scenario_clock(ex):
     result = run(ex, FAR_CLOCK)
-    assert result.stop_reason is StopReason.REPEATED_CALL and executed(result, "search_flights") == 1, \
+    assert result.stop_reason is StopReason.REPEATED_CALL and executed(result, "search_flights") <= 2, \
         (f"scenario `repeat-noisy-stubborn` moved to 2031-03-14 (clock {FAR_CLOCK.clock}): stop reason "
-         f"{result.stop_reason.value}, the search ran {executed(result, 'search_flights')} times. 'tomorrow' is "
+         f"{result.stop_reason.value}, the search ran {executed(result, 'search_flights')} times (once, and once "
+         "more to see whether its answer moved, at most). 'tomorrow' is "
          "2031-03-15 on the scenario's clock (`episode.clock.today()`), whatever the machine's date: a guard that "
          "reads the wall clock sees 'tomorrow' and '2031-03-15' as two searches")
 
@@ -184,8 +187,7 @@ def test_exact_repeat_is_stopped_after_one_intervention(ex):
     assert result.model_calls <= 4, \
         f"scenario `repeat-exact`: {result.model_calls} model calls; the bound is 4 (one intervention, then stop)"
     assert feedback(result), "scenario `repeat-exact`: the run stopped without ever telling the model (intervene first)"
-    assert executed(result, "get_order_status") == 1, \
-        f"scenario `repeat-exact`: get_order_status ran {executed(result, 'get_order_status')} times; repeats must not run"
+    ran_again(result, "repeat-exact", "get_order_status")
 
 
 @pytest.mark.parametrize("name", ["repeat-exact-cooperative", "repeat-noisy", "airport-drift", "metric-trend",
@@ -205,6 +207,118 @@ def test_cooperative_model_completes_after_one_intervention(ex, name):
         f"scenario `{name}`: the answer should be the model's final text, got {result.answer!r}"
 
 
+def ran_again(result, name: str, tool: str) -> None:
+    """A read asked again runs once more, to see whether its answer moved; the same answer never reaches the
+    model twice (the feedback takes its place), and the third call does not run."""
+    assert executed(result, tool) <= 2, \
+        (f"scenario `{name}`: {tool} ran {executed(result, tool)} times; a repeat runs once more at most (its answer "
+         "might have moved), and once it answered the same, the next one is answered before it runs")
+    assert answered_again(result, tool) == 0, \
+        (f"scenario `{name}`: the model read the same answer of {tool} twice; when a repeat answers what it "
+         "answered before, put the feedback in its place (after_result)")
+
+
+@pytest.mark.parametrize("tool, moved", [
+    ({"description": "The status of a job."}, True),  # says nothing of its effects: its answer says it reads
+    ({"description": "Open a ticket.", "annotations": {"readOnlyHint": False}}, False),  # acts again
+    ({"description": "A job's log.", "annotations": {"readOnlyHint": True, "openWorldHint": False}}, False),  # fixed
+])
+def test_a_repeat_runs_once_more_only_when_its_answer_might_have_moved(ex, tool, moved):
+    scenario = parse_scenario({
+        "name": "asked-again", "title": "asked again", "user": "Is job j1 done yet?",
+        "tools": [{"name": "job", **tool, "parameters": {"type": "object", "properties": {"job": {"type": "string"}}},
+                   "rules": [{"results": [{"data": {"job": "j1", "state": "running for 2 minutes"}},
+                                          {"data": {"job": "j1", "state": "done after 3 minutes"}}]}]}],
+        "model": {"script": [{"call": {"tool": "job", "args": {"job": "j1"}}},
+                             {"call": {"tool": "job", "args": {"job": "j1"}}}, {"answer": "Job j1 is done."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    }, source="tests/test_ex03_fingerprint_guard.py:asked-again")
+    result = run(ex, scenario)
+    said = tool.get("annotations") or "nothing of its effects"
+    if moved:
+        assert executed(result, "job") == 2 and not feedback(result), \
+            (f"inline scenario `asked-again` (the definition says {said}): the second identical call ran "
+             f"{executed(result, 'job') - 1} time(s) and was flagged {[n['pattern'] for n in feedback(result)]}. Its "
+             "answer might have moved (a job runs on): let it run once more and judge it by its answer")
+    else:
+        assert executed(result, "job") == 1 and feedback(result), \
+            (f"inline scenario `asked-again` (annotations {said}): the second identical call ran. A call that acts "
+             "again (readOnlyHint false) or whose answers never move (readOnlyHint true, openWorldHint false) is "
+             "answered before it runs")
+
+
+def _job(name: str, answers: list, calls: int, **tool) -> object:
+    """A job tool (by default "The status of a job.", no annotations), asked about job j1 `calls` times in a row,
+    then an answer."""
+    tool = {"name": "job", "description": "The status of a job.", **tool}
+    return parse_scenario({
+        "name": name, "title": name, "user": "Is job j1 done yet?", "limits": {"max_steps": calls + 2},
+        "tools": [{**tool, "parameters": {"type": "object", "properties": {"job": {"type": "string"}}},
+                   "rules": [{"results": answers}]}],
+        "model": {"script": [*[{"call": {"tool": tool["name"], "args": {"job": "j1"}}}] * calls,
+                             {"answer": "Job j1 is done."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    }, source=f"tests/test_ex03_fingerprint_guard.py:{name}")
+
+
+def test_a_poll_whose_answer_keeps_moving_is_never_flagged(ex):
+    """Each answer is compared with the last one, not with any earlier one: running, waiting, running again,
+    done is a job that moves."""
+    states = ["running on runner 1", "waiting for a runner", "running on runner 1", "done after 3 minutes"]
+    result = run(ex, _job("job-moves", [{"data": {"job": "j1", "state": s}} for s in states], 4))
+    notes = feedback(result)
+    assert not notes and executed(result, "job") == 4 and result.stop_reason is StopReason.COMPLETED, \
+        (f"inline scenario `job-moves` (states {states}): the same status call four times, every answer different "
+         f"from the one before: ran {executed(result, 'job')} of 4 times, flagged "
+         f"{[n['pattern'] for n in notes]}. Compare an answer with the call's last answer: a job may come back to a "
+         "state it was in, and it still moved")
+
+
+def test_a_call_that_failed_or_never_ran_is_not_run_again_unchanged(ex):
+    failed = run(ex, _job("job-not-found", [{"fault": "not_found", "message": "No job j1."}], 2))
+    assert executed(failed, "job") == 1 and [n["pattern"] for n in feedback(failed)] == ["repeated_call"], \
+        (f"inline scenario `job-not-found`: the call failed (not found) and came back unchanged: it ran "
+         f"{executed(failed, 'job')} times, flagged {[n['pattern'] for n in feedback(failed)]}. A failure stands: "
+         "nothing changed, so the same call gets the same error; answer it before it runs")
+    refused = run(ex, "airport-unknown-code-stubborn")
+    assert executed(refused, "search_flights") == 0 and refused.stop_reason is StopReason.REPEATED_CALL, \
+        (f"scenario `airport-unknown-code-stubborn`: the search with BJX ran {executed(refused, 'search_flights')} "
+         f"times, stop reason {refused.stop_reason.value}. A call the guard answered itself (the airport check) "
+         "never reached the tool: its repeat is answered before it runs, and stopped after the warning")
+
+
+@pytest.mark.parametrize("name, answers, tool, runs", [
+    # it moved once, then answered the same twice: the fourth call does not run
+    ("job-moves-then-sticks", [{"data": {"job": "j1", "state": s}} for s in ("queued behind 3 jobs", "running on runner 1")],
+     {}, 3),
+    # it answered, then failed (the job was deleted): the failure stands, the third call does not run
+    ("job-then-gone", [{"data": {"job": "j1", "state": "running on runner 1"}}, {"fault": "not_found"}], {}, 2),
+    # a tool that says nothing of its effects answered with content, then acknowledged a change it made (an
+    # export started): the last answer says what the call does now, and a third call would act again
+    ("export-then-started", [{"data": {"state": "waiting for the nightly window"}},
+                             {"data": {"success": True, "export_id": "e-7"}}],
+     {"description": "Run the nightly export now."}, 2),
+])
+def test_the_last_answers_decide_whether_a_repeat_runs_again(ex, name, answers, tool, runs):
+    scenario = _job(name, answers, 4, **tool)
+    result = run(ex, scenario)
+    called = scenario.tools[0].name
+    assert executed(result, called) == runs, \
+        (f"inline scenario `{name}`: {called} asked four times in a row ran {executed(result, called)} times, "
+         f"expected {runs}. What the call's last runs answered decides: the same answer twice, a failure, or an "
+         "acknowledgement of a change (`self.acts_again(tool, last answer)`) means the next call is answered "
+         "before it runs")
+
+
+def test_the_feedback_says_whether_the_call_ran(ex):
+    notes = feedback(run(ex, "repeat-exact"))
+    assert len(notes) >= 2 and notes[0].get("not_run") is False and notes[-1].get("not_run") is True, \
+        (f"scenario `repeat-exact`: the second identical read ran and its answer was replaced (not_run: false); the "
+         f"third was not run (not_run: true): {[(n['pattern'], n.get('not_run')) for n in notes]}")
+    counted = re.search(r"\b(3|3rd|third|three)\b", notes[-1]["evidence"].replace("A1234", ""), re.IGNORECASE)
+    assert counted, f"the evidence should say how many times the call came (this is its third time): {notes[-1]['evidence']!r}"
+
+
 def test_interventions_carry_evidence_options_and_an_instruction(ex):
     rules.check_interventions_carry_evidence_options_and_an_instruction(ex)
 
@@ -215,8 +329,7 @@ def test_noisy_repeats_are_caught(ex):
         (f"scenario `repeat-noisy-stubborn`: stop reason {result.stop_reason.value} after {result.model_calls} "
          "model calls; the same search written differently (key order, spaces, case, 'tomorrow') is still the "
          "same search, and must be stopped as a repeat within 4 calls")
-    assert executed(result, "search_flights") == 1, \
-        f"scenario `repeat-noisy-stubborn`: the search ran {executed(result, 'search_flights')} times; repeats must not run"
+    ran_again(result, "repeat-noisy-stubborn", "search_flights")
 
 
 def test_airport_drift_is_caught(ex):
@@ -274,6 +387,24 @@ def test_alternation_evidence_names_both_calls(ex):
 
 def test_paging_is_not_flagged(ex):
     not_flagged(ex, "paging-legit", "paging (the same tool, a new page each time, new orders on every page)")
+
+
+def test_the_same_write_on_new_arguments_is_not_flagged(ex):
+    """A call that acts is answered before it runs when it repeats; three refunds of three orders repeat nothing."""
+    scenario = parse_scenario({
+        "name": "three-refunds", "title": "three refunds", "user": "Refund my orders O-1, O-2 and O-3.",
+        "tools": [{"name": "refund_order", "description": "Refund an order.", "annotations": {"readOnlyHint": False},
+                   "parameters": {"type": "object", "properties": {"order": {"type": "string"}}},
+                   "rules": [{"result": {"data": {"refunded": True}}}]}],
+        "model": {"script": [*({"call": {"tool": "refund_order", "args": {"order": o}}} for o in ("O-1", "O-2", "O-3")),
+                             {"answer": "Orders O-1, O-2 and O-3 are refunded."}]},
+        "expect": {"completable": True, "stop_reason": "completed"},
+    }, source="tests/test_ex03_fingerprint_guard.py:three-refunds")
+    result = run(ex, scenario)
+    notes = feedback(result)
+    assert not notes and executed(result, "refund_order") == 3, \
+        (f"inline scenario `three-refunds`: one write on three different orders was flagged as a loop: "
+         f"{[n['evidence'] for n in notes]}. A call repeats another only with the same arguments (the fingerprint)")
 
 
 def test_new_arguments_are_not_flagged(ex):

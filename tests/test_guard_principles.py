@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from reference import Episode, ToolCall, ToolMessage, UserMessage, catalogue, parse_scenario
+from reference import Episode, ToolCall, ToolMessage, UserMessage, catalogue, find, parse_scenario
 from reference.core.canonical import call_fingerprint
 from reference.core.messages import AssistantMessage
 from reference.parts.guards import LoopGuard
 from reference.parts.guards.effects import ToolInfo, resource_changed
 from reference.parts.guards.registry import DETECTORS
-from reference.parts.guards.results import found_nothing, without_echoes
-from reference.runs.runner import completed, interventions, run
+from reference.parts.guards.results import found_nothing, is_metadata, without_echoes
+from reference.runs.runner import answered_again, completed, evaluate, executed_calls, interventions, run
 
 FIELD = sorted(Path(__file__).parent.joinpath("field_scenarios").glob("*.yaml"))
 
@@ -86,6 +86,37 @@ def test_a_call_repeats_an_earlier_one_only_if_nothing_between_them_brought_new_
     assert completed(waits, result) and not interventions(result), interventions(result)
     result = run(cycle, "guarded")
     assert result.stop_reason.value == "repeated_call" and interventions(result)[0] == "repeated_call"
+
+
+@pytest.mark.parametrize("name", ["shell-poll-back-to-back", "unknown-write-sent-twice"])
+def test_a_call_of_unknown_effect_is_judged_by_what_it_answered(name):
+    """A tool that declares nothing of its effects (a shell, a ticket desk): an answer with content marks a read,
+    so a log tailed twice in a row runs and is judged by its answer; an acknowledgement (a success flag and
+    the id it created) marks a write, so the same call sent again never runs twice."""
+    scenario = _load(next(p for p in FIELD if p.stem == name))
+    result = run(scenario, "guarded")
+    failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
+    assert not failed, f"{name}: {'; '.join(failed)}"
+
+
+def test_a_read_runs_again_and_its_same_answer_is_replaced():
+    """The second identical read runs, and its unchanged answer reaches the model as the guard's warning, not
+    as the tool's output; the third is answered before it runs, and stops the run."""
+    scenario = find("repeat-exact")
+    result = run(scenario, "guarded")
+    assert result.stop_reason.value == "repeated_call" and answered_again(result, "get_order_status") == 0
+    assert len(executed_calls(result)) == 2
+
+
+@pytest.mark.parametrize("key, value, metadata", [
+    ("generated", "2026-12-02T01:00:00Z", True),  # RFC 3339 date-time: a moment by its standard form, any key
+    ("served", "2026-12-02T09:00:00.250+08:00", True),
+    ("generated", "2026-12-02", False),  # a date alone is content
+    ("generated", "01:00:00", False),  # a clock time is a moment only under a key named like one (the last resort)
+    ("generated_at", "01:00:00", True),
+])
+def test_a_moment_by_its_standard_form_whatever_its_key(key, value, metadata):
+    assert is_metadata(key, value) is metadata, (key, value)
 
 
 # ---------------------------------------------------------------- may a call change state?

@@ -252,8 +252,10 @@ def test_events_tell_what_the_guard_did():
     ep = Episode.from_scenario(find("repeat-exact"))
     guard = LoopGuard.for_episode(ep)
     guarded_loop(ep, ep.limits.max_steps, Parts(guard=guard))
+    # the second identical read runs (its answer might have moved) and its same answer is replaced by the
+    # warning; the third is answered before it runs, and stops the run
     assert [(e["step"], e["pattern"], e["did"]) for e in guard.events] == [
-        (2, "repeated_call", "answered the call without running it"), (3, "repeated_call", "stopped the run")]
+        (2, "repeated_call", "wrapped the result"), (3, "repeated_call", "stopped the run")]
 
 
 # ---------------------------------------------------------------- the catalogue, guard only

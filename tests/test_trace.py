@@ -95,7 +95,8 @@ def test_the_guarded_loop_reports_verdicts_budget_and_trip():
     run_loop("guarded", episode)
     events = [r for r in episode.trace.records if r["kind"] == "event"]
     assert {e["event"] for e in events} >= {"budget", "guard", "trip"}
-    assert [e["action"] for e in events if e["event"] == "guard"] == ["intervene", "stop"]
+    # the second identical read ran, and its unchanged answer was replaced; the third did not run
+    assert [e["action"] for e in events if e["event"] == "guard"] == ["intervene_after_result", "stop"]
     assert events[-1]["reason"] == episode.trace.records[-1]["stop_reason"] == "repeated_call"
 
 

@@ -24,7 +24,7 @@ def test_timeline_marks_repeats_and_ends_with_stop_and_shape():
     assert text[-2].startswith("shape: repeat, detectable at step 2")
     assert text[-1].startswith("fix: ")
     guarded = timeline(_trace("repeat-exact", "guarded"))
-    assert "[intervene]" in guarded and "[stop]" in guarded and "(answer, no tools)" in guarded
+    assert "[intervene_after_result]" in guarded and "[stop]" in guarded and "(answer, no tools)" in guarded
 
 
 def test_report_rows_and_fleet_metrics():

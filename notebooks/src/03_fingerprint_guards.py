@@ -170,8 +170,9 @@ arguments.
 # guard that does, in two parts, each in a file of its own that states the task and what you are given.
 #
 # - **The core**, `exercises/ex03_fingerprint_guard.py` (about 80 minutes): fingerprints that see
-#   through the disguise, detectors for repeats anywhere in the run and for A-B-A-B, and a guard that
-#   answers the first lapse with a warning the model can act on before it stops the run.
+#   through the disguise, detectors for repeats anywhere in the run and for A-B-A-B, a repeat judged by
+#   its answer when its answer might have moved, and a guard that answers the first lapse with a warning
+#   the model can act on before it stops the run.
 # - **The stretch**, `exercises/ex03b_guard_stretch.py` (about 90 minutes, after the core passes): what
 #   results tell (the same result for a rephrased question, steps that bring nothing new), polling, and
 #   turns of parallel calls. It imports the core's answers, so it does not depend on yours.
@@ -188,7 +189,9 @@ arguments.
 #
 # The wrong answers the tests are built to catch: in the core, a fingerprint that is `json.dumps` of the
 # raw arguments, one that case-folds every string, a guard that stops at the first detection, one that
-# flags paging, and a repeat check that looks only at the previous call (A-B-A-B walks past it); in the
+# fingerprints the tool alone, a repeat check that looks only at the previous call (A-B-A-B walks past it),
+# one that lets every repeat run again (a write then acts twice), and one that lets a repeat run but hands
+# its unchanged answer to the model as it is; in the
 # stretch, a guard that flags polling, counts an empty result as progress, calls four SKUs with one answer
 # a rephrase, counts every call of a turn as a strike, or takes a fresh timestamp for news. Write it
 # before you read on: sections 4 to 7 are the answer. The first hint:
@@ -337,10 +340,16 @@ print("echo:                ", detectors.echo(["Let me double-check the status."
 #
 # `LoopGuard` (reference/parts/guards/guard.py) plugs into the guarded loop's three guard hooks:
 #
-# - `before_call`: a repeat or an alternation is not executed. The call is answered by a feedback
-#   message as its tool result, so the history stays protocol-valid (every call id gets its answer);
-# - `after_result`: the same result again, or a step with nothing new, can only be seen after the call
-#   ran; the result is wrapped in the feedback (the data stays inside it, under `result`);
+# - `before_call`: an alternation is not executed, and neither is a repeat that would act again (a
+#   write), that failed last time, or whose answer is known: its tool's answers never move, or it
+#   already answered the same twice. The call is answered by a feedback message as its tool result, so
+#   the history stays protocol-valid (every call id gets its answer). Any other repeat, a read whose
+#   answer might have moved, runs once more: the guard compares call AND answer, as the field's own
+#   detectors do (OpenHands' stuck detector, openclaw's poll check);
+# - `after_result`: the same answer again, the same result for a rephrased question, or a step with
+#   nothing new, can only be seen after the call ran. A repeat that answered what it answered before is
+#   replaced by the feedback (that answer is already in the conversation: the model never reads one
+#   answer twice); for the other patterns the data stays inside the feedback, under `result`;
 # - `after_step`: if the model went on after its warning, the run stops with the pattern's stop reason.
 #
 # Here is the message the model receives on its second search in `repeat-noisy`:
@@ -422,12 +431,19 @@ plt.show()
 # (`reference/parts/guards/registry.py` lists the detectors; each file states its rule and holds a
 # legitimate scenario that a test runs):
 #
-# - **State epochs: a call repeats another only if nothing in between could change its answer.** A call
+# - **State epochs: the same call is a repeat once it gives the same answer with nothing in between that
+#   could have changed it; it is answered before it runs only when running it again would act twice or its
+#   answer is known to be fixed.** A second identical read runs, and only the same answer again is the
+#   repeat; the third is answered before it runs. *It prevents* stopping a log tailed with the same
+#   command while training runs, and a browser's `wait` before a re-check. A call
 #   that succeeded and may change state opens a new epoch for every read; so does an error saying the
 #   resource changed (409, 412, a new ETag); a new user message refreshes what reads knew. Whether a call
 #   may change state comes from its MCP annotations (with the spec's defaults for a missing hint:
 #   readOnlyHint false, openWorldHint true), else from the HTTP method it states, else, as a last resort,
-#   from its name. *It prevents* flagging "read the document, change it, read it again to check".
+#   from its name; a definition that says nothing of its effects (a shell, a browser) is judged by what the
+#   call answered: an acknowledgement (a success flag, the id it created) marks a write, which is never sent
+#   twice, and content marks a read. *It prevents* flagging "read the document, change it, read it again to
+#   check".
 #   A failed call changed nothing: the same call after the same error stays a repeat, whatever the user
 #   said since. A read about what the last write started or acted on may still be moving, and a call
 #   that names no target of its own (no arguments, or only empty ones and fixed choices) can only act on
@@ -602,8 +618,10 @@ for name in ("repeat-noisy", "repeat-noisy-stubborn"):
 #    result fingerprints (different arguments, the same answer); A-B-A-B alternation (two tools waiting
 #    on each other, which a last-call check never sees); no progress (N steps without a new entity or
 #    value, empty results counting as nothing); and, as supporting evidence, the model's own text
-#    repeating. It also names what must *not* be flagged (paging, polling a job whose status changes,
-#    the same tool with genuinely new arguments) and sets thresholds per intent, not one global N.
+#    repeating. It compares call AND answer: a read asked again runs once more and is judged by what it
+#    answers (only a call that would act again, or whose answer is known not to move, is answered
+#    before it runs). It also names what must *not* be flagged (paging, polling a job whose status
+#    changes, the same tool with genuinely new arguments) and sets thresholds per intent, not one global N.
 # 2. *Why normalise the fingerprint? Isn't hashing the arguments enough?*
 #    A strong answer: the model's output is sampled text, so the same intent comes back with keys
 #    reordered, spaces, another case, "tomorrow" for a date, another code for the same airport; a raw

@@ -131,6 +131,7 @@ table([{"tool": tool, "outcome": outcome, "runs": n} for (tool, outcome), n in b
 # | `ok`, data empty (`[]`, `{"results": []}`) | no | "found nothing" is worth saying, not a fact to build on |
 # | an error result, an exception | no | nothing was returned |
 # | answered by the guard (an intervention) or "not run" | no | the tool never ran: it is not even in the ledger |
+# | ran again and answered as before (the guard put its feedback in its place) | yes, once | the ledger has both runs; one call with one answer is one fact, its repeats folded into it |
 # | the model's own text | no | nothing checks it; section 5 shows a scripted model inventing a delivery |
 #
 # The source is the **ledger**, not the history: the history mixes real results with interventions,

@@ -35,8 +35,8 @@ from ..sim.clock import parse_start
 PROBLEMS = ("error_storm", "blowup", "cycle", "repeat", "drift", "rephrase")  # tie-break order
 
 FIXES: dict[str, str] = {
-    "repeat": "fingerprint each call on canonical arguments; intervene on the first identical call, stop "
-              "if it comes back (lesson 3)",
+    "repeat": "fingerprint each call on canonical arguments; run an identical read once more and intervene "
+              "when it answers the same (a write is never sent twice), stop if it comes back (lesson 3)",
     "cycle": "look for A-B-A-B over a window of fingerprints, not only consecutive repeats; intervene "
              "naming the calls, stop if it persists (lesson 3)",
     "rephrase": "track what each result adds; after steps with nothing new say so, then stop with an "

@@ -96,8 +96,37 @@ def evaluate(scenario: Scenario, result: RunResult) -> list[Check]:
         repeats = len(mine) - len(set(mine))
         checks.append(Check(f"must_not_repeat:{tool}", repeats == 0,
                             f"{tool} ran {repeats} repeated call(s) with identical arguments"))
+    for tool in e.answered_once:
+        again = answered_again(result, tool)
+        checks.append(Check(f"answered_once:{tool}", again == 0,
+                            f"the model read {again} answer(s) of {tool} it had already read for the same call"))
     checks += _visibility_checks(e, result) + _degraded_checks(e, result, len(ran))
     return [c for c in checks if c is not None]
+
+
+def answered_again(result: RunResult, tool: str) -> int:
+    """How many tool results of `tool` the model read a second time: the same content for a call with the same
+    arguments (a loop guard's intervention in its place is not the tool's answer)."""
+    calls = {c.id: json.dumps(c.parsed_arguments(), sort_keys=True) if _is_object(c) else c.arguments
+             for m in result.messages for c in (getattr(m, "tool_calls", None) or ()) if c.name == tool}
+    read, again = set(), 0
+    for m in result.messages:
+        if not isinstance(m, ToolMessage) or m.call_id not in calls:
+            continue
+        body = read_body(m.content)
+        if body and body.get("error_type") == "loop_detected":
+            continue
+        key = (calls[m.call_id], m.content)
+        again += key in read
+        read.add(key)
+    return again
+
+
+def _is_object(call: Any) -> bool:
+    try:
+        return isinstance(call.parsed_arguments(), dict)
+    except ValueError:
+        return False
 
 
 def model_visible(result: RunResult) -> str:

@@ -7,7 +7,7 @@ CAUGHT_BY = {
                                            "a guard that stops at the first detection without intervening"),
     "ex03_never_interrupts.py": ("test_exact_repeat_is_stopped_after_one_intervention",
                                   "must be stopped for repeated_call"),
-    "ex03_flags_paging.py": ("test_paging_is_not_flagged",
+    "ex03_flags_paging.py": ("test_the_same_write_on_new_arguments_is_not_flagged",
                               "was flagged as a loop"),
     "ex03_consecutive_only.py": ("test_alternation_is_stopped",
                                   "misses it"),
@@ -27,4 +27,8 @@ CAUGHT_BY = {
                                      "not one per pattern"),
     "ex03_options_include_self.py": ("test_options_name_the_other_tools_only", "never the one that"),
     "ex03_unknown_code_casefolded.py": ("test_odd_values_never_break_a_fingerprint", "upper-case"),
+    "ex03_reruns_every_repeat.py": ("test_a_repeat_runs_once_more_only_when_its_answer_might_have_moved",
+                                    "answered before it runs"),
+    "ex03_same_answer_passed_on.py": ("test_exact_repeat_is_stopped_after_one_intervention",
+                                      "the model read the same answer"),
 }

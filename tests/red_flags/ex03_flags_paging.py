@@ -1,7 +1,8 @@
 """Red flag: the fingerprint is the tool name (or the arguments without the page).
 
 "If the same tool is called again, it is a loop." Paging calls the same tool with a new page each
-time, and every page brings new orders: flagging it breaks a task that was going well.
+time, and every page brings new orders: a read asked again runs once more and its new answer saves it,
+but a write on a new order (three refunds) is answered before it runs, and the task breaks.
 """
 from pathlib import Path
 

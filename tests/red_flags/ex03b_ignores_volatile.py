@@ -10,7 +10,12 @@ exec(compile((Path(__file__).resolve().parents[2] / "solutions" / "ex03b_guard_s
              "solutions/ex03b_guard_stretch.py", "exec"))
 
 
+class EveryRepeatIsALoop(LoopGuard):  # noqa: F821  (defined by the solution above)
+    def may_have_moved(self, tool, action):
+        return False  # never run a repeat to see its answer
+
+
 def make_guard(episode):
-    guard = LoopGuard(episode, **THRESHOLDS.get(episode.scenario.intent, THRESHOLDS["general"]))
+    guard = EveryRepeatIsALoop(episode, **THRESHOLDS.get(episode.scenario.intent, THRESHOLDS["general"]))
     guard.volatile = set()
     return guard

@@ -34,7 +34,8 @@ def repeated_call(action: str, earlier: int, before: Sequence[GuardedCall], curr
                   tools: Sequence[str], echo: str, ran_again: bool = False) -> Detection:
     """`action` again, after `earlier` attempts (`before`, in order); `current` is this attempt.
 
-    `ran_again`: the tool may change, so the repeat ran, and its answer is the same as last time."""
+    `ran_again`: its answer might have moved, so the repeat ran, and it answered what it answered before (the
+    feedback takes that answer's place: the model never reads one answer twice)."""
     ran = [a for a in before if a.ran]
     spellings = list(dict.fromkeys(a.call.arguments for a in [*before[-4:], current]))
     steps = [str(a.step) for a in before]
@@ -44,11 +45,11 @@ def repeated_call(action: str, earlier: int, before: Sequence[GuardedCall], curr
     if len(spellings) > 1:
         evidence += (" The arguments were written differently but mean the same call: "
                      + "; ".join(spellings[:4]) + ".")
+    shown = next((a.step for a in ran if a.result == ran[-1].result), None) if ran else None  # where the model read it
     if ran_again:
-        evidence += (" Its answer may have moved, so it ran: the answer is unchanged (timestamps and request ids"
-                     " aside), and is included here as `result`.")
+        evidence += f" It ran again and answered as at step {shown}." if ran else " It ran again and answered as before."
     elif ran:
-        evidence += f" Its result is already in the conversation (step {ran[-1].step})."
+        evidence += f" Its result is already in the conversation (step {shown})."
     evidence += echo
     tool = action.split(" ", 1)[0]
     return Detection("repeated_call", evidence, earlier + 1, options(tools, tool, ran=bool(ran)),

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ...core.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from .checks import airport_problems
+from .effects import ToolInfo as Definition
+from .responses import parse_result as _read_answer, reports
 from ...core.dates import RELATIVE_DAYS, canonical_date
 from .results import without_metadata
 from .traits import ToolInfo, identity
@@ -88,6 +90,13 @@ class GuardState:
                                        frozenset(t.metadata)) for t in episode.scenario.tools}
         self.volatile = {name for name, info in self.tools.items() if info.polls}  # a repeat may be progress
         self.tool_names = [t.name for t in episode.scenario.tools]
+        # what each definition says of a call's effects (effects.py): `acts_again` and `fixed` read it
+        self._effects = {t.name: Definition(t.name, t.parameters, t.description,
+                                            None if t.annotations is None else dict(t.annotations), t.volatile)
+                         for t in episode.scenario.tools}
+        self.fixed = {name for name, d in self._effects.items() if not d.writes and d.fixed}  # answers never move
+        self.answers: dict[str, list[tuple[bool, str]]] = {}  # action -> (ok, content) of each of its runs
+        self.rechecks: set[str] = set()  # ids of repeats let run once more: each is judged by its answer
         self.allowed_runs, self.same_result_actions = allowed_runs, same_result_actions
         self.no_progress_steps, self.interventions = no_progress_steps, interventions
         self.history: list[str] = []  # every action attempted, in order
@@ -105,6 +114,19 @@ class GuardState:
         self._last_call_id = ""  # the id of the current turn's last call: the step ends with its result
         self._step_ok = self._step_flagged = False  # _step_flagged: this turn already had its lapse
         self._step_new = 0
+
+    def acts_again(self, tool: str, answer: str) -> bool:
+        """Would running a call of `tool` again act again (a second record, a second charge)? What its definition
+        says: MCP annotations (readOnlyHint false, not idempotent), else an unsafe HTTP method (POST, PATCH);
+        a definition that says nothing of its effects is judged by `answer`, the content of its last run: an
+        acknowledgement (a success flag, the id it created) marks a write, content (text, a measure) a read."""
+        d = self._effects.get(tool) or Definition(tool)
+        if not d.writes or d.idempotent:
+            return False
+        if not d.unknown:
+            return True
+        ok, content = _read_answer(answer)
+        return not (ok and reports(content))
 
     def _wrap(self, verdict: Verdict, result: ToolMessage) -> ToolMessage:
         """After a call ran: the feedback replaces its result, or (stopping) the real result stays."""

@@ -2,9 +2,10 @@
 
 The guard keeps the books (state.py: every call, its state epoch, what its answer brought) and asks the
 detectors of registry.py, in order; the first that fires speaks for the call. On the first detection the
-run goes on: the call is not executed (a repeat, a cycle) or its result is wrapped (the same answer again,
-no progress, which can only be seen once the call has run), and the model gets a structured feedback
-message as that call's tool result, so the history stays protocol-valid:
+run goes on: the call is not executed (a repeat that would act again or whose answer is known, a cycle), or
+it runs and its result is replaced (the same answer again: the model never reads it twice) or wrapped (no
+progress, which can only be seen once the call has run), and the model gets a structured feedback message as
+that call's tool result, so the history stays protocol-valid:
 
     {"ok": false, "error_type": "loop_detected", "pattern": "repeated_call",
      "evidence": "get_order_status(order_id=A1234) was already run once (step 1) ...",
@@ -41,7 +42,7 @@ from .checks import argument_problems, has_checks
 from .effects import ToolInfo, resource_changed
 from .feedback import Detection
 from .registry import DETECTORS
-from .responses import still_to_come, without_call_counts
+from .responses import reports, still_to_come, without_call_counts
 from .results import (ResultReader, argument_leaves, found_nothing, is_moment_name, owned_moments, parse_result,
                       subject_of, without_echoes)
 from .state import GuardedCall, Memory
@@ -157,7 +158,7 @@ class LoopGuard:
         m.ran.append(a)
         ok, payload = parse_result(result.content)
         ok = ok and not result.is_error
-        content = without_echoes(payload, a.arguments) if ok else payload
+        content = without_echoes(payload, a.arguments, _spelled(a.call)) if ok else payload
         if ok:  # a member that equalled the call's number last time and does again, the words unchanged, counts calls
             run = m.tool_runs[a.call.name] = m.tool_runs.get(a.call.name, 0) + 1
             words = str([v for _, v in argument_leaves(a.arguments) if not isinstance(v, (int, float)) or isinstance(v, bool)])
@@ -180,6 +181,7 @@ class LoopGuard:
         a.to_come = ok and still_to_come(content, is_moment_name)
         a.silent = ok and content in (None, "")
         a.blank = ok and says_nothing(content)
+        a.reports = ok and reports(content)
         values = set() if a.empty else values  # zeros that say "nothing found" are no news
         body = None if ok else (read_body(result.content) or {"message": result.content})  # plain-text errors too
         a.retryable_error = bool(body and body.get("retryable") is True)
@@ -245,7 +247,7 @@ class LoopGuard:
         body = feedback.intervention(d, not_run=not_run, stopping=(
             f"The run is stopping: the loop went on after {warned}." if stopping else None)) if first_in_turn \
             else feedback.another_in_turn(d, not_run=not_run)
-        if original is not None:
+        if original is not None and d.pattern != "repeated_call":  # a repeat's answer is already in the conversation
             ok, payload = parse_result(original.content)
             body["result"] = payload  # the answer, or the error, that the feedback stands in for
         self.events.append({"step": m.now.number, "pattern": d.pattern, "action": show(m.by_id[call.id].action),
@@ -276,3 +278,11 @@ def _lists(value: Any) -> bool:
     if isinstance(value, list):
         return bool(value)
     return isinstance(value, dict) and any(_lists(v) for v in value.values())
+
+
+def _spelled(call: ToolCall) -> Any:
+    """The call's arguments as the model wrote them (None: not a JSON object)."""
+    try:
+        return call.parsed_arguments()
+    except ValueError:
+        return None

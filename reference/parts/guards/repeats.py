@@ -1,41 +1,20 @@
-"""Principle 1, state epochs: a call repeats an earlier one only if nothing between them brought new
-information.
+"""Principle 1, state epochs: the same call is a repeat once it gives the same answer with nothing in between
+that could have changed it, and it is answered before it runs only when running it again would act twice or
+its answer is known to be fixed.
 
-What can change an answer: a call that succeeded and may change state (effects.py) opens a new epoch for
-every read (conservatively: all of them); so does an error saying the resource changed (409, 412, a new
-ETag); a new user message refreshes what reads knew. A call that failed changed nothing: the same call
-after the same error is a repeat, whatever the user said since. A read of a world that moves by itself
-(MCP's openWorldHint) is a poll, judged by what its answers bring (progress.py); a read whose answer
-may have moved (it changed last time, it asks about what the last write made, started or acted on, or its
-last answer named a moment still to come, a pipeline's `finished_at: null`) runs once more, and the same
-answer again is the repeat (a finished pipeline asked again is still caught before it runs). A call that names no target of its own (no
-arguments, or only empty ones, booleans and choices the schema closes) can only act on what the tool
-carries, a cursor or a running process, so repeating it is how it works: it runs, and is judged by its
-answer (an editor's "scroll down" must not be stopped; the same empty answer twice is the repeat), unless
-its definition says outright that it is destructive (MCP's destructiveHint: true). A call that failed for
-a transient reason (`retryable: true`) may be sent again: three attempts in all, as the OpenAI and
-Anthropic SDKs retry by default; a fourth after three transient failures in a row is a repeat.
+It must not fire on:
+- a re-read after a successful write, after an error saying the resource changed (409, 412, a new ETag), or
+  after the user said something new: each opens a new state epoch (state.py, `still_stands`);
+- a read asked again whose answer moved (a job polled until it is done, a log tailed while training runs):
+  a second identical read runs, and only the same answer again is the repeat, which the guard puts in the
+  answer's place, so the model never reads one answer twice; the third is answered before it runs;
+- a retry: an idempotent call sent again after a timeout, or a transient failure (`retryable: true`) sent
+  again, three attempts in all as the OpenAI and Anthropic SDKs retry by default.
 
-A call that may change state is a duplicate when it comes again with nothing new in between, with four
-exceptions, each judged by what the call answers instead. An idempotent call (MCP's idempotentHint, or an
-HTTP PUT or DELETE) has no effect beyond its first, so sending it again after a timeout or a 503 is a
-retry: it runs, and only the same answer as its last run, nothing else changed since, is the repeat (an
-apply that timed out, then got a 503, then took, is left alone; a write that took, re-sent and answered
-the same, is caught). A call on a world outside the run (MCP's openWorldHint) sent again after a read
-showed something no result had shown acts on what it saw (a "More" link clicked after the snapshot shows
-the next rows); a record added again after a read of the same tool without annotations stays a
-duplicate. A call whose definition says nothing of its effects (no annotations, no HTTP method), repeated
-while a poll runs again in between, paces that poll (a capped back-off's `sleep 240`); whether the wait is
-stuck is the poll's question. One that answered nothing at all (a shell's silent `sleep 120`) paces any read
-run again in between, annotated or not: it said nothing a loop could be stuck on. A call the definition says writes (a rerun triggered again between polls)
-stays a duplicate. A call carrying a passage the user quoted
-(a code span, a quotation) is what the user asked for in those words: it runs, and is stuck once it
-answers what it already answered since the user spoke (a flaky test the user asked to run four times,
-passing and failing, is left alone). Progress elsewhere counts too: when a call in between
-answered with new values, differently from every earlier run of that call (a poll that moved, a wait
-that let it move), the model is not stuck on this one; a call that may change state runs again, a read
-runs once more and is judged by its answer. A cycle whose every answer repeats (read, refused edit,
-read) brings nothing new and stays a repeat.
+Which calls may act twice, which reads are fixed: the tool's definition (effects.py). A call whose
+definition says nothing of its effects is judged by what it answered (`responses.reports`): an answer with
+content marks a read, an acknowledgement (a new id, a success flag) a write. The writes that may still run
+again are listed where they are decided (`_acts_on_news`).
 """
 from __future__ import annotations
 
@@ -44,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any, Optional
 
 from . import feedback
+from .effects import ToolInfo
 from .feedback import Detection
 from .state import Detector, GuardedCall, Memory
 
@@ -90,7 +70,9 @@ class RepeatedCall(Detector):
         answered = any(x.ran and not x.failed for x in standing)
         if last.failed and _spelling(last) != _spelling(a) and not answered:
             return None  # the tool refused one spelling ("Dec 1, 2026"): the model is correcting it
-        polled = not a.writes and m.info(a.call.name).moves_by_itself
+        info = m.info(a.call.name)
+        reads = not a.writes or (info.unknown and last.reports)  # what it answered tells what it did
+        polled = not a.writes and info.moves_by_itself
         if m.news_between(last, a):  # the run moved since: not stuck on this call
             a.recheck = not a.writes and not polled  # a read runs once more: the same answer again is the repeat
             return None
@@ -98,17 +80,13 @@ class RepeatedCall(Detector):
             return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
         if polled:
             return None  # a poll: its answers say whether it moves (progress.py), not its arguments
-        info = m.info(a.call.name)
         a.asked = m.user_spelled(a)
-        if (not a.writes and (a.action in m.changing or m.about_the_last_write(a) or last.to_come)) \
-                or (a.writes and info.idempotent) or a.asked:
-            a.recheck = True  # its answer may have moved, it acts no more than once, or the user asked for it
-            return None  # in these words: run it, and judge it by the answer
-        if a.writes and ((info.open_world and m.learned_between(last, a))
-                         or (info.source == "name" and m.polled_between(last, a))):
-            return None  # acting on what a read just showed of a world outside (the page "More" loaded), or a wait
-        if names_nothing(a.arguments, info.parameters) and (info.annotations or {}).get("destructiveHint") is not True:
-            a.recheck = True  # it can only act on what the tool carries (a cursor, a process): judged by its answer
+        if a.writes and info.unknown and m.polled_between(last, a):
+            return None  # a wait between polls (a capped back-off's `sleep 240`): whether it is stuck is the poll's question
+        if reads and not (_settled(standing) or (info.fixed and not _may_have_moved(m, a, last))):
+            a.recheck = True  # its answer may have moved: run it, and judge it by the answer
+            return None
+        if not reads and _acts_on_news(m, a, last, info):
             return None
         return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
 
@@ -120,6 +98,46 @@ class RepeatedCall(Detector):
             return None  # a call the user asked for is stuck once it answers what it already answered
         return feedback.repeated_call(a.action, len(runs), runs, a, list(m.tools), feedback.echo_of(m),
                                       ran_again=True)
+
+
+def _settled(standing: list[GuardedCall]) -> bool:
+    """Is the answer known not to move for now: the last two runs that still stand gave the same answer, the
+    last one failed (a failure stands until state changes), or none of the earlier attempts reached the tool
+    (the guard answered them: a check of the arguments says the same thing every time)? Then the next
+    identical call is answered before it runs."""
+    ran = [x for x in standing if x.ran]
+    return not ran or ran[-1].failed or len(ran) >= 2 and ran[-1].result == ran[-2].result
+
+
+def _may_have_moved(m: Memory, a: GuardedCall, last: GuardedCall) -> bool:
+    """Why a read whose definition says it is fixed may still answer differently: its last re-run changed
+    its answer, it asks about what the last write made or started, its last answer named a moment still to
+    come (a pipeline's `finished_at: null`), or the user asked for it in these words."""
+    return a.action in m.changing or m.about_the_last_write(a) or last.to_come or a.asked
+
+
+def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo) -> bool:
+    """May a call that may change state run again with nothing new in between? Only when a second one is
+    not a duplicate of the first:
+    - it is idempotent (MCP's idempotentHint, an HTTP PUT or DELETE): a retry after a timeout; it runs, and
+      the same answer as its last run is the repeat (`recheck`);
+    - the user asked for it in these words (a code span, a quotation: a flaky test run four times); it runs,
+      and is stuck once it answers what it already answered since the user spoke;
+    - it acts on a world outside the run (MCP's openWorldHint) after a read showed something new there (the
+      "More" link clicked after the snapshot shows the next rows);
+    - it names no target of its own (no arguments, or only empty ones, booleans and choices its schema
+      closes): it acts on what the tool carries, a cursor or a process (an editor's scroll), unless its
+      definition says it is destructive; it runs and is judged by its answer.
+    A record added again after a read of its trend, or a rerun triggered again between polls, is a duplicate."""
+    if info.idempotent or a.asked:
+        a.recheck = True
+        return True
+    if info.open_world and m.learned_between(last, a):
+        return True
+    if names_nothing(a.arguments, info.parameters) and (info.annotations or {}).get("destructiveHint") is not True:
+        a.recheck = True
+        return True
+    return False
 
 
 def names_nothing(arguments: Any, schema: Any) -> bool:

@@ -2,10 +2,14 @@
 response's own clock, and its own count of calls, as the answers show them (results.py and the guard use them)."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ...core.canonical import clean_text
 from ...core.toolresult import read_result
+
+# RFC 3339's date-time (section 5.6, ISO 8601's extended form, what JSON Schema's `format: date-time` names)
+_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 
 
 def parse_result(content: str) -> tuple[bool, Any]:
@@ -60,3 +64,27 @@ def still_to_come(content: Any, is_moment) -> bool:
     if isinstance(content, dict):
         return any((v is None and is_moment(k)) or still_to_come(v, is_moment) for k, v in content.items())
     return isinstance(content, list) and any(still_to_come(v, is_moment) for v in content)
+
+
+def reports(content: Any) -> bool:
+    """Does an answer carry content, more than an acknowledgement? An acknowledgement says that something was
+    done and names it: flags, nulls and single tokens (an id it created, a status word), as
+    `{"success": true, "record_id": "w_101"}` does. Content is what a read brings: text of more than one word, a
+    measure (a number with a fraction), or anything that holds one (a log's last lines, a page, an average).
+    `content`: the answer with the call's own echoes removed."""
+    if isinstance(content, str):
+        return len(content.split()) > 1
+    if isinstance(content, float):
+        return not content.is_integer()
+    if isinstance(content, dict):
+        return any(reports(v) for v in content.values())
+    if isinstance(content, list):
+        return any(reports(v) for v in content)
+    return False
+
+
+def is_date_time(value: Any) -> bool:
+    """Is a value a moment by its standard form, an RFC 3339 date-time, whatever its key names? Then it is
+    presumed the response's clock, as a key named like a moment is (results.py), until the answers show that
+    it moved with the rest of them (`owned_moments`). A date alone ("2026-12-01") is content."""
+    return type(value) is str and len(value) >= 20 and bool(_DATE_TIME.match(value))

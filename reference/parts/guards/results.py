@@ -9,14 +9,14 @@ A key is metadata when (normalised: camelCase and dashes to snake_case, lower ca
 
 - the tool declares it: `metadata: [checked_at, meta.server]` in the scenario's tool definition (a key
   name anywhere in the result, or a dotted path from the payload's top);
-- it names a request or transport identifier, whatever its value: it is or ends in request_id, trace_id,
-  span_id, correlation_id, traceparent, etag, nonce;
-- it says how long this request took, and its value is a number: took, elapsed, latency, response_time,
-  query_time, processing_time (with or without a unit: took_ms, latency_s);
-- it names a moment AND its value has the shape of one: the key is timestamp, ts, now, server_time, as_of,
-  last_checked, last_updated, last_modified, or ends in _at, _ts or _timestamp (a unit suffix aside), and the
-  value is a date-time ("2026-11-30T10:00:00Z"), a clock time ("10:00:05") or an epoch number
-  (`status_at: "gate B"` and a date alone are content) - UNTIL the answers show it is the resource's own:
+- it names a request or transport identifier, whatever its value: it is or ends in request_id, trace_id, span_id,
+  correlation_id, traceparent, etag, nonce; or it says how long this request took, and its value is a number:
+  took, elapsed, latency, response_time, query_time, processing_time (with or without a unit: took_ms, latency_s);
+- its value is a moment by the standard's form, an RFC 3339 date-time ("2026-11-30T10:00:00Z"), whatever
+  its key; or, as the last resort for forms no standard fixes, the key names a moment (timestamp, ts, now,
+  server_time, as_of, last_checked, last_updated, last_modified, or ends in _at, _ts or _timestamp, a unit
+  suffix aside) and the value is a clock time ("10:00:05") or an epoch number (`status_at: "gate B"` and a
+  date alone are content) - in either case UNTIL the answers show it is the resource's own:
   a moment that moved together with the rest of an answer to the same call (a run's `updated_at` beside
   its status) is content from then on, its advancing news (`owned_moments`); one that moved alone is not.
 """
@@ -30,7 +30,7 @@ from typing import Any, Iterable, Optional
 from ...core import jsontext
 from ...core.dates import canonical_date
 from ...core.canonical import _DATE_NAME, _number, canonical_data, clean_text
-from .responses import owned_moments, parse_result  # noqa: F401  (re-exported: the guard's readers import them here)
+from .responses import is_date_time, owned_moments, parse_result  # noqa: F401  (re-exported: the guard's readers import them here)
 from .wording import unquoted
 
 _ID_SUFFIXES = ("request_id", "trace_id", "span_id", "correlation_id", "traceparent", "etag", "nonce")
@@ -38,14 +38,11 @@ _MOMENT_NAMES = {"timestamp", "ts", "server_time", "as_of", "last_checked", "las
 _TIMING_NAMES = {"took", "elapsed", "latency", "response_time", "query_time", "processing_time", "server_timing"}
 _UNIT = re.compile(r"_(ms|us|ns|s|sec|secs|seconds|millis|epoch)$")
 _MOMENT_SUFFIXES = ("_at", "_ts", "_timestamp")
-_TIME_SHAPED = re.compile(r"^(\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2}|UTC)?$",
-                          re.IGNORECASE)
-_EPOCH_MIN = 10**8  # seconds since 1970 past 1973; milliseconds are bigger still
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-# json.dumps(x, sort_keys=True, ensure_ascii=False) and json.dumps(x, ensure_ascii=False), for a canonical tree
-# just built, the encoder made once (reference/core/jsontext.py). Immutable: safe to share between threads.
-_sorted_json = jsontext.dumps(ensure_ascii=False, sort_keys=True)
-_plain_json = jsontext.dumps(ensure_ascii=False)
+_TIME_SHAPED = re.compile(r"^(\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2}|UTC)?$", re.I)
+_EPOCH_MIN, _CAMEL = 10**8, re.compile(r"(?<=[a-z0-9])(?=[A-Z])")  # epoch: seconds past 1973 (milliseconds: more)
+# json.dumps(x, sort_keys=True, ensure_ascii=False) and (x, ensure_ascii=False) for a canonical tree just built,
+# the encoder made once (reference/core/jsontext.py); immutable, safe to share between threads.
+_sorted_json, _plain_json = jsontext.dumps(ensure_ascii=False, sort_keys=True), jsontext.dumps(ensure_ascii=False)
 
 Declared = frozenset  # the metadata keys a tool declares
 
@@ -60,7 +57,7 @@ def is_metadata(key: str, value: Any, path: str = "", declared: Iterable[str] = 
     name = key_name(key)
     if name in declared or path in declared:
         return True
-    return _shaped(_kind(name), value)
+    return _shaped(_kind(name) or ("moment" if is_date_time(value) else ""), value)
 
 
 def _kind(name: str) -> str:
@@ -214,6 +211,7 @@ class ResultReader:
             for k, v in value.items():
                 known = keys.get(k)
                 name, kind, clean, is_date = self._key(k) if known is None else known
+                kind = kind or ("moment" if is_date_time(v) else "")
                 here = (f"{path}.{name}" if path else name) if declared else ""
                 if ((declared and (name in declared or here in declared)) or (kind and _shaped(kind, v))) \
                         and not (kind == "moment" and name in self._owned):
@@ -238,16 +236,18 @@ def argument_leaves(arguments: Any, key: str = "") -> list[tuple[str, Any]]:
     return [(key, arguments)] if arguments is not None else []
 
 
-def without_echoes(payload: Any, arguments: Any) -> Any:
-    """The payload without what the call itself put there: an entry, at any depth, whose value is one of the
-    call's text arguments or whose key and value are one of its arguments (`"offset": 20`); in text, its wording."""
+def without_echoes(payload: Any, arguments: Any, spelled: Any = None) -> Any:
+    """The payload without what the call put there: an entry whose value is one of its text arguments, or whose key
+    and value are one of its arguments (`"offset": 20`); in plain text, a text argument over 3 characters, in its
+    canonical form or as the model spelled it, case aside."""
     leaves = argument_leaves(arguments)
+    if isinstance(payload, str):  # an answer in text: the wording it quotes back is the question, not the answer
+        said = [*leaves, *argument_leaves(spelled)]
+        return unquoted(payload, [v for _, v in said if isinstance(v, str) and len(v.strip()) > 3])
     if not leaves:
         return payload
     texts = {clean_text(v).casefold() for _, v in leaves if isinstance(v, str) and v.strip()}
     pairs = {(k, _number(v)) for k, v in leaves if isinstance(v, (int, float, str))}
-    if isinstance(payload, str):  # an answer in text: the wording it quotes back is the question, not the answer
-        return unquoted(payload, [t for t in texts if len(t) >= 4])
 
     def echoed(key: Any, value: Any) -> bool:
         if isinstance(value, str):

@@ -99,6 +99,8 @@ class ExpectDef(Strict):
     cost_usd: Optional[Bound] = None
     must_call: list[str] = Field(default_factory=list)
     must_not_repeat: list[str] = Field(default_factory=list)
+    answered_once: list[str] = Field(default_factory=list, description="tools whose same answer to the same call "
+                                     "never reaches the model twice")
     answer_contains: list[str] = Field(default_factory=list)
     answer_not_contains: list[str] = Field(default_factory=list)
     never_visible: list[str] = Field(default_factory=list, description="texts no message the model reads may hold")
@@ -176,7 +178,7 @@ class Scenario(Strict):
                 raise ValueError(f"checklist[{i}].tool: {entry.tool!r} is not one of the scenario's tools "
                                  f"({', '.join(names)})")
         self._turns_can_be_said()
-        for tool in self.expect.must_call + self.expect.must_not_repeat:
+        for tool in self.expect.must_call + self.expect.must_not_repeat + self.expect.answered_once:
             if tool not in names:
                 raise ValueError(f"expect: {tool!r} is not one of the scenario's tools ({', '.join(names)})")
         return self
