@@ -73,6 +73,8 @@ ALONE = [
               "blocks the next LLM call (before-LLM-call hook)"),
 ]
 FRAMEWORKS = {f.name: f for f in [*KIT, *(g for f in ALONE for g in (f, f.with_guard()))]}
+# The rows whose results the kit's guard decides: a change to the guard makes them stale, and only them.
+GUARD_ROWS = tuple(f.name for f in FRAMEWORKS.values() if f.guard or f.loop == "guarded")
 
 
 def cache_dir() -> Path:
