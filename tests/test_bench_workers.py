@@ -104,3 +104,21 @@ def test_the_fork_server_imports_nothing_but_the_standard_library():
     names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     names |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
     assert names <= set(sys.stdlib_module_names), names - set(sys.stdlib_module_names)
+
+
+def test_the_page_says_which_commit_each_row_ran_and_old_results_still_read(tmp_path):
+    from reference.bench.report import measured_at
+    from reference.bench.run import Outcome
+    from reference.cli.bench import read_results
+
+    old = {"framework": "kit-react", "scenario": "happy-path", "model_calls": 2, "stop": "answered", "done": True,
+           "input_tokens": 800, "output_tokens": 99, "cost": 0.003, "tool_calls": 2}  # written before cpu and commit
+    results = tmp_path / "bench.jsonl"
+    results.write_text(json.dumps(old) + "\n")
+    kept = read_results(str(results))[("kit-react", "happy-path")]
+    assert (kept.cpu, kept.commit) == (None, "")
+    row = dict(old, framework="kit-guarded")
+    assert measured_at([Outcome(**dict(row, commit="abc"))]) == "every run at the kit's commit abc."
+    assert measured_at([Outcome(**dict(row, commit="abc")), Outcome(**dict(row, framework="langgraph+kit-guard",
+                                                                            commit="def+"))]) == \
+        "the kit's commit by row: abc: kit-guarded; def+: langgraph+kit-guard."
