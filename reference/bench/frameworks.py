@@ -66,7 +66,8 @@ ALONE = [
               "before the tool: AgentMiddleware.wrap_tool_call (the handler is not called); a stop jumps to the "
               "end from before_model"),
     Framework("smolagents", ("smolagents[openai]>=1.20",), ("smolagents",),
-              "ToolCallingAgent, max_steps 20: answers through its final_answer tool, tool_choice required",
+              "ToolCallingAgent, max_steps 20: answers through its final_answer tool, tool_choice required; retries a "
+              "rate-limited model request itself (3 attempts: it waits 60 s, then 2 to 4 times as long)",
               "before the tool: each Tool's forward wrapped (no hook before a tool exists), the model message "
               "heard from process_tool_calls; a stop through a step callback (agent.interrupt(), after the step)"),
     Framework("crewai", ("crewai>=1.0",), ("crewai", "openai"),

@@ -85,7 +85,13 @@ with 50 calls 5.5 then 2.4 s, smolagents on repeat-exact with 21 calls 3.1 then 
 loop 1.9 then 0.5 s, crewai+kit-guard on repeat-exact 9.3 then 1.5 s, langgraph+kit-guard on airport-drift
 4.3 then 0.8 s; a worker's imports, paid once per venv, 1.0 s (smolagents) to 7.3 s (CrewAI). Those eight
 runs: 46.2 CPU seconds fresh, 11.5 forked plus 19.3 for six workers' imports. The server's side (scripted
-model, fake tools, HTTP) is the same either way, under 1 s a run. CATALOGUE_COST The table's *median run*
+model, fake tools, HTTP) is the same either way, under 1 s a run. The whole catalogue (61 scenarios x 12 rows, 732 runs, 2026-12-02)
+took 26 min 25 s of wall time and 14.0 CPU-minutes (744.5 s user, 98.5 s system, as `/usr/bin/time -v`
+counts `loopkit bench` with its servers, workers and runs; the runs' own CPU, 726.6 s of it) at `nice -n
+10`, two runs at once, on this 2-core machine while other sessions kept its load average at 4 to 6; the
+fresh-process bench was estimated at 66 CPU-minutes and about two hours the day before. A run that ends
+at the wall-time cap with little CPU was waiting, not starved: smolagents sleeps through a provider's long
+rate limit itself (rerun it alone with a larger `--timeout` to see where it ends). The table's *median run*
 is each run's wall time in its fork (imports excluded), as the runs went, two at once on a loaded
 machine: an upper bound, not a speed."""
 
