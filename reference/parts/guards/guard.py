@@ -46,6 +46,7 @@ from .results import (ResultReader, argument_leaves, found_nothing, is_moment_na
                       subject_of, without_echoes)
 from .state import GuardedCall, Memory
 from .thresholds import STOP_REASONS, THRESHOLDS, Thresholds, thresholds_for
+from .wording import says_nothing
 
 if TYPE_CHECKING:
     from ...harness.episode import Episode
@@ -178,6 +179,7 @@ class LoopGuard:
         a.lists = ok and _lists(content)
         a.to_come = ok and still_to_come(content, is_moment_name)
         a.silent = ok and content in (None, "")
+        a.blank = ok and says_nothing(content)
         values = set() if a.empty else values  # zeros that say "nothing found" are no news
         body = None if ok else (read_body(result.content) or {"message": result.content})  # plain-text errors too
         a.retryable_error = bool(body and body.get("retryable") is True)
@@ -216,6 +218,12 @@ class LoopGuard:
             m.now.counts = m.now.counts or a.action not in tried
             tried.add(a.action)
         fresh -= m.seen
+        reply = m.reply_key(a)
+        if reply is not None:  # the same answer to the same question, nothing new said since the last one?
+            calls, told, last = m.replies.get(reply, (0, -1, None))
+            a.alike, a.alike_before = (calls + 1, last) if told == m.told else (1, None)
+            m.told += not calls or bool(values & fresh)
+            m.replies[reply] = (a.alike, m.told, a)
         m.seen |= fresh
         m.now.new += len(fresh)
         m.now.counts = m.now.counts or ok
@@ -254,6 +262,9 @@ class LoopGuard:
     def _enter_step(self, messages: Sequence[Message]) -> None:
         m = self.memory
         m.read.catch_up(messages)
+        if m.read.heard != m.heard:  # the user spoke: the steps that answer it are judged on their own
+            m.heard = m.read.heard
+            m.new_per_step.clear()
         if m.read.steps != m.now.number:
             m.now.number = m.read.steps
             m.now.turn = m.read.last_turn

@@ -5,7 +5,9 @@ New information is a value no result showed before (echoes of the call's own arg
 removed), an answer about a subject not asked about before, a write that succeeded, or a kind of error not
 seen before. Empty answers bring nothing; the same error class on argument after argument (guessing ids,
 404 after 404) brings nothing; a changed answer to the same call (polling) is new, flag or no flag. A step
-whose calls only failed for a transient reason says nothing either way (the executor retries those)."""
+whose calls only failed for a transient reason says nothing either way (the executor retries those). A new
+user message is a new question: the steps before it do not count against the steps that answer it (a memory
+read once per turn, a query re-run because the user says the data moved)."""
 from __future__ import annotations
 
 from typing import Optional

@@ -6,10 +6,11 @@ own file and this list, nothing else.
 """
 from __future__ import annotations
 
+from .answers import SameAnswer
 from .cycles import Cycle
 from .progress import NoProgress
 from .repeats import RepeatedCall
 from .rephrasing import Rephrasing
 from .state import Detector
 
-DETECTORS: tuple[Detector, ...] = (RepeatedCall(), Cycle(), Rephrasing(), NoProgress())
+DETECTORS: tuple[Detector, ...] = (RepeatedCall(), Cycle(), Rephrasing(), NoProgress(), SameAnswer())

@@ -31,6 +31,7 @@ from ...core import jsontext
 from ...core.dates import canonical_date
 from ...core.canonical import _DATE_NAME, _number, canonical_data, clean_text
 from .responses import owned_moments, parse_result  # noqa: F401  (re-exported: the guard's readers import them here)
+from .wording import unquoted
 
 _ID_SUFFIXES = ("request_id", "trace_id", "span_id", "correlation_id", "traceparent", "etag", "nonce")
 _MOMENT_NAMES = {"timestamp", "ts", "server_time", "as_of", "last_checked", "last_updated", "last_modified", "now"}
@@ -239,12 +240,14 @@ def argument_leaves(arguments: Any, key: str = "") -> list[tuple[str, Any]]:
 
 def without_echoes(payload: Any, arguments: Any) -> Any:
     """The payload without what the call itself put there: an entry, at any depth, whose value is one of the
-    call's text arguments, or whose key and value are one of its arguments (`"offset": 20` for offset 20)."""
+    call's text arguments or whose key and value are one of its arguments (`"offset": 20`); in text, its wording."""
     leaves = argument_leaves(arguments)
     if not leaves:
         return payload
     texts = {clean_text(v).casefold() for _, v in leaves if isinstance(v, str) and v.strip()}
     pairs = {(k, _number(v)) for k, v in leaves if isinstance(v, (int, float, str))}
+    if isinstance(payload, str):  # an answer in text: the wording it quotes back is the question, not the answer
+        return unquoted(payload, [t for t in texts if len(t) >= 4])
 
     def echoed(key: Any, value: Any) -> bool:
         if isinstance(value, str):

@@ -15,11 +15,22 @@ import re
 
 from ...core.canonical import clean_text
 from .effects import ToolInfo
-from .results import argument_leaves
+from .results import argument_leaves, leaf_values
+from .wording import plainly
 from .thresholds import Thresholds
 
 if TYPE_CHECKING:
     from .feedback import Detection
+
+
+# An identifier: a word with a digit or a separator inside (KB-101, us-east-2, foreman/issue-449, etf_code.mst).
+_TOKEN = re.compile(r"[\w./:@-]+")
+_IDENTIFIER = re.compile(r"\w[._/:@-]\w|\d")
+
+def identifiers(text: str) -> set[str]:
+    """The identifiers in a text, folded."""
+    words = (w.strip("./:@-") for w in _TOKEN.findall(clean_text(text)))
+    return {w.casefold() for w in words if _IDENTIFIER.search(w)}
 
 
 # What a user quotes: a Markdown code span (CommonMark) or a passage in double quotation marks.
@@ -52,7 +63,10 @@ class GuardedCall:
     empty: bool = True  # it brought no content (no values once echoes and metadata are removed)
     lists: bool = False  # its answer lists things of its own (a non-empty list): compared across subjects
     silent: bool = False  # it succeeded and answered nothing at all (an empty text, null)
+    blank: bool = False  # it succeeded and answered nothing but zeros, falses and empty texts (says_nothing)
     to_come: bool = False  # its answer names a moment it has no value for yet (`finished_at: null`)
+    alike: int = 0  # once it ran: calls in a row (nothing new said between) that got its answer to its question
+    alike_before: Optional["GuardedCall"] = None  # the last of those before it
 
 
 @dataclass
@@ -84,6 +98,7 @@ class Transcript:
     quoted: list[str] = field(default_factory=list)  # passages the user quoted (code spans, quotations), folded
     heard: int = 0  # user messages that came after the model's first turn: each one refreshes what reads knew
     said: list[str] = field(default_factory=list)  # the model's last two non-empty texts
+    folded: str = ""  # what the user wrote, and the system prompt, case-folded (Memory.named_in)
     _request: Optional[str] = None
 
     def catch_up(self, messages: Sequence[Message]) -> None:
@@ -97,6 +112,7 @@ class Transcript:
                     self.said = [*self.said[-1:], m.text]
             elif isinstance(m, (UserMessage, SystemMessage)):  # the system prompt carries the user's profile too
                 self.user_texts.append(m.text)
+                self.folded += "\n" + clean_text(m.text or "").casefold()
                 self.heard += isinstance(m, UserMessage) and self.steps > 0
                 if isinstance(m, UserMessage):
                     self.quoted += [q for q in (clean_text("".join(g)).casefold() for g in _QUOTED.findall(m.text or ""))
@@ -136,9 +152,13 @@ class Memory:
     tool_runs: dict[str, int] = field(default_factory=dict)  # tool -> its calls answered so far
     counting: dict[str, set[str]] = field(default_factory=dict)  # tool -> members equal to its call number last time
     words: dict[str, str] = field(default_factory=dict)  # tool -> its last call's arguments but numbers
+    # reply_key -> (calls in a row that got that answer, `told` after the last of them, the last of them)
+    replies: dict[tuple, tuple[int, int, GuardedCall]] = field(default_factory=dict)
+    told: int = 0  # calls so far whose answer said something new: a first answer to its question, or new values
     recent: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest attempts, for cycles
     ran: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest calls that ran
-    new_per_step: deque = field(default_factory=lambda: deque(maxlen=16))  # news, per step that counts
+    new_per_step: deque = field(default_factory=lambda: deque(maxlen=16))  # news, per step that counts, since `heard`
+    heard: int = 0  # the user messages the steps in `new_per_step` answer
     now: Step = field(default_factory=Step)
     read: Transcript = field(default_factory=Transcript)
 
@@ -157,6 +177,36 @@ class Memory:
         # one list of things, asked about one topic in other words or at other positions, is one answer whatever
         # changed state in between; the same list about another subject (the transitions of two issues) is not
         return (a.call.name, a.topic, a.result, -1, a.heard) if a.lists else (a.call.name, a.subject, a.result, a.epoch, a.heard)
+
+    def reply_key(self, a: GuardedCall) -> Optional[tuple]:
+        """Which question `a` asked, for its answer to be compared with: one tool, one user turn, and the things
+        it names that the user or an earlier answer named (four SKUs the user listed, four files a search found,
+        are four questions); whatever else the agent spelled (a respelled path, a cache-buster, a reworded
+        search) is one question when it gets one answer. A call that may change state keeps its whole subject (the
+        entity it acts on: nine updates of nine entities are nine, whatever each acknowledgement says); its free
+        wording aside (a checklist sent along with one build command)."""
+        if not a.ran or a.result is None or a.failed:
+            return None  # a failure is not an answer (repeats and guesses have their own rules)
+        if not a.writes:
+            return a.call.name, self.named_in(a), a.result, a.heard
+        # an empty acknowledgement shows nothing of what a write did: writes that answer nothing are told apart by
+        # all they were sent (three different `mv` commands are three moves), quoting and spacing aside
+        said = plainly(v for _, v in argument_leaves(a.arguments) if isinstance(v, str) and len(v.split()) >= 2)
+        return a.call.name, a.subject + (" " + said if a.blank else ""), a.result, a.heard
+
+    def named_in(self, a: GuardedCall) -> frozenset:
+        """What the call names that the user (or the system prompt) wrote or an earlier answer showed: an argument
+        of one word ("Paris", KB-101, an id a listing gave), and the identifiers the user wrote in its wording
+        (words with a digit or a separator inside: us-east-2, src/app.py)."""
+        named = set()
+        for _, v in argument_leaves(a.arguments):
+            if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                text = clean_text(str(v)).casefold()
+                if len(text.split()) > 1:
+                    named |= {w for w in identifiers(text) if w in self.read.folded}
+                elif text and (text in self.read.folded or leaf_values(v) <= self.seen):
+                    named.add(text)
+        return frozenset(named)
 
     def still_stands(self, earlier: GuardedCall, now: GuardedCall) -> bool:
         """Could nothing between `earlier` and `now` have changed the answer? A failure stands until state

@@ -11,6 +11,7 @@ class Thresholds:
     allowed_runs: int = 1  # attempts of one action (not polled) before the next one is a repeat
     alternation_length: int = 4  # A-B-A-B
     same_result_actions: int = 2  # distinct calls of one tool, asking the same question, returning one result
+    same_answer_calls: int = 3  # calls of one tool getting the answer it already gave, nothing new in between
     no_progress_steps: int = 2  # steps in a row without a new entity or value
     interventions: int = 1  # turns with feedback before the guard stops the run
     echo_similarity: float = 0.9  # the model's own text: supporting evidence, never a trigger alone

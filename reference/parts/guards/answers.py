@@ -1,0 +1,67 @@
+"""Principle 2, progress is new information (the same answer): a question that keeps getting the answer it
+already got, with nothing new said in between, is being asked in a loop, however its calls are spelled.
+
+Calls are compared by their answers, not by their arguments: a build re-run with another checklist sent along,
+a log read through a wider window than the log is long, a search reworded in two languages all get the answer
+they got before (echoes of the call's own arguments and metadata removed), and so ask one question again. That
+holds whatever the call may change, since its answer shows that it changed nothing the answer can see.
+
+The question (Memory.reply_key) is the tool, the user's turn, and for a read the identifiers it carries that
+the user wrote or an earlier answer showed: four SKUs the user listed, four files a search found, are four
+questions even when all four answer alike. A call that may change state keeps its subject (nine updates of
+nine entities are nine), and when its answer only acknowledges (zeros and empty texts) all it was sent,
+quoting and spacing aside (three `mv` commands are three moves). Any call in between that said something new
+(a first answer to its question, or a value no result had shown) restarts the count: a probe that fails while
+the server's log moves on is a wait. Answers that move by themselves (a job's state, a moment still to come, a
+call whose answer changed before), silent waits and the calls around a poll are watched, not looped on; a
+failure is not an answer (repeats and guesses have their own rules)."""
+from __future__ import annotations
+
+from typing import Optional
+
+from . import feedback
+from .feedback import Detection
+from .state import Detector, GuardedCall, Memory
+
+LEGITIMATE = """
+name: close-what-the-search-found
+title: Four tickets a search found, closed one by one, each closing acknowledged alike
+user: Close the stale tickets in the triage queue.
+tools:
+  - name: list_stale
+    description: List the stale tickets of a queue.
+    annotations: {readOnlyHint: true, openWorldHint: false}
+    parameters: {type: object, properties: {queue: {type: string}}}
+    rules: [{result: {data: {tickets: [T-101, T-117, T-123, T-140]}}}]
+  - {name: close_ticket, description: Close a ticket., parameters: {type: object, properties: {id: {type: string},
+     note: {type: string}}}, rules: [{result: {data: {closed: true}}}]}
+model:
+  script:
+    - call: {tool: list_stale, args: {queue: triage}}
+    - call: {tool: close_ticket, args: {id: T-101, note: closed as stale}}
+    - call: {tool: close_ticket, args: {id: T-117, note: closed as stale}}
+    - call: {tool: close_ticket, args: {id: T-123, note: closed as stale}}
+    - call: {tool: close_ticket, args: {id: T-140, note: closed as stale}}
+    - answer: All four stale tickets are closed.
+expect: {completable: true, stop_reason: completed, oracle_model_calls: 6}
+"""
+
+
+class SameAnswer(Detector):
+    """A question that keeps getting the answer it already got, with nothing new said in between, is asked in a loop however its calls are spelled."""
+
+    pattern = "same_result"
+    legitimate = LEGITIMATE
+
+    def after_result(self, m: Memory, a: GuardedCall, before: Optional[str]) -> Optional[Detection]:
+        if a.alike < m.thresholds.same_answer_calls or a.alike_before is None or a.silent:
+            return None  # a call that answers nothing at all (a sleep) is a wait, not a question
+        if m.info(a.call.name).moves_by_itself or a.to_come or a.action in m.changing:
+            return None  # an answer that moves by itself is watched, not looped on
+        if m.polled_between(a.alike_before, a):
+            return None  # the calls around a poll set its pace: a wait, a back-off
+        alike, x = [a.action], a.alike_before
+        while x is not None and len(alike) < a.alike:
+            alike.insert(0, x.action)
+            x = x.alike_before
+        return feedback.same_result(a.call.name, list(dict.fromkeys(alike)), list(m.tools))

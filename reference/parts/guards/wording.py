@@ -1,0 +1,32 @@
+"""What a call says in words and what an answer says at all, for the same-answer rule (answers.py): the wording
+an answer quotes back, a command line spelled plainly, an answer that only acknowledges."""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+from ...core.canonical import clean_text
+
+_UNQUOTED = re.compile(r"[\s\"'`\\]+")
+
+
+def unquoted(text: str, wording: Iterable[str]) -> str:
+    """The text without the call's wording quoted back in it (longest first, case aside)."""
+    said = sorted(set(wording), key=len, reverse=True)
+    return re.compile("|".join(re.escape(t) for t in said), re.IGNORECASE).sub("", text) if said else text
+
+
+def plainly(texts: Iterable[Any]) -> str:
+    """Texts spelled plainly: quotes, backslashes and spaces aside, case-folded, so that `grep -i "449"`,
+    `grep -i '449'` and `grep  -i 449` are one command line."""
+    return _UNQUOTED.sub("", " ".join(clean_text(str(t)).casefold() for t in texts))
+
+
+def says_nothing(payload: Any) -> bool:
+    """Nothing in it but zeros, falses, nulls and empty texts (`{"stdout": "", "exit_code": 0}`): an
+    acknowledgement, not an answer."""
+    if isinstance(payload, dict):
+        return all(says_nothing(v) for v in payload.values())
+    if isinstance(payload, list):
+        return all(says_nothing(v) for v in payload)
+    return payload in (None, "", 0, False)
