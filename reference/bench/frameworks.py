@@ -54,25 +54,30 @@ ALONE = [
     Framework("openai-agents", ("openai-agents>=0.2",), ("openai-agents",),
               "Runner.run, max_turns 10; switched from Responses to Chat Completions (the bench's common wire)",
               "before the tool: a tool input guardrail (reject_content; raise_exception to stop) and a tool "
-              "output guardrail on each function_tool; run hooks' on_llm_end marks each turn"),
+              "output guardrail on each function_tool (its failure_error_function keeps the exception); run hooks' "
+              "on_llm_end marks each turn, on_llm_start ends a stopped run"),
     Framework("pydantic-ai", ("pydantic-ai-slim[openai]>=1.0",), ("pydantic-ai-slim",),
               "Agent.run, request_limit 50 (UsageLimits)",
-              "before the tool: a capability's wrap_tool_execute (the handler is not called); a stop raises"),
+              "before the tool: a capability's wrap_tool_execute (the handler is not called); a stop raises there "
+              "or from before_model_request"),
     Framework("langgraph", ("langchain>=1.0", "langgraph>=1.0", "langchain-openai>=1.0"),
               ("langchain", "langgraph", "langchain-openai"),
               "langchain.agents.create_agent; recursion_limit 9,999 graph steps (set by create_agent)",
               "before the tool: AgentMiddleware.wrap_tool_call (the handler is not called); a stop jumps to the "
               "end from before_model"),
     Framework("smolagents", ("smolagents[openai]>=1.20",), ("smolagents",),
-              "ToolCallingAgent, max_steps 20: answers through its final_answer tool, tool_choice required",
-              "before the tool: each Tool's forward wrapped (no hook before a tool exists); a stop through a "
-              "step callback (agent.interrupt(), after the step)"),
+              "ToolCallingAgent, max_steps 20: answers through its final_answer tool, tool_choice required; retries a "
+              "rate-limited model request itself (3 attempts: it waits 60 s, then 2 to 4 times as long)",
+              "before the tool: each Tool's forward wrapped (no hook before a tool exists), the model message "
+              "heard from process_tool_calls; a stop through a step callback (agent.interrupt(), after the step)"),
     Framework("crewai", ("crewai>=1.0",), ("crewai", "openai"),
               "one Agent and Task in a Crew; max_iter 25; ends the run at the 5th identical call with the same result",
               "before the tool: a before-tool-call hook blocks, the after-tool-call hook gives the feedback; a stop "
-              "blocks the next LLM call (before-LLM-call hook)"),
+              "aborts the next LLM call (the before-LLM-call hook raises HookAborted)"),
 ]
 FRAMEWORKS = {f.name: f for f in [*KIT, *(g for f in ALONE for g in (f, f.with_guard()))]}
+# The rows whose results the kit's guard decides: a change to the guard makes them stale, and only them.
+GUARD_ROWS = tuple(f.name for f in FRAMEWORKS.values() if f.guard or f.loop == "guarded")
 
 
 def cache_dir() -> Path:

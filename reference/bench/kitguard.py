@@ -92,6 +92,20 @@ def _text(arguments: Any) -> str:
     return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
 
 
+def _plain(arguments: Any) -> Any:
+    """Arguments as a value: JSON text parsed (text that is not JSON stays text), absent optionals dropped."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return arguments
+    return {k: v for k, v in arguments.items() if v is not None} if isinstance(arguments, dict) else arguments
+
+
+def _same_arguments(sent: Any, received: Any) -> bool:
+    return _plain(sent) == _plain(received)
+
+
 class KitGuard:
     def __init__(self, tools: Iterable[Mapping[str, Any]], *, system: str = "", user: str = "",
                  today: Optional[dt.date] = None, intent: str = "general"):
@@ -103,6 +117,8 @@ class KitGuard:
         self.messages: list[Message] = ([SystemMessage(system)] if system else []) + [UserMessage(user)]
         self.turn: tuple[str, ...] = ()  # the call ids of the model message being run
         self.stopping: Optional[Decision] = None  # a stop decided after a result: the run ends before its next step
+        self.decided: dict[str, Decision] = {}  # each call's word, once: a framework may ask twice for one call
+        self.claimed: set[str] = set()  # the calls of this turn a hook without ids has taken (claim)
         self.lock = threading.RLock()  # frameworks may run a turn's calls in parallel threads
 
     @classmethod
@@ -130,6 +146,12 @@ class KitGuard:
 
     def _before(self, call_id: str, name: str, arguments: Any) -> Decision:
         """Before the tool runs: run it, answer it with feedback instead, or stop the run."""
+        if call_id in self.decided and self.stopping is None:  # asked again for the same call: the same answer
+            return self.decided[call_id]
+        self.decided[call_id] = said = self._decide(call_id, name, arguments)
+        return said
+
+    def _decide(self, call_id: str, name: str, arguments: Any) -> Decision:
         if call_id not in self.turn:
             self._model_turn([(call_id, name, arguments)])
         if self.stopping is not None:
@@ -163,6 +185,19 @@ class KitGuard:
         """A new model message with these calls (id, name, arguments). Returns a stop decided earlier."""
         with self.lock:
             return self._model_turn(calls)
+
+    def claim(self, name: str, arguments: Any) -> Optional[str]:
+        """For a hook that sees a call's name and arguments but not its id: the id of the first call of the
+        current model message with that name and those arguments that no hook has claimed yet (None if
+        there is none, e.g. the framework never showed the message)."""
+        with self.lock:
+            turn = next((m for m in reversed(self.messages) if isinstance(m, AssistantMessage)), None)
+            for call in turn.tool_calls if turn is not None else ():
+                if call.id in self.turn and call.id not in self.claimed and call.name == name \
+                        and _same_arguments(call.arguments, arguments):
+                    self.claimed.add(call.id)
+                    return call.id
+        return None
 
     def before(self, call_id: str, name: str, arguments: Any) -> Decision:
         """Before the tool runs: run it, answer it with feedback instead, or stop the run."""

@@ -25,12 +25,18 @@ def table(outcomes: Sequence[Outcome]) -> str:
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in body)
 
 
-INTRO = """Regenerate with `loopkit bench --write docs/bench.md --plot docs/bench.png --results bench.jsonl`
-(makes each framework's venv on first use, network once; `--results` keeps each run as it ends, so a bench
-cut short resumes where it stopped). Each run: an agent loop on Chat Completions against a loopback
-`loopkit serve` of the scenario, with the scenario's tools as the loop's own tools (answered by the kit's
-fake tools over HTTP), `max_retries=0`, a dummy key, telemetry off; capped at {timeout:g} s of wall time and
-{cap} model requests (the server refuses the next ones with 429, and the row says *cap*).
+INTRO = """Regenerate with `loopkit bench --results benchmarks/results/bench-DATE.jsonl --write docs/bench.md --plot
+docs/bench.png --timeout 300` (makes each framework's venv on first use, network once; `--results` keeps
+each run as it ends, so a bench cut short resumes where it stopped, and a page can be rewritten from the
+file without running anything). After a change to the kit's guard only the rows it decides are stale
+(kit-guarded and every `+kit-guard`): add `--rerun guard` to drop just those runs from the results file and
+run them again. Each run: an agent loop on Chat Completions against its own fresh loopback `loopkit serve`
+of the scenario, with the scenario's tools as the loop's own tools (answered by the kit's fake tools over
+HTTP), `max_retries=0`, a dummy key, telemetry off; capped at {timeout:g} s of wall time and {cap} model
+requests (the server refuses the next ones with 429, and the row says *cap*). Each run is a process of its
+own, forked from a worker that imported its framework once (`--fresh`: a new process per run, imports
+and all): nothing one run does reaches another, a run that hangs is killed at the wall-time cap, and a
+worker that dies is replaced, its run recorded with what happened.
 
 Three kinds of rows, all on that same HTTP path:
 
@@ -66,23 +72,30 @@ otherwise, so read a row as what the loop does with that behaviour, not as a for
 be the machine's load rather than the framework (2 shared cores here, several runs at once): rerun that row
 alone with a larger `--timeout` to tell. The kit's own loops stop at each scenario's step limit (often 8),
 which the frameworks do not know about; compare their *done* and *cost*, not their step counts. Inside
-smolagents and CrewAI the guard gets no call id and no view of the whole model message, so it counts a lapse
-per call rather than per model turn (stricter when a model sends several calls at once).
+smolagents and CrewAI the hooks get no call id; the guard takes each call's id from the model message the
+framework holds before running its calls (matching name and arguments), so there too the calls of one
+message are one turn.
 
-What a run costs, in CPU seconds so that the machine's load does not count (`benchmarks/bench_run_cost.py`,
-2026-12-01): importing the framework is most of it. The driver's CPU, and of it the imports: CrewAI on
-happy-path 11.5 s (8.5), OpenAI Agents SDK on happy-path 5.4 s (4.9), LangGraph on repeat-exact with 60 model
-calls 7.6 s (4.1), pydantic-ai on repeat-exact with 50 calls 6.3 s (3.4), smolagents on repeat-exact with 21
-calls 3.5 s (1.3), the kit's guarded loop 2.5 s (1.9); the server's side (scripted model, fake tools, HTTP)
-under 1 s in each. So a scenario's 12 rows take about 65 s of CPU and the whole catalogue about 66
-CPU-minutes. In wall time, two scenarios (24 runs, 2 at once) took 4 minutes on this 2-core machine while
-others used it lightly, which puts the catalogue at about two hours; at `nice -n 19` under load, far more. One
-process per framework running scenario after scenario would save about three quarters of it; the bench
-does not, because the runs would then share each framework's process-wide state (CrewAI's hooks are a
-global registry, for one), and a fresh process per run is what keeps the rows independent. The table's
-*median run* is wall time, imports included, as the runs went (several at once, at `nice -n 19`, on a
-machine others were loading): an upper bound, not a speed. A run that hit the wall-time cap under that load
-was rerun alone before it was kept."""
+What a run costs, in CPU seconds so that the machine's load does not count (`python
+benchmarks/bench_run_cost.py ROW SCENARIO ...` runs each pair both ways; 2026-12-02): when each run was a
+fresh process, importing the framework was most of it. A run's driver CPU, fresh then forked (the fork's
+own CPU, the imports already done): CrewAI on happy-path 10.0 then 1.3 s, OpenAI Agents SDK on happy-path
+4.8 then 0.6 s, LangGraph on repeat-exact with 60 model calls 7.4 then 3.0 s, pydantic-ai on repeat-exact
+with 50 calls 5.5 then 2.4 s, smolagents on repeat-exact with 21 calls 3.1 then 1.4 s, the kit's guarded
+loop 1.9 then 0.5 s, crewai+kit-guard on repeat-exact 9.3 then 1.5 s, langgraph+kit-guard on airport-drift
+4.3 then 0.8 s; a worker's imports, paid once per venv, 1.0 s (smolagents) to 7.3 s (CrewAI). Those eight
+runs: 46.2 CPU seconds fresh, 11.5 forked plus 19.3 for six workers' imports. The server's side (scripted
+model, fake tools, HTTP) is the same either way, under 1 s a run. The whole catalogue (61 scenarios x 12 rows, 732 runs, 2026-12-02)
+took 26 min 25 s of wall time and 14.0 CPU-minutes (744.5 s user, 98.5 s system, as `/usr/bin/time -v`
+counts `loopkit bench` with its servers, workers and runs; the runs' own CPU, 726.6 s of it) at `nice -n
+10`, two runs at once, on this 2-core machine while other sessions kept its load average at 4 to 6; the
+fresh-process bench was estimated at 66 CPU-minutes and about two hours the day before. After a guard
+change landed, `--rerun guard` ran the 366 runs of the guard's six rows again in 9 min 52 s and 5.8
+CPU-minutes (none changed its end, model calls or *done*). A run that ends
+at the wall-time cap with little CPU was waiting, not starved: smolagents sleeps through a provider's long
+rate limit itself (rerun it alone with a larger `--timeout` to see where it ends). The table's *median run*
+is each run's wall time in its fork (imports excluded), as the runs went, two at once on a loaded
+machine: an upper bound, not a speed."""
 
 
 HOWTO = """## Putting the kit's guard into your framework
@@ -99,35 +112,37 @@ guard = KitGuard(tools, system=system_prompt, user=user_message)   # tools: name
 from reference.bench.inside.langchain import KitGuardMiddleware
 agent = create_agent(model, tools, middleware=[KitGuardMiddleware(guard)])
 
-# OpenAI Agents SDK: tool guardrails on each function tool, run hooks for the turns
-from reference.bench.inside.openai_agents import KitGuardHooks, kit_guardrails
-before, after = kit_guardrails(guard)
-tool = function_tool(fn, tool_input_guardrails=[before], tool_output_guardrails=[after])
+# OpenAI Agents SDK: tool guardrails (and the tool's exceptions kept) on each function tool, run hooks
+from reference.bench.inside.openai_agents import KitGuardHooks, kit_tool_options
+tool = function_tool(fn, **kit_tool_options(guard))
 Runner.run_sync(agent, task, hooks=KitGuardHooks(guard))
 
 # Pydantic AI: a capability that wraps each tool execution
 from reference.bench.inside.pydantic_ai import KitGuardCapability
 agent = Agent(model, tools=tools, capabilities=[KitGuardCapability(guard)])
 
-# smolagents: each tool wrapped, a step callback for the stop
-from reference.bench.inside.smolagents import guarded_tool, kit_step_callback
+# smolagents: each tool wrapped, the model message heard, a step callback for the stop
+from reference.bench.inside.smolagents import guarded_tool, hear_model_turns, kit_step_callback
 agent = ToolCallingAgent(tools=[guarded_tool(t, guard) for t in tools], model=model,
                          step_callbacks=[kit_step_callback(guard)])
+hear_model_turns(agent, guard)
 
-# CrewAI: its global tool-call and LLM-call hooks
+# CrewAI: its global tool-call and LLM-call hooks (and BaseTool.run wrapped to keep a tool's exception)
 from reference.bench.inside.crewai import install
 install(guard)
 ```
 
 Install the kit beside the framework without its pins: `pip install --no-deps agent-loop-interview-kit
 python-dateutil airportsdata` (from a checkout: `pip install --no-deps .`). After a run, `guard.events`
-says what the guard did, step by step, and `guard.stopping` why it ended the run, if it did."""
+says what the guard did, step by step, and `guard.stopping` why it ended the run, if it did (LangChain's
+state also ends on an AIMessage that says so)."""
 
 
 def markdown(outcomes: Sequence[Outcome], versions: dict[str, str], date: str, args: Any,
              plot_link: str | None = "bench.png") -> str:
     lines = ["# `loopkit bench`: agent frameworks' loops, alone and with the kit's guard, on the kit's scenarios",
-             "", INTRO.format(timeout=args.timeout, cap=args.max_requests), "", f"Measured {date}. {coverage(outcomes)}", "",
+             "", INTRO.format(timeout=args.timeout, cap=args.max_requests), "",
+             f"Measured {date}, {measured_at(outcomes)} {coverage(outcomes)}", "",
              "| row | versions | default limits and notes (from the framework's source) | the kit's guard goes in |",
              "| --- | --- | --- | --- |"]
     for name, shown in versions.items():
@@ -143,6 +158,19 @@ def markdown(outcomes: Sequence[Outcome], versions: dict[str, str], date: str, a
               *notes] if notes else []
     lines += ["", f"![model calls per framework and scenario]({plot_link})", ""] if plot_link else [""]
     return "\n".join(lines)
+
+
+def measured_at(outcomes: Sequence[Outcome]) -> str:
+    """Which commit of the kit each row ran ("+": with uncommitted changes to its code), so a page whose guard
+    rows were rerun after a guard change says so."""
+    commits: dict[str, list[str]] = {}
+    for o in outcomes:
+        commits.setdefault(o.commit or "an unrecorded commit", [])
+        if o.framework not in commits[o.commit or "an unrecorded commit"]:
+            commits[o.commit or "an unrecorded commit"].append(o.framework)
+    if len(commits) == 1:
+        return f"every run at the kit's commit {next(iter(commits))}."
+    return "the kit's commit by row: " + "; ".join(f"{c}: {', '.join(rows)}" for c, rows in commits.items()) + "."
 
 
 def coverage(outcomes: Sequence[Outcome]) -> str:
@@ -211,28 +239,32 @@ def read_table(text: str) -> list[dict[str, str]]:
 
 
 def plot(outcomes: Sequence[Outcome], path: str) -> None:
+    """A grid, a scenario a line and a row a column: each cell the run's model calls (its colour, on a log
+    scale) and ✓ done / ✗ not (none: cannot be completed). Bars would not read at 61 scenarios x 12 rows."""
     import matplotlib  # lazy: a heavy library, needed only for the picture
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.colors import LogNorm
     frameworks = list(dict.fromkeys(o.framework for o in outcomes))
     scenarios = list(dict.fromkeys(o.scenario for o in outcomes))
-    calls = {(o.framework, o.scenario): o for o in outcomes}
-    fig, ax = plt.subplots(figsize=(12, 4.5))
-    width = 0.8 / max(len(frameworks), 1)
-    colours = plt.get_cmap("tab20").colors  # twelve rows: the default cycle has ten colours, so two would repeat
-    for i, name in enumerate(frameworks):
-        xs = [j + i * width for j in range(len(scenarios))]
-        got = [calls.get((name, s)) for s in scenarios]
-        bars = ax.bar(xs, [o.model_calls if o else 0 for o in got], width, label=name, color=colours[i % len(colours)])
-        for bar, o in zip(bars, got):
-            if o is not None and o.done is not None:
-                ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), "✓" if o.done else "✗",
-                        ha="center", va="bottom", fontsize=8)
-    ax.set_xticks([j + width * (len(frameworks) - 1) / 2 for j in range(len(scenarios))], scenarios,
-                  rotation=30, ha="right")
-    ax.set_ylabel("model calls")
-    ax.set_title("model calls per run (✓ task done, ✗ not; none: cannot be completed)")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)  # beside the bars, not over them
+    got = {(o.framework, o.scenario): o for o in outcomes}
+    calls = [[got[f, s].model_calls if (f, s) in got else float("nan") for f in frameworks] for s in scenarios]
+    fig, ax = plt.subplots(figsize=(2 + 0.95 * len(frameworks), 1.5 + 0.3 * len(scenarios)))
+    image = ax.imshow(calls, aspect="auto", cmap="YlOrRd", norm=LogNorm(vmin=1, vmax=max(2, max(
+        (o.model_calls for o in outcomes), default=2))))
+    for i, s in enumerate(scenarios):
+        for j, f in enumerate(frameworks):
+            o = got.get((f, s))
+            if o is not None:
+                mark = "" if o.done is None else (" ✓" if o.done else " ✗")
+                ax.text(j, i, f"{o.model_calls}{mark}", ha="center", va="center", fontsize=7,
+                        color="white" if o.model_calls >= 30 else "black")
+    ax.set_xticks(range(len(frameworks)), frameworks, rotation=35, ha="right", fontsize=8)
+    ax.set_yticks(range(len(scenarios)), scenarios, fontsize=7)
+    ax.xaxis.tick_top()
+    plt.setp(ax.get_xticklabels(), rotation=35, ha="left")
+    ax.set_title("model calls per run (✓ task done, ✗ not; no mark: cannot be completed)", fontsize=9, pad=8)
+    fig.colorbar(image, ax=ax, shrink=0.4, label="model calls")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -7,6 +7,7 @@ books (model requests, tokens) and the scenario's pricing, not from the framewor
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -16,8 +17,9 @@ from dataclasses import dataclass
 from ..sim.clock import parse_start
 from ..sim.scenario.schema import Scenario
 from ..serve.http import ServeHTTP
-from .frameworks import Framework, python_of
+from .frameworks import ROOT, Framework, python_of
 from .host import TOOL_PATH, BenchApp
+from .workers import WorkerDied, Workers
 
 MODEL_NAME = "loopkit-scripted"
 QUIET_ENV = {"OPENAI_API_KEY": "loopkit", "OPENAI_AGENTS_DISABLE_TRACING": "1", "LANGCHAIN_TRACING_V2": "false",
@@ -39,7 +41,9 @@ class Outcome:
     tool_calls: int
     detail: str = ""
     interventions: int | None = None  # what the kit's guard did inside the framework (None: no guard in it)
-    seconds: float | None = None  # the run's wall time: the driver's start-up (imports) and its requests
+    seconds: float | None = None  # the run's wall time: its requests, plus the imports in a fresh process
+    cpu: float | None = None  # the forked run's own CPU seconds (None: a fresh process, imports and all)
+    commit: str = ""  # the kit's commit the run was measured at ("+" after it: with uncommitted changes)
 
 
 def spec_of(scenario: Scenario, base_url: str, framework: Framework | None = None) -> dict:
@@ -54,22 +58,44 @@ def spec_of(scenario: Scenario, base_url: str, framework: Framework | None = Non
                        "volatile": t.volatile, "metadata": list(t.metadata)} for t in scenario.tools]}
 
 
-def run_one(framework: Framework, scenario: Scenario, *, timeout: float = 60.0, max_requests: int = 60) -> Outcome:
+def run_one(framework: Framework, scenario: Scenario, *, timeout: float = 60.0, max_requests: int = 60,
+            workers: Workers | None = None) -> Outcome:
+    """One run against its own fresh server: in a fork of the framework's worker when `workers` is given
+    (the framework already imported), else in a fresh process of the framework's venv."""
     app = BenchApp(scenario, max_requests=max_requests)
     with ServeHTTP(app, "127.0.0.1", 0) as server:
-        env, started = {**os.environ, **QUIET_ENV}, time.monotonic()
-        try:
-            # -I: the driver's folder is not on sys.path (drivers/pydantic_ai.py would shadow the framework)
-            proc = subprocess.run([str(python_of(framework)), "-I", str(framework.driver)], capture_output=True,
-                                  text=True, timeout=timeout, env=env,
-                                  input=json.dumps(spec_of(scenario, server.base_url, framework)))
-            lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
-            said = json.loads(lines[-1]) if lines else {"answer": None,
-                                                         "error": f"driver exit {proc.returncode}: {proc.stderr[-300:]}"}
-        except subprocess.TimeoutExpired:
-            said = {"answer": None, "error": f"wall-time limit ({timeout:g} s)"}
+        spec, started = spec_of(scenario, server.base_url, framework), time.monotonic()
+        said = (forked(workers, framework, spec, timeout) if workers is not None
+                else fresh(framework, spec, timeout))
         books, seconds = app.books.figures(), round(time.monotonic() - started, 2)
-    return verdict(framework, scenario, app, books, said, seconds)
+    return verdict(framework, scenario, app, books, said, said.get("seconds", seconds))
+
+
+def fresh(framework: Framework, spec: dict, timeout: float) -> dict:
+    """The driver in a new process: it imports the framework, runs, and prints its JSON line."""
+    try:
+        # -I: the driver's folder is not on sys.path (drivers/pydantic_ai.py would shadow the framework)
+        proc = subprocess.run([str(python_of(framework)), "-I", str(framework.driver)], capture_output=True,
+                              text=True, timeout=timeout, env={**os.environ, **QUIET_ENV}, input=json.dumps(spec))
+    except subprocess.TimeoutExpired:
+        return {"answer": None, "error": f"wall-time limit ({timeout:g} s)"}
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    return json.loads(lines[-1]) if lines else {"answer": None,
+                                                "error": f"driver exit {proc.returncode}: {proc.stderr[-300:]}"}
+
+
+def forked(workers: Workers, framework: Framework, spec: dict, timeout: float) -> dict:
+    """The driver in a fork of the framework's worker; a worker that died or hung is said as the run's error."""
+    try:
+        answer = workers.run(python_of(framework), framework.driver, spec, timeout)
+    except WorkerDied as died:
+        return {"answer": None, "error": f"WorkerDied: {died}"[:300]}
+    measured = {"cpu": answer["cpu"], "seconds": answer["seconds"]}  # the run's own, not the worker's start
+    if answer["timed_out"]:
+        return {"answer": None, "error": f"wall-time limit ({timeout:g} s)", **measured}
+    said = json.loads(answer["stdout"]) if answer["stdout"] else {
+        "answer": None, "error": f"driver exit {answer['exit']}: {answer['stderr']}"}
+    return {**said, **measured}
 
 
 def verdict(framework: Framework, scenario: Scenario, app: BenchApp, books: dict, said: dict,
@@ -89,7 +115,22 @@ def verdict(framework: Framework, scenario: Scenario, app: BenchApp, books: dict
     cost = (books["input_tokens"] * pricing.input_per_mtok + books["output_tokens"] * pricing.output_per_mtok) / 1e6
     return Outcome(framework.name, scenario.name, books["requests"], stop, task_done(scenario, answer, app.results),
                    books["input_tokens"], books["output_tokens"], cost, len(app.results), error[:200],
-                   said.get("interventions"), seconds)
+                   said.get("interventions"), seconds, said.get("cpu"), commit())
+
+
+@functools.lru_cache(maxsize=1)
+def commit() -> str:
+    """The kit's commit, "+" if its code (reference/) has uncommitted changes; "" outside a git checkout."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=30)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "reference"], cwd=ROOT,
+                               capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    if head.returncode:
+        return ""
+    return head.stdout.strip() + ("+" if dirty.stdout.strip() else "")
 
 
 def task_done(scenario: Scenario, answer: str | None, results: list[tuple[str, bool, str]]) -> bool | None:

@@ -1,9 +1,10 @@
 """CrewAI: one Agent with one Task in a Crew (Crew.kickoff), its LLM on CrewAI's native OpenAI provider,
 on Chat Completions. Its own limits, from its source (crewai 1.15): Agent.max_iter 25 iterations
-(agents/agent_builder/base_agent.py), max_execution_time None, max_retry_limit 2 (agent/core.py); and two
-repeat guards of its own: a call with the same tool and arguments as the one just before is not run
-(tools/tool_usage.py, `_check_tool_repeated_usage`), and the fifth identical call that got the same result
-ends the run with ToolExecutionFailedError (utilities/agent_utils.py, MAX_REPEATED_TOOL_CALLS = 5).
+(agents/agent_builder/base_agent.py), max_execution_time None, max_retry_limit 2 (agent/core.py); and a
+repeat guard of its own: the fifth identical call that got the same result ends the run with
+ToolExecutionFailedError (utilities/agent_utils.py, MAX_REPEATED_TOOL_CALLS = 5). Its other one, a call
+the same as the one just before is not run (tools/tool_usage.py, `_check_tool_repeated_usage`), is on the
+ReAct text path only; with function calling, as here, every identical call runs.
 A tool that raises is answered with CrewAI's error text.
 In its own venv: crewai pins openai below 3.
 

@@ -64,13 +64,12 @@ def tool(t):
         return call_tool(t["name"], json.dumps({k: v for k, v in kwargs.items() if v is not None}))
     invoke.__signature__ = inspect.Signature(params)
     invoke.__annotations__ = {p.name: p.annotation for p in params}
-    guardrails = {}
+    options = {}
     if GUARD is not None:
-        from reference.bench.inside.openai_agents import kit_guardrails
-        before, after = kit_guardrails(GUARD)
-        guardrails = {"tool_input_guardrails": [before], "tool_output_guardrails": [after]}
+        from reference.bench.inside.openai_agents import kit_tool_options
+        options = kit_tool_options(GUARD)
     return function_tool(invoke, name_override=t["name"], description_override=t["description"], strict_mode=False,
-                         **guardrails)
+                         **options)
 
 
 set_tracing_disabled(True)

@@ -71,9 +71,11 @@ model = OpenAIServerModel(model_id=spec["model"], api_base=spec["base_url"], api
                           client_kwargs={"max_retries": 0})
 tools, callbacks = [tool(t) for t in spec["tools"]], []
 if GUARD is not None:
-    from reference.bench.inside.smolagents import guarded_tool, kit_step_callback
+    from reference.bench.inside.smolagents import guarded_tool, hear_model_turns, kit_step_callback
     tools, callbacks = [guarded_tool(t, GUARD) for t in tools], [kit_step_callback(GUARD)]
 agent = ToolCallingAgent(tools=tools, model=model, verbosity_level=0, step_callbacks=callbacks)
+if GUARD is not None:
+    hear_model_turns(agent, GUARD)
 try:
     result = agent.run(spec["user"], return_full_result=True)
     if result.state == "success":

@@ -6,7 +6,8 @@ Before the tool runs: `wrap_tool_call` asks the guard first; a call it will not 
 feedback as the call's ToolMessage (status "error"), and the tool never runs. After the tool ran, a result
 the guard replaces (the same answer again, no progress) goes to the model as the guard's feedback. When
 the guard stops the run, `before_model` jumps to the graph's end before the next model request
-(middleware's own `jump_to`), and the caller reads `guard.stopping`.
+(middleware's own `jump_to`) with a last AIMessage that says why, so the state ends on the agent's word,
+not on a tool's result; `guard.stopping` says the same.
 """
 from __future__ import annotations
 
@@ -25,7 +26,10 @@ class KitGuardMiddleware(AgentMiddleware):
 
     @hook_config(can_jump_to=["end"])
     def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        return {"jump_to": "end"} if self.guard.stopping is not None else None
+        stop = self.guard.stopping
+        if stop is None:
+            return None
+        return {"jump_to": "end", "messages": [AIMessage(content=f"Stopped by the loop guard ({stop.pattern}): {stop.detail}")]}
 
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
         call = request.tool_call

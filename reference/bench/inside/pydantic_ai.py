@@ -5,7 +5,8 @@
 Before the tool runs: `wrap_tool_execute` asks the guard first; a call it will not run returns the
 guard's feedback as the tool's return value without calling the handler (so the tool never runs). After
 the tool ran, a result the guard flags is replaced by its feedback. A stop raises LoopStopped
-(reference/bench/kitguard.py), which ends `agent.run`. The calls of one model response are one turn,
+(reference/bench/kitguard.py), which ends `agent.run`: from the next tool call, or, for a stop decided
+after a result, from `before_model_request`, before the next model request is sent. The calls of one model response are one turn,
 read from the run's messages (`ctx.messages`).
 """
 from __future__ import annotations
@@ -21,6 +22,11 @@ from ..kitguard import KitGuard
 @dataclass
 class KitGuardCapability(AbstractCapability):
     guard: KitGuard
+
+    async def before_model_request(self, ctx: Any, request_context: Any) -> Any:
+        if self.guard.stopping is not None:
+            self.guard.stopping.raise_if_stop()
+        return request_context
 
     async def wrap_tool_execute(self, ctx: Any, *, call: Any, tool_def: Any, args: Any, handler: Any) -> Any:
         response = next((m for m in reversed(ctx.messages) if getattr(m, "kind", "") == "response"), None)
