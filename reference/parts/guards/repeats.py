@@ -25,6 +25,7 @@ from typing import Any, Optional
 from . import feedback
 from .effects import ToolInfo
 from .feedback import Detection
+from .own import learned_elsewhere, only_own_news, same_acknowledgement
 from .state import Detector, GuardedCall, Memory
 
 LEGITIMATE = """
@@ -73,7 +74,8 @@ class RepeatedCall(Detector):
         info = m.info(a.call.name)
         reads = not a.writes or (info.unknown and last.reports)  # what it answered tells what it did
         polled = not a.writes and info.moves_by_itself
-        if m.news_between(last, a):  # the run moved since: not stuck on this call
+        # the run moved since (for a write that acts twice, by more than what its own runs made): not stuck
+        if m.news_between(last, a) and (info.idempotent or not only_own_news(m, last, a)):
             a.recheck = not a.writes and not polled  # a read runs once more: the same answer again is the repeat
             return None
         if last.failed:
@@ -94,7 +96,8 @@ class RepeatedCall(Detector):
         if not (a.recheck and not a.failed):
             return None
         runs = [x for x in m.by_action[a.action] if x.ran and x is not a and m.still_stands(x, a)]
-        if before != a.result and not (a.asked and any(x.result == a.result for x in runs)):
+        again = runs and a.writes and m.info(a.call.name).unknown and same_acknowledgement(runs[-1], a)
+        if before != a.result and not again and not (a.asked and any(x.result == a.result for x in runs)):
             return None  # a call the user asked for is stuck once it answers what it already answered
         return feedback.repeated_call(a.action, len(runs), runs, a, list(m.tools), feedback.echo_of(m),
                                       ran_again=True)
@@ -132,8 +135,8 @@ def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo) 
     if info.idempotent or a.asked:
         a.recheck = True
         return True
-    if info.open_world and m.learned_between(last, a):
-        return True
+    if info.open_world and m.learned_between(last, a) and learned_elsewhere(m, last, a):
+        return True  # a read that only showed what this write made reports its effect, not the world's
     if names_nothing(a.arguments, info.parameters) and (info.annotations or {}).get("destructiveHint") is not True:
         a.recheck = True
         return True
