@@ -72,7 +72,9 @@ class RepeatedCall(Detector):
         if last.failed and _spelling(last) != _spelling(a) and not answered:
             return None  # the tool refused one spelling ("Dec 1, 2026"): the model is correcting it
         info = m.info(a.call.name)
-        reads = not a.writes or (info.unknown and last.reports)  # what it answered tells what it did
+        ran = [x for x in standing if x.ran and not x.failed]
+        adds = info.unknown and len(ran) >= 2 and same_acknowledgement(ran[-2], ran[-1])  # its total grows by what it sends
+        reads = not a.writes or (info.unknown and last.reports and not adds)  # what it answered tells what it did
         polled = not a.writes and info.moves_by_itself
         # the run moved since (for a write that acts twice, by more than what its own runs made): not stuck
         if m.news_between(last, a) and (info.idempotent or not only_own_news(m, last, a)):
@@ -83,7 +85,7 @@ class RepeatedCall(Detector):
         if polled:
             return None  # a poll: its answers say whether it moves (progress.py), not its arguments
         a.asked = m.user_spelled(a)
-        if a.writes and info.unknown and m.polled_between(last, a):
+        if a.writes and info.unknown and not adds and m.polled_between(last, a):
             return None  # a wait between polls (a capped back-off's `sleep 240`): whether it is stuck is the poll's question
         if reads and not (_settled(standing) or (info.fixed and not _may_have_moved(m, a, last))):
             a.recheck = True  # its answer may have moved: run it, and judge it by the answer
