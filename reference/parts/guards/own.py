@@ -68,7 +68,8 @@ def only_own_news(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
 
 def amounts(arguments: Any) -> set[float]:
     """The numbers a call sends, zero aside."""
-    return {float(v) for _, v in argument_leaves(arguments) if isinstance(v, (int, float)) and not isinstance(v, bool) and v}
+    return {float(v) for _, v in argument_leaves(arguments)
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and v}
 
 
 def same_acknowledgement(before: GuardedCall, now: GuardedCall) -> bool:

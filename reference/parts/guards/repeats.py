@@ -14,7 +14,8 @@ It must not fire on:
 Which calls may act twice, which reads are fixed: the tool's definition (effects.py). A call whose
 definition says nothing of its effects is judged by what it answered (`responses.reports`): an answer with
 content marks a read, an acknowledgement (a new id, a success flag) a write. The writes that may still run
-again are listed where they are decided (`_acts_on_news`).
+again are listed where they are decided (`_acts_on_news`); news that a write's own runs made is not news for
+that write (own.py).
 """
 from __future__ import annotations
 
@@ -73,7 +74,8 @@ class RepeatedCall(Detector):
             return None  # the tool refused one spelling ("Dec 1, 2026"): the model is correcting it
         info = m.info(a.call.name)
         ran = [x for x in standing if x.ran and not x.failed]
-        adds = info.unknown and len(ran) >= 2 and same_acknowledgement(ran[-2], ran[-1])  # its total grows by what it sends
+        # its last two answers differ only by totals grown by what it sends: it adds, whatever its wording says
+        adds = info.unknown and len(ran) >= 2 and same_acknowledgement(ran[-2], ran[-1])
         reads = not a.writes or (info.unknown and last.reports and not adds)  # what it answered tells what it did
         polled = not a.writes and info.moves_by_itself
         # the run moved since (for a write that acts twice, by more than what its own runs made): not stuck
@@ -98,7 +100,8 @@ class RepeatedCall(Detector):
         if not (a.recheck and not a.failed):
             return None
         runs = [x for x in m.by_action[a.action] if x.ran and x is not a and m.still_stands(x, a)]
-        again = runs and a.writes and m.info(a.call.name).unknown and same_acknowledgement(runs[-1], a)
+        # a call of unknown effect whose answer moved only by what it sends gave the same acknowledgement again
+        again = bool(runs) and a.writes and m.info(a.call.name).unknown and same_acknowledgement(runs[-1], a)
         if before != a.result and not again and not (a.asked and any(x.result == a.result for x in runs)):
             return None  # a call the user asked for is stuck once it answers what it already answered
         return feedback.repeated_call(a.action, len(runs), runs, a, list(m.tools), feedback.echo_of(m),
@@ -128,8 +131,9 @@ def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo) 
       the same answer as its last run is the repeat (`recheck`);
     - the user asked for it in these words (a code span, a quotation: a flaky test run four times); it runs,
       and is stuck once it answers what it already answered since the user spoke;
-    - it acts on a world outside the run (MCP's openWorldHint) after a read showed something new there (the
-      "More" link clicked after the snapshot shows the next rows);
+    - it acts on a world outside the run (MCP's openWorldHint) after a read showed something new there that it
+      did not make itself (the "More" link clicked after the snapshot shows the next rows; not the rows an
+      insert sent, shown back by a find: own.py);
     - it names no target of its own (no arguments, or only empty ones, booleans and choices its schema
       closes): it acts on what the tool carries, a cursor or a process (an editor's scroll), unless its
       definition says it is destructive; it runs and is judged by its answer.
