@@ -99,6 +99,18 @@ def test_a_call_of_unknown_effect_is_judged_by_what_it_answered(name):
     assert not failed, f"{name}: {'; '.join(failed)}"
 
 
+@pytest.mark.parametrize("name", ["rows-inserted-again-after-find", "credit-added-again-total-moved",
+                                  "ticket-filed-again-after-list-misses-it", "load-more-after-snapshot"])
+def test_news_a_write_made_itself_is_not_news_for_that_write(name):
+    """A read that shows the rows a write sent, or a total moved only by the amount it sends, reports the write's
+    own effect: the same write sent again is a duplicate. A read that shows what the write never named (other
+    tickets, the list the first one is missing from; the next rows a "More" click loaded) is news."""
+    scenario = _load(next(p for p in FIELD if p.stem == name))
+    result = run(scenario, "guarded")
+    failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
+    assert not failed, f"{name}: {'; '.join(failed)}"
+
+
 def test_a_read_runs_again_and_its_same_answer_is_replaced():
     """The second identical read runs, and its unchanged answer reaches the model as the guard's warning, not
     as the tool's output; the third is answered before it runs, and stops the run."""

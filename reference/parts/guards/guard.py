@@ -189,14 +189,16 @@ class LoopGuard:
         last = m.last_result.get(a.action)  # (the epoch once it ran, heard, its answer)
         before = last[2] if last and last[:2] == (a.epoch, a.heard) else None  # nothing else changed state since
         fresh = values - m.seen
-        m.learned += bool(ok and not a.writes and fresh)  # a read that showed something no result had shown
+        a.taught, a.content = bool(ok and not a.writes and fresh), content if ok else None
+        m.learned += a.taught  # a read that showed something no result had shown
         m.now.shown += len(fresh) if ok else 0
         given = m.given.setdefault(a.action, set())
         # an idempotent write that answers as it did, nothing else changed since, changed nothing (no new epoch)
         took = a.writes and not (info.idempotent and before is not None and before == a.result)
         changed = ok and took or not ok and resource_changed(body)
         # news for every repeat: an answer this call never gave before (a poll that moved, even to a value seen elsewhere)
-        m.news += a.result not in given and (changed or bool(given))
+        a.brought = a.result not in given and (changed or bool(given))
+        m.news += a.brought
         given.add(a.result)
         a.news, a.learned = m.news, m.learned  # its own answer is not "in between" it and its next run
         if ok:

@@ -14,7 +14,8 @@ It must not fire on:
 Which calls may act twice, which reads are fixed: the tool's definition (effects.py). A call whose
 definition says nothing of its effects is judged by what it answered (`responses.reports`): an answer with
 content marks a read, an acknowledgement (a new id, a success flag) a write. The writes that may still run
-again are listed where they are decided (`_acts_on_news`).
+again are listed where they are decided (`_acts_on_news`); news that a write's own runs made is not news for
+that write (own.py).
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from typing import Any, Optional
 from . import feedback
 from .effects import ToolInfo
 from .feedback import Detection
+from .own import learned_elsewhere, only_own_news, same_acknowledgement
 from .state import Detector, GuardedCall, Memory
 
 LEGITIMATE = """
@@ -71,9 +73,13 @@ class RepeatedCall(Detector):
         if last.failed and _spelling(last) != _spelling(a) and not answered:
             return None  # the tool refused one spelling ("Dec 1, 2026"): the model is correcting it
         info = m.info(a.call.name)
-        reads = not a.writes or (info.unknown and last.reports)  # what it answered tells what it did
+        ran = [x for x in standing if x.ran and not x.failed]
+        # its last two answers differ only by totals grown by what it sends: it adds, whatever its wording says
+        adds = info.unknown and len(ran) >= 2 and same_acknowledgement(ran[-2], ran[-1])
+        reads = not a.writes or (info.unknown and last.reports and not adds)  # what it answered tells what it did
         polled = not a.writes and info.moves_by_itself
-        if m.news_between(last, a):  # the run moved since: not stuck on this call
+        # the run moved since (for a write that acts twice, by more than what its own runs made): not stuck
+        if m.news_between(last, a) and (info.idempotent or not only_own_news(m, last, a)):
             a.recheck = not a.writes and not polled  # a read runs once more: the same answer again is the repeat
             return None
         if last.failed:
@@ -81,7 +87,7 @@ class RepeatedCall(Detector):
         if polled:
             return None  # a poll: its answers say whether it moves (progress.py), not its arguments
         a.asked = m.user_spelled(a)
-        if a.writes and info.unknown and m.polled_between(last, a):
+        if a.writes and info.unknown and not adds and m.polled_between(last, a):
             return None  # a wait between polls (a capped back-off's `sleep 240`): whether it is stuck is the poll's question
         if reads and not (_settled(standing) or (info.fixed and not _may_have_moved(m, a, last))):
             a.recheck = True  # its answer may have moved: run it, and judge it by the answer
@@ -94,7 +100,9 @@ class RepeatedCall(Detector):
         if not (a.recheck and not a.failed):
             return None
         runs = [x for x in m.by_action[a.action] if x.ran and x is not a and m.still_stands(x, a)]
-        if before != a.result and not (a.asked and any(x.result == a.result for x in runs)):
+        # a call of unknown effect whose answer moved only by what it sends gave the same acknowledgement again
+        again = bool(runs) and a.writes and m.info(a.call.name).unknown and same_acknowledgement(runs[-1], a)
+        if before != a.result and not again and not (a.asked and any(x.result == a.result for x in runs)):
             return None  # a call the user asked for is stuck once it answers what it already answered
         return feedback.repeated_call(a.action, len(runs), runs, a, list(m.tools), feedback.echo_of(m),
                                       ran_again=True)
@@ -123,8 +131,9 @@ def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo) 
       the same answer as its last run is the repeat (`recheck`);
     - the user asked for it in these words (a code span, a quotation: a flaky test run four times); it runs,
       and is stuck once it answers what it already answered since the user spoke;
-    - it acts on a world outside the run (MCP's openWorldHint) after a read showed something new there (the
-      "More" link clicked after the snapshot shows the next rows);
+    - it acts on a world outside the run (MCP's openWorldHint) after a read showed something new there that it
+      did not make itself (the "More" link clicked after the snapshot shows the next rows; not the rows an
+      insert sent, shown back by a find: own.py);
     - it names no target of its own (no arguments, or only empty ones, booleans and choices its schema
       closes): it acts on what the tool carries, a cursor or a process (an editor's scroll), unless its
       definition says it is destructive; it runs and is judged by its answer.
@@ -132,8 +141,8 @@ def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo) 
     if info.idempotent or a.asked:
         a.recheck = True
         return True
-    if info.open_world and m.learned_between(last, a):
-        return True
+    if info.open_world and m.learned_between(last, a) and learned_elsewhere(m, last, a):
+        return True  # a read that only showed what this write made reports its effect, not the world's
     if names_nothing(a.arguments, info.parameters) and (info.annotations or {}).get("destructiveHint") is not True:
         a.recheck = True
         return True

@@ -65,6 +65,9 @@ class GuardedCall:
     silent: bool = False  # it succeeded and answered nothing at all (an empty text, null)
     blank: bool = False  # it succeeded and answered nothing but zeros, falses and empty texts (says_nothing)
     reports: bool = False  # it succeeded and its answer carries content, not only an acknowledgement (reports)
+    content: Any = None  # once it succeeded: its answer without the call's own echoes
+    taught: bool = False  # a read that showed a value no result had shown before
+    brought: bool = False  # its answer was news (see `Memory.news_between`)
     to_come: bool = False  # its answer names a moment it has no value for yet (`finished_at: null`)
     alike: int = 0  # once it ran: calls in a row (nothing new said between) that got its answer to its question
     alike_before: Optional["GuardedCall"] = None  # the last of those before it
