@@ -54,11 +54,13 @@ def test_the_guards_own_needs_are_the_kits_pins():
     assert all(f'"{need}"' in pyproject for need in GUARD_NEEDS)
 
 
-def test_a_repeat_is_answered_with_feedback_then_stopped_and_other_calls_run():
+def test_a_repeat_runs_its_same_answer_is_replaced_by_feedback_then_it_is_stopped():
     guard = KitGuard(ORDER, user="Where is my order A1?")
     assert guard.before("c1", "get_order", {"order_id": "A1"}).action == "run"
     assert guard.after("c1", "get_order", SHIPPED).text == SHIPPED  # the real result goes on
-    said = guard.before("c2", "get_order", '{"order_id": "A1"}')  # arguments as JSON text or as an object
+    # a read whose answer may have moved runs again (arguments as JSON text or as an object) ...
+    assert guard.before("c2", "get_order", '{"order_id": "A1"}').action == "run"
+    said = guard.after("c2", "get_order", SHIPPED)  # ... and the same answer again is replaced by the warning
     assert said.action == "intervene" and json.loads(said.text)["pattern"] == "repeated_call"
     stop = guard.before("c3", "get_order", {"order_id": "A1"})
     assert stop.action == "stop" and guard.stopping == stop
@@ -82,11 +84,13 @@ def test_the_calls_of_one_model_message_are_one_lapse():
                 guard.model_turn([(c, "get_order", {"order_id": "A1"}) for c in turn])
             for c in turn:
                 said.append(guard.before(c, "get_order", {"order_id": "A1"}).action)
-                if said[-1] == "run":
-                    guard.after(c, "get_order", SHIPPED)
+                if said[-1] == "run":  # what became of the result: "run/run" went on, "run/intervene" replaced
+                    said[-1] += "/" + guard.after(c, "get_order", SHIPPED).action
         return said
-    assert run(grouped=True) == ["run", "intervene", "intervene", "stop"]  # the turn after the warning stops
-    assert run(grouped=False) == ["run", "intervene", "stop", "stop"]  # no turns known: each call is one
+    # the second call runs and its same answer is replaced; its twin in the same message is answered before it
+    # runs (that answer is now known); the turn after the warning stops
+    assert run(grouped=True) == ["run/run", "run/intervene", "intervene", "stop"]
+    assert run(grouped=False) == ["run/run", "run/intervene", "stop", "stop"]  # no turns known: each call is one
 
 
 def test_every_framework_has_a_row_with_the_kits_guard_that_says_where_it_goes_in():
