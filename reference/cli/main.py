@@ -1,5 +1,5 @@
 """`loopkit`: the parser and the entry point; each command is its own module (demo, scenarios, run, check, hint,
-lesson 6's trace, report, replay, and grade)."""
+lesson 6's trace, report, replay, and grade), imported only when that command runs."""
 from __future__ import annotations
 
 import argparse
