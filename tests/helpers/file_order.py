@@ -12,7 +12,6 @@ it counts as the median, so a stale table only changes the order, never which te
 from __future__ import annotations
 
 import json
-import statistics
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -32,6 +31,8 @@ def file_of(item: Item) -> str:
 def longest_first(items: list[Item], seconds: dict[str, float] | None = None) -> None:
     """Sort the items file by file, the longest file first; within a file, and between files of the same length,
     the order stays."""
+    import statistics  # here, not at the top: every pytest process loads this module with the conftest
+
     seconds = json.loads(SECONDS.read_text(encoding="utf-8")) if seconds is None else seconds
     unknown = statistics.median(seconds.values()) if seconds else 0.0
     first: dict[str, int] = {}
