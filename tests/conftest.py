@@ -15,13 +15,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.file_order import longest_first
+
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
     """With pytest-xdist's workers (`-n auto`), each test file goes whole to one worker unless --dist says
-    otherwise: a notebook's cells must run in order in one kernel, and a module's fixture is then made once."""
+    otherwise: a notebook's cells must run in order in one kernel, and a module's fixture is then made once.
+    The files go out longest first (tests/helpers/file_order.py), not in xdist's order (most tests first)."""
     if getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", "no") == "no":
         config.option.dist = "loadfile"
+        config.option.loadscopereorder = False
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -51,6 +55,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if os.environ.get("LOOPKIT_PROPERTIES") != "full" and "hypothesis" in sys.modules:
         quick_property_examples(items)
     run_only_the_named_tests(config, items)
+    if hasattr(config, "workerinput"):  # an xdist worker (each orders alike): the controller hands files out so
+        longest_first(items)
 
 
 def run_only_the_named_tests(config: pytest.Config, items: list[pytest.Item]) -> None:

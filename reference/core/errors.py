@@ -13,6 +13,8 @@ model or a tool does, not about the harness).
 
     ProviderError        not a HarnessError: the model service failed (429, 500, 529, a timeout), which
     └── ProviderTimeout  a loop must handle like an SDK's APIStatusError / APITimeoutError
+
+    LimitsRefused        a LOOPKIT_CHECK_* variable that is not a usable limit (`loopkit check`)
 """
 from __future__ import annotations
 
@@ -61,6 +63,10 @@ class ScriptExhausted(HarnessError, RuntimeError):
 
 class RunawayLoop(HarnessError, RuntimeError):
     """The loop kept calling the model far past its step limit; the grader pulled the plug."""
+
+
+class LimitsRefused(ValueError):
+    """A LOOPKIT_CHECK_* variable that does not hold a usable limit: one line, for the user."""
 
 
 class ProviderError(Exception):

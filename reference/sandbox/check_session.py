@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ..core.errors import LimitsRefused
 from .inline import SESSION, Session
 from .check_reporter import Reporter, writer
 from .process import OUTPUT_KEPT, Child, Limits, contain, killed_by, read_kept, widen
@@ -34,10 +35,6 @@ MAX_SECONDS = 3600.0  # a limit above an hour is a typo
 MIN_MEMORY_MB, MAX_MEMORY_MB = 128, 1024 * 1024  # pytest itself needs about 100 MB to start
 BROKE = 86  # the child's exit code when the check's own machinery failed (an exception escaped pytest or the report)
 THREAD_STACK = 1024 * 1024  # per thread, in the session (CPython's own on musl): a leaked thread costs 1 MB, not 8
-
-
-class LimitsRefused(ValueError):
-    """A LOOPKIT_CHECK_* variable that does not hold a usable limit: one line, for the user."""
 
 
 @dataclass(frozen=True)

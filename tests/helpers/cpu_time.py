@@ -1,11 +1,13 @@
 """CPU seconds per test, for finding what makes the suite slow on a shared machine (docs/testing.md).
 
     LOOPKIT_CPU_LOG=cpu.jsonl pytest -p tests.helpers.cpu_time --nbval -n 2
-    python -m tests.helpers.cpu_time cpu.jsonl        # the costliest tests and files
+    python -m tests.helpers.cpu_time cpu.jsonl        # the costliest tests and files, and each worker's tail
 
 Wall time moves with the machine's load; CPU time (user + sys of the pytest process and of every child it
 waited for, around each test's setup, call and teardown) moves much less. A module fixture's cost lands on
 the first test that asks for it. A child that is never waited for (a notebook's kernel) is not counted.
+Each line also says which xdist worker ran the test and when it ended (seconds since the epoch), so the summary
+shows how long each worker was busy and how long one waited, idle, for the other to finish its last file.
 """
 from __future__ import annotations
 
@@ -33,7 +35,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Any) -> Iterator[None]:
     cpu, wall = _cpu(), time.monotonic()
     yield
     if path:
-        line = json.dumps({"test": item.nodeid, "cpu": round(_cpu() - cpu, 3), "wall": round(time.monotonic() - wall, 3)})
+        line = json.dumps({"test": item.nodeid, "cpu": round(_cpu() - cpu, 3), "wall": round(time.monotonic() - wall, 3),
+                           "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "end": round(time.time(), 3)})
         with open(path, "a", encoding="utf-8") as log:
             log.write(line + "\n")
 
@@ -47,7 +50,33 @@ def summary(path: str, top: int = 40) -> str:
     lines += [f"{t['cpu']:7.1f} {t['wall']:7.1f}  {t['test']}" for t in sorted(tests, key=lambda t: -t["cpu"])[:top]]
     lines += ["", "costliest files (CPU s):"]
     lines += [f"{cpu:7.1f}  {name}" for name, cpu in sorted(files.items(), key=lambda f: -f[1])[:top]]
-    return "\n".join(lines)
+    return "\n".join(lines + tail(tests))
+
+
+def tail(tests: list[dict[str, Any]]) -> list[str]:
+    """Per worker: its tests' wall time, when its last test ended, and the files it ran last."""
+    ran = defaultdict(list)
+    for test in tests:
+        if "worker" in test:  # logs written before the worker was logged have no tail
+            ran[test["worker"]].append(test)
+    if not ran:
+        return []
+    first = min(t["end"] - t["wall"] for t in tests if "end" in t)
+    last = max(t["end"] for t in tests if "end" in t)
+    lines = ["", f"workers (the first test started at 0 s, the last ended at {last - first:.0f} s):"]
+    for worker, done in sorted(ran.items()):
+        done.sort(key=lambda t: t["end"])
+        files: list[str] = []
+        for test in reversed(done):
+            name = test["test"].split("::")[0]
+            if name not in files:
+                files.append(name)
+            if len(files) == 3:
+                break
+        lines.append(f"  {worker}: {len(done)} tests, {sum(t['wall'] for t in done):.0f} s of wall in tests, done at "
+                     f"{done[-1]['end'] - first:.0f} s, idle {last - done[-1]['end']:.0f} s at the end; last files: "
+                     + ", ".join(files))
+    return lines
 
 
 if __name__ == "__main__":
