@@ -175,3 +175,37 @@ def test_subjects_the_user_named_are_separate_questions_even_when_they_answer_al
 def test_subjects_an_earlier_answer_named_are_separate_questions_even_when_they_answer_alike():
     scenario, result = _run(LISTED)
     assert completed(scenario, result) and not interventions(result), interventions(result)
+
+
+RANGE = """
+name: skus-from-a-range
+title: Five SKUs the user gave as a range, each in stock
+user: Are KB-101 to KB-105 all in stock?
+tools:
+  - name: check_stock
+    description: Whether a product is in stock.
+    annotations: {readOnlyHint: true, openWorldHint: false}
+    parameters: {type: object, properties: {sku: {type: string}}, required: [sku]}
+    rules: [{result: {data: {in_stock: true}}}]
+model:
+  script:
+    - call: {tool: check_stock, args: {sku: KB-101}}
+    - call: {tool: check_stock, args: {sku: KB-102}}
+    - call: {tool: check_stock, args: {sku: KB-103}}
+    - call: {tool: check_stock, args: {sku: KB-104}}
+    - call: {tool: check_stock, args: {sku: KB-105}}
+    - answer: All five are in stock.
+expect: {completable: true, stop_reason: completed, oracle_model_calls: 6}
+"""
+
+
+def test_identifiers_the_agent_worked_out_itself_are_separate_questions_even_when_they_answer_alike():
+    # KB-102, KB-103 and KB-104 are nowhere in the conversation: the agent expanded the user's range
+    scenario, result = _run(RANGE)
+    assert completed(scenario, result) and not interventions(result), interventions(result)
+
+
+def test_a_bare_number_names_nothing_by_itself_but_an_identifier_of_letters_and_digits_does():
+    from reference.parts.guards.state import _names_a_thing
+    assert _names_a_thing("kb-102") and _names_a_thing("us-east-2") and _names_a_thing("a1234")
+    assert not _names_a_thing("100") and not _names_a_thing("paris") and not _names_a_thing("2.5")

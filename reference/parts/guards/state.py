@@ -33,6 +33,13 @@ def identifiers(text: str) -> set[str]:
     return {w.casefold() for w in words if _IDENTIFIER.search(w)}
 
 
+def _names_a_thing(value: str) -> bool:
+    """Is a one-word value an identifier of letters and digits (KB-102, us-east-2, A1234)? It names one thing,
+    wherever the agent got it (a range the user gave as "KB-101 to KB-104", its own knowledge): four of them
+    answered alike are four answers. A bare number (a window, a limit) names nothing by itself."""
+    return identifiers(value) == {value} and any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
+
+
 # What a user quotes: a Markdown code span (CommonMark) or a passage in double quotation marks.
 _QUOTED = re.compile(r"`+([^`]+)`+|\"([^\"]+)\"|\u201c([^\u201d]+)\u201d")
 
@@ -200,15 +207,16 @@ class Memory:
 
     def named_in(self, a: GuardedCall) -> frozenset:
         """What the call names that the user (or the system prompt) wrote or an earlier answer showed: an argument
-        of one word ("Paris", KB-101, an id a listing gave), and the identifiers the user wrote in its wording
-        (words with a digit or a separator inside: us-east-2, src/app.py)."""
+        of one word ("Paris", an id a listing gave), and the identifiers the user wrote in its wording (words with
+        a digit or a separator inside: us-east-2, src/app.py); and any one-word identifier of letters and digits
+        (KB-103), wherever the agent got it (_names_a_thing)."""
         named = set()
         for _, v in argument_leaves(a.arguments):
             if isinstance(v, (str, int, float)) and not isinstance(v, bool):
                 text = clean_text(str(v)).casefold()
                 if len(text.split()) > 1:
                     named |= {w for w in identifiers(text) if w in self.read.folded}
-                elif text and (text in self.read.folded or leaf_values(v) <= self.seen):
+                elif text and (text in self.read.folded or leaf_values(v) <= self.seen or _names_a_thing(text)):
                     named.add(text)
         return frozenset(named)
 
