@@ -20,12 +20,14 @@ that write (own.py).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Optional
 
 from . import feedback
 from .effects import ToolInfo
 from .feedback import Detection
+from .results import argument_leaves
 from .own import learned_elsewhere, only_own_news, same_acknowledgement
 from .state import Detector, GuardedCall, Memory
 
@@ -70,6 +72,8 @@ class RepeatedCall(Detector):
         if last.retryable_error and _transient_streak(standing) < TRANSIENT_ATTEMPTS:
             return None  # a transient failure sent once more: the executor's business (lesson 5)
         answered = any(x.ran and not x.failed for x in standing)
+        if _waited_as_told(m, last, a):
+            return None  # HTTP 503 or 429 with Retry-After, waited out as told: a retry the server asked for
         if last.failed and _spelling(last) != _spelling(a) and not answered:
             return None  # the tool refused one spelling ("Dec 1, 2026"): the model is correcting it
         info = m.info(a.call.name)
@@ -86,10 +90,12 @@ class RepeatedCall(Detector):
             return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
         if polled:
             return None  # a poll: its answers say whether it moves (progress.py), not its arguments
+        if printed_nothing(last) and any(x.ran and not printed_nothing(x) for x in m.attempts[last.index + 1:a.index]):
+            return None  # a call that answered nothing repeats no answer: the calls around it are judged (a wait)
         a.asked = m.user_spelled(a)
         if a.writes and info.unknown and not adds and m.polled_between(last, a):
             return None  # a wait between polls (a capped back-off's `sleep 240`): whether it is stuck is the poll's question
-        if reads and not (_settled(standing) or (info.fixed and not _may_have_moved(m, a, last))):
+        if reads and not (_settled(m, standing) or (info.fixed and not _may_have_moved(m, a, last))):
             a.recheck = True  # its answer may have moved: run it, and judge it by the answer
             return None
         if not reads and _acts_on_news(m, a, last, info):
@@ -104,17 +110,37 @@ class RepeatedCall(Detector):
         again = bool(runs) and a.writes and m.info(a.call.name).unknown and same_acknowledgement(runs[-1], a)
         if before != a.result and not again and not (a.asked and any(x.result == a.result for x in runs)):
             return None  # a call the user asked for is stuck once it answers what it already answered
+        if _patient(m, [*runs, a]):
+            return None  # a call whose run kept moving may answer alike once more before it is stuck
         return feedback.repeated_call(a.action, len(runs), runs, a, list(m.tools), feedback.echo_of(m),
                                       ran_again=True)
 
 
-def _settled(standing: list[GuardedCall]) -> bool:
-    """Is the answer known not to move for now: the last two runs that still stand gave the same answer, the
-    last one failed (a failure stands until state changes), or none of the earlier attempts reached the tool
-    (the guard answered them: a check of the arguments says the same thing every time)? Then the next
-    identical call is answered before it runs."""
+def _settled(m: Memory, standing: list[GuardedCall]) -> bool:
+    """Is the answer known not to move for now: the last two runs that still stand gave the same answer (and the
+    run's movement gives it no more patience), the last one failed (a failure stands until state changes), or
+    none of the earlier attempts reached the tool (the guard answered them: a check of the arguments says the
+    same thing every time)? Then the next identical call is answered before it runs."""
     ran = [x for x in standing if x.ran]
-    return not ran or ran[-1].failed or len(ran) >= 2 and ran[-1].result == ran[-2].result
+    return not ran or ran[-1].failed or len(ran) >= 2 and ran[-1].result == ran[-2].result and not _patient(m, ran)
+
+
+# The most answers alike in a row, after the first, that a call whose run kept moving may give before it is stuck.
+PATIENCE = 2
+
+
+def _patient(m: Memory, runs: list[GuardedCall]) -> bool:
+    """Patience grows with movement: a call whose runs kept moving (its answer changed, or another call said
+    something new between two of its runs: a job polled a minute apart, a probe while the server's log moves on)
+    is not stuck at its first answer alike; it is once its quiet repeats, in a row at the end, outnumber the
+    moves it showed before them (at most PATIENCE of them). A call that never moved gets none."""
+    moves = quiet = 0
+    for x, y in zip(runs, runs[1:]):
+        if m.news_between(x, y) or x.result != y.result:
+            moves, quiet = moves + 1, 0
+        else:
+            quiet += 1
+    return 0 < quiet <= min(moves, PATIENCE)
 
 
 def _may_have_moved(m: Memory, a: GuardedCall, last: GuardedCall) -> bool:
@@ -167,6 +193,45 @@ def names_nothing(arguments: Any, schema: Any) -> bool:
             return True
         return "enum" in sub or "const" in sub
     return walk(arguments, schema)
+
+
+def printed_nothing(a: GuardedCall) -> bool:
+    """Did a call succeed and answer no text at all: nothing, or texts all empty beside its numbers (a `sleep`'s
+    empty output, its exit code and how long it took)? Such an answer repeats nothing."""
+    if a.silent:
+        return True
+    if not a.ran or a.failed:
+        return False
+    texts = [v for _, v in argument_leaves(a.content) if isinstance(v, str)]
+    return bool(texts) and not any(t.strip() for t in texts)
+
+
+# An answer that is an HTTP response telling the client to come back later (RFC 9110: 503 Service Unavailable,
+# RFC 6585: 429 Too Many Requests) and when (Retry-After in seconds), wherever the response text appears.
+_STATUS = re.compile(r"^HTTP/[0-9.]+ +(503|429)\b", re.MULTILINE)
+_RETRY_AFTER = re.compile(r"^retry-after: *([0-9]+) *$", re.IGNORECASE | re.MULTILINE)
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+
+
+def retry_after(a: GuardedCall) -> Optional[float]:
+    """The seconds an answer's HTTP 503 or 429 response asked the client to wait, if it asked."""
+    for _, text in argument_leaves(a.content):
+        if isinstance(text, str) and _STATUS.search(text) and (after := _RETRY_AFTER.search(text)):
+            return float(after.group(1))
+    return None
+
+
+def _waited_as_told(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
+    """Was the call's last answer a 503 or 429 with Retry-After, and did a wait between it and now (a call that
+    printed nothing) carry at least that many seconds? Then sending it again is the retry the server asked for."""
+    seconds = retry_after(last) if last.ran and not last.failed else None
+    if seconds is None:
+        return False
+    for x in m.attempts[last.index + 1:a.index]:
+        said = [float(n) for _, v in argument_leaves(x.arguments) for n in _NUMBER.findall(str(v))]
+        if printed_nothing(x) and any(n >= seconds for n in said):
+            return True
+    return False
 
 
 def _spelling(a: GuardedCall) -> str:
