@@ -72,7 +72,7 @@ class RepeatedCall(Detector):
         if last.retryable_error and _transient_streak(standing) < TRANSIENT_ATTEMPTS:
             return None  # a transient failure sent once more: the executor's business (lesson 5)
         answered = any(x.ran and not x.failed for x in standing)
-        if _waited_as_told(m, last, a):
+        if honoured_retry(m, a):
             return None  # HTTP 503 or 429 with Retry-After, waited out as told: a retry the server asked for
         if last.failed and _spelling(last) != _spelling(a) and not answered:
             return None  # the tool refused one spelling ("Dec 1, 2026"): the model is correcting it
@@ -90,7 +90,7 @@ class RepeatedCall(Detector):
             return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
         if polled:
             return None  # a poll: its answers say whether it moves (progress.py), not its arguments
-        if printed_nothing(last) and any(x.ran and not printed_nothing(x) for x in m.attempts[last.index + 1:a.index]):
+        if a_wait(m, last, a):
             return None  # a call that answered nothing repeats no answer: the calls around it are judged (a wait)
         a.asked = m.user_spelled(a)
         if a.writes and info.unknown and not adds and m.polled_between(last, a):
@@ -117,12 +117,14 @@ class RepeatedCall(Detector):
 
 
 def _settled(m: Memory, standing: list[GuardedCall]) -> bool:
-    """Is the answer known not to move for now: the last two runs that still stand gave the same answer (and the
-    run's movement gives it no more patience), the last one failed (a failure stands until state changes), or
+    """Is the answer known not to move for now: the last two runs that still stand gave the same answer and the
+    run's movement gives it no more patience, the last one failed (a failure stands until state changes), or
     none of the earlier attempts reached the tool (the guard answered them: a check of the arguments says the
     same thing every time)? Then the next identical call is answered before it runs."""
     ran = [x for x in standing if x.ran]
-    return not ran or ran[-1].failed or len(ran) >= 2 and ran[-1].result == ran[-2].result and not _patient(m, ran)
+    if not ran or ran[-1].failed:
+        return True
+    return len(ran) >= 2 and ran[-1].result == ran[-2].result and not _patient(m, ran)
 
 
 # The most answers alike in a row, after the first, that a call whose run kept moving may give before it is stuck.
@@ -132,8 +134,8 @@ PATIENCE = 2
 def _patient(m: Memory, runs: list[GuardedCall]) -> bool:
     """Patience grows with movement: a call whose runs kept moving (its answer changed, or another call said
     something new between two of its runs: a job polled a minute apart, a probe while the server's log moves on)
-    is not stuck at its first answer alike; it is once its quiet repeats, in a row at the end, outnumber the
-    moves it showed before them (at most PATIENCE of them). A call that never moved gets none."""
+    is not stuck at its first answer alike: its quiet repeats (in a row at the end: the same answer, nothing new
+    between) may number as many as the moves before them, at most PATIENCE. A call that never moved gets none."""
     moves = quiet = 0
     for x, y in zip(runs, runs[1:]):
         if m.news_between(x, y) or x.result != y.result:
@@ -232,6 +234,24 @@ def _waited_as_told(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
         if printed_nothing(x) and any(n >= seconds for n in said):
             return True
     return False
+
+
+def a_wait(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
+    """Is the call a wait between other calls: its last run printed nothing, and a call that answered something ran
+    since (a `sleep` between polls)? Its repeats are then judged by those calls' answers."""
+    return printed_nothing(last) and any(x.ran and not printed_nothing(x) for x in m.attempts[last.index + 1:a.index])
+
+
+def honoured_retry(m: Memory, a: GuardedCall) -> bool:
+    """Is `a` a retry the server asked for: its latest runs, in a row, each answered 503 or 429 with Retry-After
+    and each was waited out as told, no more of them than TRANSIENT_ATTEMPTS (the transient budget, counted in
+    waits the server asked for)?"""
+    streak, after = 0, a
+    for x in reversed([x for x in m.by_action.get(a.action, []) if x.ran and x.index < a.index]):
+        if not _waited_as_told(m, x, after):
+            break
+        streak, after = streak + 1, x
+    return 0 < streak <= TRANSIENT_ATTEMPTS
 
 
 def _spelling(a: GuardedCall) -> str:
