@@ -9,7 +9,13 @@ It must not fire on:
   a second identical read runs, and only the same answer again is the repeat, which the guard puts in the
   answer's place, so the model never reads one answer twice; the third is answered before it runs;
 - a retry: an idempotent call sent again after a timeout, or a transient failure (`retryable: true`) sent
-  again, three attempts in all as the OpenAI and Anthropic SDKs retry by default.
+  again, three attempts in all as the OpenAI and Anthropic SDKs retry by default;
+- a poll whose answers moved: patience grows with the movement it showed (`_patient`), so a status read a
+  minute apart may answer alike on a long step, as many times in a row as it moved before, at most PATIENCE;
+- a wait: a call that printed nothing (a `sleep`) repeats no answer, so its repeats are judged by the calls
+  around it (`a_wait`);
+- a retry the server asked for: an answer that is an HTTP 503 or 429 with Retry-After (RFC 9110, RFC 6585),
+  waited out as told, sent again, three times in a row at most (`honoured_retry`).
 
 Which calls may act twice, which reads are fixed: the tool's definition (effects.py). A call whose
 definition says nothing of its effects is judged by what it answered (`responses.reports`): an answer with
