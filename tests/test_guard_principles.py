@@ -148,6 +148,17 @@ def test_a_retry_the_server_asked_for_is_no_repeat(name, caught):
         assert completed(scenario, result) and not interventions(result), interventions(result)
 
 
+def test_a_read_beside_a_new_question_in_one_batch_is_no_repeat():
+    """The types file read again in each parallel batch beside a different handler runs untouched; the same
+    two-file batch sent again is still a loop."""
+    fanout, result = _ends("anchor-file-beside-each-handler")
+    assert completed(fanout, result) and not interventions(result), interventions(result)
+    assert len(executed_calls(result)) == 8
+    same, result = _ends("same-batch-read-again")
+    assert result.stop_reason.value in same.expect.stop_reasons and interventions(result)
+    assert result.model_calls <= same.expect.model_calls.max
+
+
 @pytest.mark.parametrize("text, seconds", [
     ("HTTP/2 503 \nretry-after: 60\n\n<h1>down</h1>", 60.0),
     ("HTTP/1.1 429 Too Many Requests\nRetry-After: 5\n", 5.0),

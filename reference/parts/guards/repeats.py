@@ -16,6 +16,8 @@ It must not fire on:
   around it (`a_wait`);
 - a retry the server asked for: an answer that is an HTTP 503 or 429 with Retry-After (RFC 9110, RFC 6585),
   waited out as told, sent again, three times in a row at most (`honoured_retry`).
+- a read asked again in one parallel batch with a call never asked before (a types file read beside each
+  handler under review): the batch is the unit that repeats, and an identical batch is still judged.
 
 Which calls may act twice, which reads are fixed: the tool's definition (effects.py). A call whose
 definition says nothing of its effects is judged by what it answered (`responses.reports`): an answer with
@@ -96,6 +98,8 @@ class RepeatedCall(Detector):
             return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
         if polled:
             return None  # a poll: its answers say whether it moves (progress.py), not its arguments
+        if not a.writes and _beside_new_questions(m, a):
+            return None  # a file read again beside each new one it is compared with: the batch is what repeats
         if a_wait(m, last, a):
             return None  # a call that answered nothing repeats no answer: the calls around it are judged (a wait)
         a.asked = m.user_spelled(a)
@@ -242,6 +246,16 @@ def _waited_as_told(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
     return False
 
 
+def _beside_new_questions(m: Memory, a: GuardedCall) -> bool:
+    """Is the read `a` asked in one batch with a call never asked before (the anchor file read beside each handler
+    under review)? The batch is the unit that repeats: an identical batch is judged as before."""
+    batch = [c for c in m.read.last_calls if c.id != a.call.id]
+    if a.call.id not in m.read.last_turn or not batch:
+        return False
+    asked = {(x.call.name, _spelling(x)) for x in m.attempts if x.step < m.now.number}
+    return any((c.name, _spelling_of(c)) not in asked for c in batch)
+
+
 def a_wait(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
     """Is the call a wait between other calls: its last run printed nothing, and a call that answered something ran
     since (a `sleep` between polls)? Its repeats are then judged by those calls' answers."""
@@ -262,10 +276,14 @@ def honoured_retry(m: Memory, a: GuardedCall) -> bool:
 
 def _spelling(a: GuardedCall) -> str:
     """The arguments as written, key order and whitespace aside."""
+    return _spelling_of(a.call)
+
+
+def _spelling_of(call: Any) -> str:
     try:
-        return json.dumps(a.call.parsed_arguments(), sort_keys=True)
+        return json.dumps(call.parsed_arguments(), sort_keys=True)
     except ValueError:
-        return a.call.arguments
+        return call.arguments
 
 
 def _transient_streak(standing: list[GuardedCall]) -> int:

@@ -98,6 +98,7 @@ class Transcript:
     read: int = 0  # messages already read
     steps: int = 0  # assistant messages so far
     last_turn: tuple[str, ...] = ()  # the call ids of the latest assistant message
+    last_calls: tuple = ()  # the calls of the latest assistant message (a parallel batch is one unit)
     user_texts: list[str] = field(default_factory=list)
     quoted: list[str] = field(default_factory=list)  # passages the user quoted (code spans, quotations), folded
     heard: int = 0  # user messages that came after the model's first turn: each one refreshes what reads knew
@@ -111,7 +112,7 @@ class Transcript:
         for m in messages[self.read:]:
             if isinstance(m, AssistantMessage):
                 self.steps += 1
-                self.last_turn = tuple(c.id for c in m.tool_calls)
+                self.last_turn, self.last_calls = tuple(c.id for c in m.tool_calls), tuple(m.tool_calls)
                 if m.text and m.text.strip():
                     self.said = [*self.said[-1:], m.text]
             elif isinstance(m, (UserMessage, SystemMessage)):  # the system prompt carries the user's profile too
