@@ -159,6 +159,16 @@ def test_a_read_beside_a_new_question_in_one_batch_is_no_repeat():
     assert result.model_calls <= same.expect.model_calls.max
 
 
+def test_an_open_world_action_whose_own_answer_moved_runs_again():
+    """A "Load more" click whose own answer shows the next jobs each time runs untouched; the same click answered
+    with the same page is still told, then stopped."""
+    grows, result = _ends("load-more-clicks-grow-the-list")
+    assert completed(grows, result) and not interventions(result), interventions(result)
+    same, result = _ends("click-answers-the-same-page")
+    assert result.stop_reason.value in same.expect.stop_reasons and interventions(result)
+    assert result.model_calls <= same.expect.model_calls.max
+
+
 @pytest.mark.parametrize("text, seconds", [
     ("HTTP/2 503 \nretry-after: 60\n\n<h1>down</h1>", 60.0),
     ("HTTP/1.1 429 Too Many Requests\nRetry-After: 5\n", 5.0),

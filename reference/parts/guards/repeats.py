@@ -82,7 +82,7 @@ class RepeatedCall(Detector):
         answered = any(x.ran and not x.failed for x in standing)
         if honoured_retry(m, a):
             return None  # HTTP 503 or 429 with Retry-After, waited out as told: a retry the server asked for
-        if last.failed and _spelling(last) != _spelling(a) and not answered:
+        if last.failed and _spelling(last.call) != _spelling(a.call) and not answered:
             return None  # the tool refused one spelling ("Dec 1, 2026"): the model is correcting it
         info = m.info(a.call.name)
         ran = [x for x in standing if x.ran and not x.failed]
@@ -172,6 +172,8 @@ def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo) 
     - it acts on a world outside the run (MCP's openWorldHint) after a read showed something new there that it
       did not make itself (the "More" link clicked after the snapshot shows the next rows; not the rows an
       insert sent, shown back by a find: own.py);
+    - its definition states it acts on an open world, and its own last answer reported what no result had shown
+      (a "Load more" click showing the next jobs); it runs, and the same answer again is the repeat;
     - it names no target of its own (no arguments, or only empty ones, booleans and choices its schema
       closes): it acts on what the tool carries, a cursor or a process (an editor's scroll), unless its
       definition says it is destructive; it runs and is judged by its answer.
@@ -181,6 +183,9 @@ def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo) 
         return True
     if info.open_world and m.learned_between(last, a) and learned_elsewhere(m, last, a):
         return True  # a read that only showed what this write made reports its effect, not the world's
+    if (info.annotations or {}).get("openWorldHint") is True and last.showed and last.reports:
+        a.recheck = True  # its own answer showed the world it acts on moving (the jobs a "Load more" added)
+        return True
     if names_nothing(a.arguments, info.parameters) and (info.annotations or {}).get("destructiveHint") is not True:
         a.recheck = True
         return True
@@ -252,8 +257,8 @@ def _beside_new_questions(m: Memory, a: GuardedCall) -> bool:
     batch = [c for c in m.read.last_calls if c.id != a.call.id]
     if a.call.id not in m.read.last_turn or not batch:
         return False
-    asked = {(x.call.name, _spelling(x)) for x in m.attempts if x.step < m.now.number}
-    return any((c.name, _spelling_of(c)) not in asked for c in batch)
+    asked = {(x.call.name, _spelling(x.call)) for x in m.attempts if x.step < m.now.number}
+    return any((c.name, _spelling(c)) not in asked for c in batch)
 
 
 def a_wait(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
@@ -274,12 +279,8 @@ def honoured_retry(m: Memory, a: GuardedCall) -> bool:
     return 0 < streak <= TRANSIENT_ATTEMPTS
 
 
-def _spelling(a: GuardedCall) -> str:
-    """The arguments as written, key order and whitespace aside."""
-    return _spelling_of(a.call)
-
-
-def _spelling_of(call: Any) -> str:
+def _spelling(call: Any) -> str:
+    """A call's arguments as written, key order and whitespace aside."""
     try:
         return json.dumps(call.parsed_arguments(), sort_keys=True)
     except ValueError:

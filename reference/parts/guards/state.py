@@ -67,6 +67,7 @@ class GuardedCall:
     reports: bool = False  # it succeeded and its answer carries content, not only an acknowledgement (reports)
     content: Any = None  # once it succeeded: its answer without the call's own echoes
     taught: bool = False  # a read that showed a value no result had shown before
+    showed: bool = False  # it succeeded and showed a value no result had shown before (a read or not)
     brought: bool = False  # its answer was news (see `Memory.news_between`)
     to_come: bool = False  # its answer names a moment it has no value for yet (`finished_at: null`)
     alike: int = 0  # once it ran: calls in a row (nothing new said between) that got its answer to its question
