@@ -111,6 +111,78 @@ def test_news_a_write_made_itself_is_not_news_for_that_write(name):
     assert not failed, f"{name}: {'; '.join(failed)}"
 
 
+def _ends(name: str):
+    scenario = _load(next(p for p in FIELD if p.stem == name))
+    return scenario, run(scenario, "guarded")
+
+
+def test_patience_grows_with_the_movement_a_poll_showed():
+    """A status read a minute apart (a wait that prints nothing between) that moved twice may answer alike once on
+    a long step and runs on; one that moved once and then answers the same forever is still told, then stopped."""
+    paused, result = _ends("poll-moved-then-paused")
+    assert completed(paused, result) and not interventions(result), interventions(result)
+    frozen, result = _ends("poll-moved-then-frozen")
+    assert result.stop_reason.value in frozen.expect.stop_reasons and interventions(result)
+    assert result.model_calls <= frozen.expect.model_calls.max
+
+
+def test_a_wait_that_printed_nothing_repeats_no_answer():
+    """The same `sleep` between polls answers nothing, each time: its repeats are the polls' question, so the
+    sleeps of a moving watch are never flagged, and a frozen watch is caught on the poll, not let run."""
+    paused, result = _ends("poll-moved-then-paused")
+    assert not interventions(result) and len(executed_calls(result)) == 9
+    frozen, result = _ends("poll-moved-then-frozen")
+    assert result.stop_reason.value != "max_steps" and interventions(result)
+
+
+@pytest.mark.parametrize("name, caught", [("retry-after-honoured", False), ("retry-after-ignored", True),
+                                          ("retry-after-honoured-forever", True)])
+def test_a_retry_the_server_asked_for_is_no_repeat(name, caught):
+    """A 503 with Retry-After, the wait slept as told, is a retry (three in a row at most); the same 503 sent
+    again at once, or honoured without end, is a loop."""
+    scenario, result = _ends(name)
+    if caught:
+        assert result.stop_reason.value in scenario.expect.stop_reasons and interventions(result)
+        assert result.model_calls <= scenario.expect.model_calls.max
+    else:
+        assert completed(scenario, result) and not interventions(result), interventions(result)
+
+
+def test_a_read_beside_a_new_question_in_one_batch_is_no_repeat():
+    """The types file read again in each parallel batch beside a different handler runs untouched; the same
+    two-file batch sent again is still a loop."""
+    fanout, result = _ends("anchor-file-beside-each-handler")
+    assert completed(fanout, result) and not interventions(result), interventions(result)
+    assert len(executed_calls(result)) == 8
+    same, result = _ends("same-batch-read-again")
+    assert result.stop_reason.value in same.expect.stop_reasons and interventions(result)
+    assert result.model_calls <= same.expect.model_calls.max
+
+
+def test_an_open_world_action_whose_own_answer_moved_runs_again():
+    """A "Load more" click whose own answer shows the next jobs each time runs untouched; the same click answered
+    with the same page is still told, then stopped."""
+    grows, result = _ends("load-more-clicks-grow-the-list")
+    assert completed(grows, result) and not interventions(result), interventions(result)
+    same, result = _ends("click-answers-the-same-page")
+    assert result.stop_reason.value in same.expect.stop_reasons and interventions(result)
+    assert result.model_calls <= same.expect.model_calls.max
+
+
+@pytest.mark.parametrize("text, seconds", [
+    ("HTTP/2 503 \nretry-after: 60\n\n<h1>down</h1>", 60.0),
+    ("HTTP/1.1 429 Too Many Requests\nRetry-After: 5\n", 5.0),
+    ("HTTP/1.1 503 Service Unavailable\ncontent-type: text/html\n", None),  # no Retry-After: no wait was asked
+    ("HTTP/1.1 200 OK\nRetry-After: 30\n", None),  # not a failure
+    ("the docs say: retry-after: 30 on 503", None),  # words about HTTP are not a response
+])
+def test_retry_after_is_read_from_a_503_or_429_response_only(text, seconds):
+    from types import SimpleNamespace
+
+    from reference.parts.guards.repeats import retry_after
+    assert retry_after(SimpleNamespace(content={"output": text})) == seconds
+
+
 def test_a_read_runs_again_and_its_same_answer_is_replaced():
     """The second identical read runs, and its unchanged answer reaches the model as the guard's warning, not
     as the tool's output; the third is answered before it runs, and stops the run."""

@@ -21,6 +21,7 @@ from typing import Optional
 
 from . import feedback
 from .feedback import Detection
+from .repeats import a_wait, honoured_retry
 from .state import Detector, GuardedCall, Memory
 
 LEGITIMATE = """
@@ -58,8 +59,8 @@ class SameAnswer(Detector):
             return None  # a call that answers nothing at all (a sleep) is a wait, not a question
         if m.info(a.call.name).moves_by_itself or a.to_come or a.action in m.changing:
             return None  # an answer that moves by itself is watched, not looped on
-        if m.polled_between(a.alike_before, a):
-            return None  # the calls around a poll set its pace: a wait, a back-off
+        if m.polled_between(a.alike_before, a) or a_wait(m, a.alike_before, a) or honoured_retry(m, a):
+            return None  # the calls around a poll set its pace: a wait, a back-off, a Retry-After honoured
         alike, x = [a.action], a.alike_before
         while x is not None and len(alike) < a.alike:
             alike.insert(0, x.action)

@@ -1,12 +1,14 @@
 """The cycle rule: calls taking turns (A-B-A-B) with nothing in between that could change either answer
 are one loop, even though no call follows its own twin. Turns that keep answering what they never answered
-before (a Next button clicked and each new page extracted) are a walk, not a loop."""
+before (a Next button clicked and each new page extracted) are a walk, not a loop; a call taking turns with a
+wait that answers nothing (a poll and its `sleep`) is judged by its own repeats (repeats.py)."""
 from __future__ import annotations
 
 from typing import Optional
 
 from . import detectors, feedback
 from .feedback import Detection
+from .repeats import printed_nothing
 from .state import Detector, GuardedCall, Memory
 
 LEGITIMATE = """
@@ -50,4 +52,6 @@ class Cycle(Detector):
             return None  # each turn answered what it never had: a walk through pages, not a loop
         if any(m.info(x.call.name).moves_by_itself or x.action in m.changing for x in window):
             return None  # answers that move are being watched, not looped on
+        if any(printed_nothing(x) for x in window if x.ran):
+            return None  # a call and a wait that answers nothing (a poll and its `sleep`): the call's repeats judge it
         return feedback.alternation(*pair, [x.step for x in window], length, list(m.tools), feedback.echo_of(m))

@@ -74,6 +74,7 @@ class GuardedCall:
     reports: bool = False  # it succeeded and its answer carries content, not only an acknowledgement (reports)
     content: Any = None  # once it succeeded: its answer without the call's own echoes
     taught: bool = False  # a read that showed a value no result had shown before
+    showed: bool = False  # it succeeded and showed a value no result had shown before (a read or not)
     brought: bool = False  # its answer was news (see `Memory.news_between`)
     to_come: bool = False  # its answer names a moment it has no value for yet (`finished_at: null`)
     alike: int = 0  # once it ran: calls in a row (nothing new said between) that got its answer to its question
@@ -105,6 +106,7 @@ class Transcript:
     read: int = 0  # messages already read
     steps: int = 0  # assistant messages so far
     last_turn: tuple[str, ...] = ()  # the call ids of the latest assistant message
+    last_calls: tuple = ()  # the calls of the latest assistant message (a parallel batch is one unit)
     user_texts: list[str] = field(default_factory=list)
     quoted: list[str] = field(default_factory=list)  # passages the user quoted (code spans, quotations), folded
     heard: int = 0  # user messages that came after the model's first turn: each one refreshes what reads knew
@@ -118,7 +120,7 @@ class Transcript:
         for m in messages[self.read:]:
             if isinstance(m, AssistantMessage):
                 self.steps += 1
-                self.last_turn = tuple(c.id for c in m.tool_calls)
+                self.last_turn, self.last_calls = tuple(c.id for c in m.tool_calls), tuple(m.tool_calls)
                 if m.text and m.text.strip():
                     self.said = [*self.said[-1:], m.text]
             elif isinstance(m, (UserMessage, SystemMessage)):  # the system prompt carries the user's profile too
