@@ -91,7 +91,12 @@ counts `loopkit bench` with its servers, workers and runs; the runs' own CPU, 72
 10`, two runs at once, on this 2-core machine while other sessions kept its load average at 4 to 6; the
 fresh-process bench was estimated at 66 CPU-minutes and about two hours the day before. After a guard
 change landed, `--rerun guard` ran the 366 runs of the guard's six rows again in 9 min 52 s and 5.8
-CPU-minutes (none changed its end, model calls or *done*). A run that ends
+CPU-minutes (none changed its end, model calls or *done*). After the next ones (a repeated read runs once and
+its same answer is replaced; duplicate writes; waits, moving polls and Retry-After) it ran them again at
+888380b in 8 min 0 s and 6.0 CPU-minutes (`/usr/bin/time -v`, load average 1-2): the alternation scenario now
+ends on its own pattern, alternation, where it said repeated_call, in all six guard rows; crewai+kit-guard took
+24 model calls on cost-blowup, not 23; 81 runs made one tool call more (the repeated read that now runs); no
+*done* and no intervention count changed. A run that ends
 at the wall-time cap with little CPU was waiting, not starved: smolagents sleeps through a provider's long
 rate limit itself (rerun it alone with a larger `--timeout` to see where it ends). The table's *median run*
 is each run's wall time in its fork (imports excluded), as the runs went, two at once on a loaded
