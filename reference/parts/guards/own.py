@@ -6,12 +6,17 @@ effect, not the world's: the write sent again identically after it is a duplicat
 write never named (the next rows a "More" click loaded, other issues in a list the first create is missing
 from) is news about the world, and a write acting on it may run again.
 
+A write's answer that is new only by the UUIDs it minted for itself (RFC 9562: a message id, a record id) shows
+nothing of the world it acts on: the same send answered with a fresh message id is the same send again (a "Load
+more" answered with the next rows' numbers shows the world moving).
+
 An answer to an identical call of unknown effect that repeats its last answer with only numbers moved, each by
 an amount the call itself sends (a balance raised by the 2 GB asked for), is the same acknowledgement: the call
 adds what it adds each time, and the moved total is its own doing, not news.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .results import argument_leaves
@@ -19,6 +24,8 @@ from .state import GuardedCall, Memory, identifiers
 
 # A mark shorter than this, in letters and digits, tells nothing apart (a quantity of 3, a flag "ok").
 _DISTINCT = 3
+_WORD = re.compile(r"[\w./:@-]+")
+_UUID = re.compile(r"(urn:uuid:)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")  # RFC 9562, folded
 
 
 def marks(value: Any) -> set[str]:
@@ -64,6 +71,21 @@ def only_own_news(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
         if x.writes or x.failed or not (_shows_own(x, own) or runs and moved_by(runs[-1].content, x.content, sent)):
             return False
     return True
+
+
+def minted_only(m: Memory, last: GuardedCall) -> bool:
+    """Is all that the write's last answer says beyond its run before a UUID it minted (RFC 9562: a new message
+    id), nothing the world it acts on showed (the next rows a "Load more" brought)?"""
+    runs = [x for x in m.by_action.get(last.action, []) if x.ran and not x.failed and x.index < last.index]
+    if not runs:
+        return False
+    new = _words(last.content) - _words(runs[-1].content)
+    return bool(new) and all(_UUID.fullmatch(w) for w in new)
+
+
+def _words(value: Any) -> set[str]:
+    return {w.strip("./:@-").casefold() for _, leaf in argument_leaves(value) if isinstance(leaf, (str, int, float))
+            for w in _WORD.findall(str(leaf))}
 
 
 def amounts(arguments: Any) -> set[float]:

@@ -36,7 +36,7 @@ from . import feedback
 from .effects import ToolInfo
 from .feedback import Detection
 from .results import argument_leaves
-from .own import learned_elsewhere, only_own_news, same_acknowledgement
+from .own import learned_elsewhere, minted_only, only_own_news, same_acknowledgement
 from .state import Detector, GuardedCall, Memory
 
 LEGITIMATE = """
@@ -173,7 +173,8 @@ def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo) 
       did not make itself (the "More" link clicked after the snapshot shows the next rows; not the rows an
       insert sent, shown back by a find: own.py);
     - its definition states it acts on an open world, and its own last answer reported what no result had shown
-      (a "Load more" click showing the next jobs); it runs, and the same answer again is the repeat;
+      beyond an id it minted (a "Load more" click showing the next jobs, not a send's new message id); it runs,
+      and the same answer again is the repeat;
     - it names no target of its own (no arguments, or only empty ones, booleans and choices its schema
       closes): it acts on what the tool carries, a cursor or a process (an editor's scroll), unless its
       definition says it is destructive; it runs and is judged by its answer.
@@ -183,7 +184,8 @@ def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo) 
         return True
     if info.open_world and m.learned_between(last, a) and learned_elsewhere(m, last, a):
         return True  # a read that only showed what this write made reports its effect, not the world's
-    if (info.annotations or {}).get("openWorldHint") is True and last.showed and last.reports:
+    if (info.annotations or {}).get("openWorldHint") is True and last.showed and last.reports \
+            and not minted_only(m, last):
         a.recheck = True  # its own answer showed the world it acts on moving (the jobs a "Load more" added)
         return True
     if names_nothing(a.arguments, info.parameters) and (info.annotations or {}).get("destructiveHint") is not True:
