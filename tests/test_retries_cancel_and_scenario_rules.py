@@ -280,9 +280,9 @@ def test_reactions_match_by_regex_any_of_or_ignoring_case():
 
 def test_expect_checks_report_what_they_saw():
     s = scenario([CALL, CALL, ANSWER], expect={
-        "completable": True, "stop_reason": "completed", "answer_not_contains": ["43"], "tool_calls_executed": {"max": 1},
-        "interventions": {"min": 1}, "detectors_fired": ["repeated_call"]})
-    result = guarded(s)
+        "completable": True, "stop_reason": "completed", "answer_not_contains": ["43"], "tool_calls_executed": {"max": 2},
+        "interventions": {"min": 1}, "detectors_fired": ["repeated_call"], "answered_once": ["lookup"]})
+    result = guarded(s)  # the repeated read runs once more, and its same answer is replaced by the warning
     checks = {c.name: c.ok for c in evaluate(s, result)}
     assert checks["answer_not_contains:43"] and checks["tool_calls_executed"] and checks["interventions"]
-    assert checks["detectors_fired:repeated_call"]
+    assert checks["detectors_fired:repeated_call"] and checks["answered_once:lookup"]
