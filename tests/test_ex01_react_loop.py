@@ -67,20 +67,23 @@ def test_answers_every_parallel_tool_call(react_loop):
 
 @pytest.mark.parametrize("wire", ["openai-chat", "openai-responses", "anthropic"])
 def test_every_request_is_protocol_valid(target, wire):
-    def first_failure(sandbox: str, starting=lambda name: None) -> str | None:
+    def first_failure(sandbox: str, starting=lambda name: None, fresh: bool = True) -> str | None:
+        once = None if fresh else load_exercise(target, "ex01_react_loop").react_loop
         for scenario in [s for s in catalogue() if wire in s.wires and not s.provider_faults]:  # lesson 1 has no try
             starting(scenario.name)
-            # a fresh copy of the module for each run, as a fork per run would give it
-            react_loop = load_exercise(target, "ex01_react_loop").react_loop
+            # in the forked child, a fresh copy of the module for each run, as a fork per run would give it
+            react_loop = once or load_exercise(target, "ex01_react_loop").react_loop
             attempt = run_candidate(react_loop, scenario, max_steps=4, wire=wire, sandbox=sandbox)
             if attempt.error is not None:
                 return attempt.story()
         return None
 
     # one fork for the wire's whole catalogue (tests/helpers/one_child.py); a `loopkit check` session makes its
-    # runs in process already, and judges a failing test again with a fork per run
+    # runs in process already, with one copy of the module as for every other test (a copy per run stays alive as
+    # long as anything the learner's code left running holds it: a timer a run, 177 copies, past the session's
+    # memory limit), and judges a failing test again with a fork per run
     if session() is not None:
-        failure = first_failure("child")
+        failure = first_failure("child", fresh=False)
     else:
         failure = in_one_child(lambda starting: first_failure("in-process", starting))
     if failure is not None:
