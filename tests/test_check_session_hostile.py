@@ -87,9 +87,12 @@ def test_a_failed_teardown_after_a_passing_call_is_one_failure_that_says_so():
 
 def test_a_thread_left_running_by_every_run_does_not_exhaust_the_session(tmp_path):
     """A forgotten threading.Timer per run: plain pytest forks each run, so the threads die with it; the session
-    keeps them all, at 1 MB of stack and no malloc arena of their own each."""
+    keeps them all, at 1 MB of stack and no malloc arena of their own each. About 200 are alive at once when the
+    runs are quick, so at the check's own memory limit (1,024 MB) they fit with room to spare, where 8 MB stacks
+    or an arena each (64 MB) would not; at 512 MB they sat at its edge beside the session's own growth."""
     path = every_run(tmp_path, "timers", "threading.Timer(30.0, lambda: None).start()")
-    run = run_tests(lesson_for("ex01"), str(path), limits=LIMITS)
+    run = run_tests(lesson_for("ex01"), str(path), limits=CheckLimits(seconds=300, memory_mb=CheckLimits.memory_mb,
+                                                                        run_seconds=60))
     one_per_test(run)
     assert not run.failed, run.failed
 
