@@ -8,8 +8,9 @@ It must not fire on:
 - a read asked again whose answer moved (a job polled until it is done, a log tailed while training runs):
   a second identical read runs, and only the same answer again is the repeat, which the guard puts in the
   answer's place, so the model never reads one answer twice; the third is answered before it runs;
-- a retry: an idempotent call sent again after a timeout, or a transient failure (`retryable: true`) sent
-  again, three attempts in all as the OpenAI and Anthropic SDKs retry by default;
+- a retry: an idempotent call sent again after a timeout, or a failure that passes by itself (a refused
+  connection, a timeout, a 429 or 503: `responses.transient`) sent again, three attempts in all as the OpenAI
+  and Anthropic SDKs retry by default;
 - a poll whose answers moved: patience grows with the movement it showed (`_patient`), so a status read a
   minute apart may answer alike on a long step, as many times in a row as it moved before, at most PATIENCE;
 - a wait: a call that printed nothing (a `sleep`) repeats no answer, so its repeats are judged by the calls
@@ -58,7 +59,7 @@ expect: {completable: true, stop_reason: completed, oracle_model_calls: 4}
 """
 
 
-# Attempts of one call that may each fail for a transient reason (`retryable: true`) before the next is a
+# Attempts of one call that may each fail for a transient reason (`responses.transient`) before the next is a
 # repeat: three in all, as the OpenAI and Anthropic SDKs retry by default (the first try and max_retries=2).
 TRANSIENT_ATTEMPTS = 3
 
