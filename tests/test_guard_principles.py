@@ -179,7 +179,7 @@ def test_an_open_world_action_whose_own_answer_moved_runs_again():
 def test_retry_after_is_read_from_a_503_or_429_response_only(text, seconds):
     from types import SimpleNamespace
 
-    from reference.parts.guards.repeats import retry_after
+    from reference.parts.guards.waits import retry_after
     assert retry_after(SimpleNamespace(content={"output": text})) == seconds
 
 
