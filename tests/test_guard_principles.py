@@ -136,10 +136,13 @@ def test_a_wait_that_printed_nothing_repeats_no_answer():
 
 
 @pytest.mark.parametrize("name, caught", [("retry-after-honoured", False), ("retry-after-ignored", True),
-                                          ("retry-after-honoured-forever", True)])
+                                          ("retry-after-honoured-forever", True),
+                                          ("transient-then-retry-after-kept", False),
+                                          ("transient-and-retry-after-alternating", True)])
 def test_a_retry_the_server_asked_for_is_no_repeat(name, caught):
-    """A 503 with Retry-After, the wait slept as told, is a retry (three in a row at most); the same 503 sent
-    again at once, or honoured without end, is a loop."""
+    """A 503 with Retry-After, the wait slept as told, is a retry (three in a row at most), and so is one after a
+    refused connection: one budget; the same 503 sent again at once, or honoured without end, is a loop, and so
+    is a request failing one way, then the other, without end."""
     scenario, result = _ends(name)
     if caught:
         assert result.stop_reason.value in scenario.expect.stop_reasons and interventions(result)
