@@ -507,10 +507,11 @@ table(rows, list(rows[0]))
 # failure **passes by itself**: a connection refused, reset or unreachable and a timeout (the errnos Python
 # raises as `ConnectionError` or `TimeoutError`, by name or in the C library's words), an HTTP 408, 429, 502,
 # 503 or 504 (a status field, a status line, "504 Gateway Timeout"), gRPC's UNAVAILABLE and
-# DEADLINE_EXCEEDED, an API's own field (`retryable`, Slack's `ratelimited`). Such a failure changed nothing,
-# so the same call may go out again, three attempts in all, as the SDKs retry; a 400, 404 or 422 says the
-# input is wrong, and sending it again unchanged is a repeat. *It prevents* the false stop on a message sent
-# a third time after two refused connections, the one send that was delivered.
+# DEADLINE_EXCEEDED, a `retryable` field (this executor's translation writes one) or an API's own code (Slack's
+# `ratelimited`). Such a failure changed nothing, so the same call may go out again, three attempts in all, as
+# the SDKs retry; a 400, 404 or 422 says the input is wrong, and sending it again unchanged is a repeat. *It
+# prevents* the false stop on a message sent a third time after two refused connections, the one send that
+# was delivered.
 #
 # ### Failures one level down, and secrets in a success
 #
