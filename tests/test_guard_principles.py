@@ -136,10 +136,13 @@ def test_a_wait_that_printed_nothing_repeats_no_answer():
 
 
 @pytest.mark.parametrize("name, caught", [("retry-after-honoured", False), ("retry-after-ignored", True),
-                                          ("retry-after-honoured-forever", True)])
+                                          ("retry-after-honoured-forever", True),
+                                          ("transient-then-retry-after-kept", False),
+                                          ("transient-and-retry-after-alternating", True)])
 def test_a_retry_the_server_asked_for_is_no_repeat(name, caught):
-    """A 503 with Retry-After, the wait slept as told, is a retry (three in a row at most); the same 503 sent
-    again at once, or honoured without end, is a loop."""
+    """A 503 with Retry-After, the wait slept as told, is a retry (three in a row at most), and so is one after a
+    refused connection: one budget; the same 503 sent again at once, or honoured without end, is a loop, and so
+    is a request failing one way, then the other, without end."""
     scenario, result = _ends(name)
     if caught:
         assert result.stop_reason.value in scenario.expect.stop_reasons and interventions(result)
@@ -179,7 +182,7 @@ def test_an_open_world_action_whose_own_answer_moved_runs_again():
 def test_retry_after_is_read_from_a_503_or_429_response_only(text, seconds):
     from types import SimpleNamespace
 
-    from reference.parts.guards.repeats import retry_after
+    from reference.parts.guards.waits import retry_after
     assert retry_after(SimpleNamespace(content={"output": text})) == seconds
 
 
@@ -471,3 +474,39 @@ def test_a_call_failing_for_a_transient_reason_runs_again_up_to_three_attempts_i
     ep = episode([failing])
     guard, messages = LoopGuard.for_episode(ep), ep.initial_messages()
     assert [_ask(guard, ep, messages, f"c{i}", {"id": "A1"}).action for i in range(4)] == ["run"] * 3 + ["intervene"]
+
+
+@pytest.mark.parametrize("body, passes", [
+    ({"message": "Error: connect ECONNREFUSED /run/agentd.sock (message not sent)"}, True),  # an errno name
+    ({"message": "Error: request timed out after 15000 ms"}, True),  # the C library's words for ETIMEDOUT
+    ({"message": "Error: 504 Gateway Timeout"}, True),  # a status code with its reason phrase
+    ({"message": "HTTP/1.1 503 Service Unavailable\nretry-after: 5"}, True),  # a status line
+    ({"error": {"code": 503, "message": "down", "status": "UNAVAILABLE"}}, True),  # Google's JSON error, gRPC's name
+    ({"ok": False, "error": "ratelimited"}, True),  # Slack's own code
+    ({"ok": False, "error_type": "timeout", "retryable": True}, True),  # the API's own field
+    ({"ok": False, "error_type": "circuit_open", "retryable": False, "message": "'x' timed out."}, False),
+    ({"code": 4, "message": "a message with ID m1 already exists", "StatusCode": 400}, False),
+    ({"message": "Error: 404 Not Found"}, False),
+    ({"status": 422, "detail": "the request timed out waiting for a lock"}, False),  # the input is wrong first
+    ({"message": "no such column: refund_id"}, False),
+    ({"message": "the timeout argument must be positive"}, False),  # words about a timeout are no timeout
+])
+def test_a_failure_passes_by_itself_when_a_standard_says_so_where_the_answer_says_it(body, passes):
+    """One test of "transient" for the whole guard: errno names and the C library's words, HTTP 408, 429, 502,
+    503 and 504 by status field, status line or reason phrase, gRPC's names, the APIs' own fields."""
+    from reference.parts.guards.responses import transient
+    assert transient(body) is passes
+
+
+@pytest.mark.parametrize("name, caught", [("write-retried-after-connection-failures", False),
+                                          ("write-retried-after-connection-failures-forever", True),
+                                          ("write-resent-after-bad-request", True)])
+def test_a_write_that_failed_for_a_transient_reason_is_sent_again_three_attempts_in_all(name, caught):
+    """A send refused at the connect step, then answered 503, changed nothing: the third identical send runs. The
+    fourth after three such failures, or the same send after a 400 (the input is wrong), is a repeat."""
+    scenario, result = _ends(name)
+    if caught:
+        assert result.stop_reason.value in scenario.expect.stop_reasons and interventions(result)
+        assert result.model_calls <= scenario.expect.model_calls.max
+    else:
+        assert completed(scenario, result) and not interventions(result), interventions(result)

@@ -503,6 +503,16 @@ table(rows, list(rows[0]))
 # the same thing twice is exactly what the API asks for. A call the executor refused for its form
 # before any tool saw it (a schema error) says nothing about the world, so it is never counted as a guess.
 #
+# A log from the field carries no `retryable` flag of ours, so the guard asks the standards instead whether a
+# failure **passes by itself**: a connection refused, reset or unreachable and a timeout (the errnos Python
+# raises as `ConnectionError` or `TimeoutError`, by name or in the C library's words), an HTTP 408, 429, 502,
+# 503 or 504 (a status field, a status line, "504 Gateway Timeout"), gRPC's UNAVAILABLE and
+# DEADLINE_EXCEEDED, a `retryable` field (this executor's translation writes one) or an API's own code (Slack's
+# `ratelimited`). Such a failure changed nothing, so the same call may go out again, three attempts in all, as
+# the SDKs retry; a 400, 404 or 422 says the input is wrong, and sending it again unchanged is a repeat. *It
+# prevents* the false stop on a message sent a third time after two refused connections, the one send that
+# was delivered.
+#
 # ### Failures one level down, and secrets in a success
 #
 # HTTP 200 can carry a failure deeper than `success: false`: `{"response": {"ok": false, "error":

@@ -7,6 +7,8 @@
       rephrasing.py   calls about one subject that differ only in wording and get one answer
       progress.py     steps that bring no new information (empty answers, guessing), however different they look
     effects.py      may a call change state: MCP annotations, then the HTTP method, then the name (last resort)
+    waits.py        retries within a budget (a failure that passes by itself, a Retry-After kept) and waits
+    responses.py    what belongs to the response: a failure by its protocol's rule, one that passes by itself
     results.py      what a result says: without metadata and without echoes of the call's own arguments
     state.py        what the guard remembers (Memory): each call, its state epoch, the transcript read so far
     detectors.py    the small pure functions the detectors share (counts, A-B-A-B windows, echo)

@@ -1,15 +1,15 @@
 """The cycle rule: calls taking turns (A-B-A-B) with nothing in between that could change either answer
 are one loop, even though no call follows its own twin. Turns that keep answering what they never answered
 before (a Next button clicked and each new page extracted) are a walk, not a loop; a call taking turns with a
-wait that answers nothing (a poll and its `sleep`) is judged by its own repeats (repeats.py)."""
+wait that answers nothing (a poll and its `sleep`) is judged by its own repeats (repeats.py, waits.py)."""
 from __future__ import annotations
 
 from typing import Optional
 
 from . import detectors, feedback
 from .feedback import Detection
-from .repeats import printed_nothing
 from .state import Detector, GuardedCall, Memory
+from .waits import printed_nothing
 
 LEGITIMATE = """
 name: two-builds-watched

@@ -42,7 +42,7 @@ from .checks import argument_problems, has_checks
 from .effects import ToolInfo, resource_changed
 from .feedback import Detection
 from .registry import DETECTORS
-from .responses import reports, still_to_come, without_call_counts
+from .responses import reports, still_to_come, transient, without_call_counts
 from .results import (ResultReader, argument_leaves, found_nothing, is_moment_name, owned_moments, parse_result,
                       subject_of, without_echoes)
 from .state import GuardedCall, Memory
@@ -184,7 +184,7 @@ class LoopGuard:
         a.reports = ok and reports(content)
         values = set() if a.empty else values  # zeros that say "nothing found" are no news
         body = None if ok else (read_body(result.content) or {"message": result.content})  # plain-text errors too
-        a.retryable_error = bool(body and body.get("retryable") is True)
+        a.transient = transient(body)  # passes by itself: sent again, it is a retry (responses.py)
         a.error_class = str(body.get("error_type") or "error") if body else None
         last = m.last_result.get(a.action)  # (the epoch once it ran, heard, its answer)
         before = last[2] if last and last[:2] == (a.epoch, a.heard) else None  # nothing else changed state since
@@ -216,7 +216,7 @@ class LoopGuard:
                 m.answers.setdefault(key, []).append(a)
         elif resource_changed(body):  # 409, 412, a new ETag: what was read is stale
             m.epoch, m.made = m.epoch + 1, set()
-        elif reached and not a.retryable_error:  # a deterministic failure: news the first time, a guess after
+        elif reached and not a.transient:  # a deterministic failure: news the first time, a guess after
             tried = m.errors.setdefault((a.call.name, a.error_class or "error"), set())
             if not tried:
                 fresh.add(f"error {a.call.name} {a.error_class}")

@@ -1,43 +1,43 @@
 """Principle 1, state epochs: the same call is a repeat once it gives the same answer with nothing in between
 that could have changed it, and it is answered before it runs only when running it again would act twice or
-its answer is known to be fixed.
+its answer is known to be fixed. `RepeatedCall.before_call` asks, in order (each rule with the legitimate case
+it must not fire on):
 
-It must not fire on:
-- a re-read after a successful write, after an error saying the resource changed (409, 412, a new ETag), or
-  after the user said something new: each opens a new state epoch (state.py, `still_stands`);
-- a read asked again whose answer moved (a job polled until it is done, a log tailed while training runs):
-  a second identical read runs, and only the same answer again is the repeat, which the guard puts in the
-  answer's place, so the model never reads one answer twice; the third is answered before it runs;
-- a retry: an idempotent call sent again after a timeout, or a transient failure (`retryable: true`) sent
-  again, three attempts in all as the OpenAI and Anthropic SDKs retry by default;
-- a poll whose answers moved: patience grows with the movement it showed (`_patient`), so a status read a
-  minute apart may answer alike on a long step, as many times in a row as it moved before, at most PATIENCE;
-- a wait: a call that printed nothing (a `sleep`) repeats no answer, so its repeats are judged by the calls
-  around it (`a_wait`);
-- a retry the server asked for: an answer that is an HTTP 503 or 429 with Retry-After (RFC 9110, RFC 6585),
-  waited out as told, sent again, three times in a row at most (`honoured_retry`).
-- a read asked again in one parallel batch with a call never asked before (a types file read beside each
-  handler under review): the batch is the unit that repeats, and an identical batch is still judged.
+1. One message asks once: a call asked twice in one assistant message is answered by the first.
+2. A call repeats only one that still stands: a re-read after a successful write, after an error saying the
+   resource changed (409, 412, a new ETag), or after the user said something new opens a new state epoch
+   (state.py, `still_stands`), and so does news between the two (a poll elsewhere that moved).
+3. A failure that passes by itself changed nothing: the same call may be sent again, three attempts in all, as
+   the OpenAI and Anthropic SDKs retry by default, or three waits where the server said how long (a 503 or 429
+   with Retry-After, waited out as told): the third send after two refused connections runs (`retrying`).
+4. A failure that says the input is wrong is a repeat when sent again as written: a spelling the tool refused,
+   corrected ("Dec 1, 2026" to "2026-12-01"), is a new request.
+5. A call that is not itself the question is judged by what is: a poll by its answers (progress.py), a wait
+   (a call that printed nothing, or that says nothing of its effects while a poll runs between) by the calls
+   around it, a read beside a new question in one parallel batch by the batch (`judged_elsewhere`).
+6. A read whose answer may have moved runs once more, and only the same answer again is the repeat, put in the
+   answer's place (`after_result`); patience grows with the movement its runs showed (`_patient`): a job polled
+   until it is done, a log tailed while training runs.
+7. A call that may act runs again with nothing new in between only when a second is no duplicate
+   (`_acts_on_news`): it is idempotent, the user asked for it in these words, or what it acts on moved without it.
 
 Which calls may act twice, which reads are fixed: the tool's definition (effects.py). A call whose
 definition says nothing of its effects is judged by what it answered (`responses.reports`): an answer with
-content marks a read, an acknowledgement (a new id, a success flag) a write. The writes that may still run
-again are listed where they are decided (`_acts_on_news`); news that a write's own runs made is not news for
-that write (own.py).
+content marks a read, an acknowledgement (a new id, a success flag) a write. News that a write's own runs
+made is not news for that write (own.py).
 """
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any, Optional
 
 from . import feedback
 from .effects import ToolInfo
 from .feedback import Detection
-from .results import argument_leaves
 from .own import learned_elsewhere, minted_only, only_own_news, same_acknowledgement
 from .state import Detector, GuardedCall, Memory
+from .waits import a_wait, honoured_retry, retrying  # noqa: F401  (honoured_retry re-exported: answers.py reads it here)
 
 LEGITIMATE = """
 name: re-read-after-write
@@ -58,11 +58,6 @@ expect: {completable: true, stop_reason: completed, oracle_model_calls: 4}
 """
 
 
-# Attempts of one call that may each fail for a transient reason (`retryable: true`) before the next is a
-# repeat: three in all, as the OpenAI and Anthropic SDKs retry by default (the first try and max_retries=2).
-TRANSIENT_ATTEMPTS = 3
-
-
 class RepeatedCall(Detector):
     """A call repeats an earlier one only if nothing between them brought new information."""
 
@@ -71,45 +66,36 @@ class RepeatedCall(Detector):
 
     def before_call(self, m: Memory, a: GuardedCall) -> Optional[Detection]:
         tools = list(m.tools)
-        if a.action in m.now.actions:  # asked twice in one turn: the first call answers both
+        if a.action in m.now.actions:  # 1: asked twice in one message, the first call answers both
             return feedback.same_turn(a.action, m.now.number, tools)
         standing = [x for x in m.by_action.get(a.action, []) if x is not a and m.still_stands(x, a)]
         if not standing or len(standing) < m.thresholds.allowed_runs:
-            return None
-        last = standing[-1]
-        if last.retryable_error and _transient_streak(standing) < TRANSIENT_ATTEMPTS:
-            return None  # a transient failure sent once more: the executor's business (lesson 5)
+            return None  # 2: nothing it repeats still stands
+        last, info = standing[-1], m.info(a.call.name)
+        if retrying(m, a):
+            return None  # 3: a failure that passes by itself, sent again within the retry budget
         answered = any(x.ran and not x.failed for x in standing)
-        if honoured_retry(m, a):
-            return None  # HTTP 503 or 429 with Retry-After, waited out as told: a retry the server asked for
-        if last.failed and _spelling(last.call) != _spelling(a.call) and not answered:
-            return None  # the tool refused one spelling ("Dec 1, 2026"): the model is correcting it
-        info = m.info(a.call.name)
+        if last.failed and not answered and _spelling(last.call) != _spelling(a.call):
+            return None  # 4: the tool refused one spelling: the model is correcting it
         ran = [x for x in standing if x.ran and not x.failed]
         # its last two answers differ only by totals grown by what it sends: it adds, whatever its wording says
         adds = info.unknown and len(ran) >= 2 and same_acknowledgement(ran[-2], ran[-1])
         reads = not a.writes or (info.unknown and last.reports and not adds)  # what it answered tells what it did
         polled = not a.writes and info.moves_by_itself
-        # the run moved since (for a write that acts twice, by more than what its own runs made): not stuck
+        # 2: the run moved since (for a write that acts twice, by more than what its own runs made): not stuck
         if m.news_between(last, a) and (info.idempotent or not only_own_news(m, last, a)):
             a.recheck = not a.writes and not polled  # a read runs once more: the same answer again is the repeat
             return None
         if last.failed:
             return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
-        if polled:
-            return None  # a poll: its answers say whether it moves (progress.py), not its arguments
-        if not a.writes and _beside_new_questions(m, a):
-            return None  # a file read again beside each new one it is compared with: the batch is what repeats
-        if a_wait(m, last, a):
-            return None  # a call that answered nothing repeats no answer: the calls around it are judged (a wait)
+        if polled or judged_elsewhere(m, last, a, adds):
+            return None  # 5: a poll, a wait or a batch: the answers around it say whether the run is stuck
         a.asked = m.user_spelled(a)
-        if a.writes and info.unknown and not adds and m.polled_between(last, a):
-            return None  # a wait between polls (a capped back-off's `sleep 240`): whether it is stuck is the poll's question
         if reads and not (_settled(m, standing) or (info.fixed and not _may_have_moved(m, a, last))):
-            a.recheck = True  # its answer may have moved: run it, and judge it by the answer
+            a.recheck = True  # 6: its answer may have moved: run it, and judge it by the answer
             return None
         if not reads and _acts_on_news(m, a, last, info):
-            return None
+            return None  # 7: a second is no duplicate
         return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
 
     def after_result(self, m: Memory, a: GuardedCall, before: Optional[str]) -> Optional[Detection]:
@@ -163,22 +149,14 @@ def _may_have_moved(m: Memory, a: GuardedCall, last: GuardedCall) -> bool:
 
 
 def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo) -> bool:
-    """May a call that may change state run again with nothing new in between? Only when a second one is
-    not a duplicate of the first:
-    - it is idempotent (MCP's idempotentHint, an HTTP PUT or DELETE): a retry after a timeout; it runs, and
-      the same answer as its last run is the repeat (`recheck`);
-    - the user asked for it in these words (a code span, a quotation: a flaky test run four times); it runs,
-      and is stuck once it answers what it already answered since the user spoke;
-    - it acts on a world outside the run (MCP's openWorldHint) after a read showed something new there that it
-      did not make itself (the "More" link clicked after the snapshot shows the next rows; not the rows an
-      insert sent, shown back by a find: own.py);
-    - its definition states it acts on an open world, and its own last answer reported what no result had shown
-      beyond an id it minted (a "Load more" click showing the next jobs, not a send's new message id); it runs,
-      and the same answer again is the repeat;
-    - it names no target of its own (no arguments, or only empty ones, booleans and choices its schema
-      closes): it acts on what the tool carries, a cursor or a process (an editor's scroll), unless its
-      definition says it is destructive; it runs and is judged by its answer.
-    A record added again after a read of its trend, or a rerun triggered again between polls, is a duplicate."""
+    """May a call that may change state run again with nothing new in between? Only when a second is no duplicate:
+    it is idempotent (MCP's idempotentHint, an HTTP PUT or DELETE: a retry after a timeout), or the user asked for
+    it in these words (a flaky test run four times): it runs, and the same answer again is the repeat; or what it
+    acts on moved without it: a read showed something new in the open world it acts on that it did not make
+    itself (the "More" link after a snapshot shows the next rows, not the rows an insert sent: own.py), its own
+    last answer showed that world moving beyond an id it minted (a "Load more" showing the next jobs, not a send's
+    new message id), or it names no target of its own and acts on what the tool carries (an editor's scroll),
+    its definition not saying it is destructive. A record added again after a read of its trend is a duplicate."""
     if info.idempotent or a.asked:
         a.recheck = True
         return True
@@ -214,45 +192,6 @@ def names_nothing(arguments: Any, schema: Any) -> bool:
     return walk(arguments, schema)
 
 
-def printed_nothing(a: GuardedCall) -> bool:
-    """Did a call succeed and answer no text at all: nothing, or texts all empty beside its numbers (a `sleep`'s
-    empty output, its exit code and how long it took)? Such an answer repeats nothing."""
-    if a.silent:
-        return True
-    if not a.ran or a.failed:
-        return False
-    texts = [v for _, v in argument_leaves(a.content) if isinstance(v, str)]
-    return bool(texts) and not any(t.strip() for t in texts)
-
-
-# An answer that is an HTTP response telling the client to come back later (RFC 9110: 503 Service Unavailable,
-# RFC 6585: 429 Too Many Requests) and when (Retry-After in seconds), wherever the response text appears.
-_STATUS = re.compile(r"^HTTP/[0-9.]+ +(503|429)\b", re.MULTILINE)
-_RETRY_AFTER = re.compile(r"^retry-after: *([0-9]+) *$", re.IGNORECASE | re.MULTILINE)
-_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
-
-
-def retry_after(a: GuardedCall) -> Optional[float]:
-    """The seconds an answer's HTTP 503 or 429 response asked the client to wait, if it asked."""
-    for _, text in argument_leaves(a.content):
-        if isinstance(text, str) and _STATUS.search(text) and (after := _RETRY_AFTER.search(text)):
-            return float(after.group(1))
-    return None
-
-
-def _waited_as_told(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
-    """Was the call's last answer a 503 or 429 with Retry-After, and did a wait between it and now (a call that
-    printed nothing) carry at least that many seconds? Then sending it again is the retry the server asked for."""
-    seconds = retry_after(last) if last.ran and not last.failed else None
-    if seconds is None:
-        return False
-    for x in m.attempts[last.index + 1:a.index]:
-        said = [float(n) for _, v in argument_leaves(x.arguments) for n in _NUMBER.findall(str(v))]
-        if printed_nothing(x) and any(n >= seconds for n in said):
-            return True
-    return False
-
-
 def _beside_new_questions(m: Memory, a: GuardedCall) -> bool:
     """Is the read `a` asked in one batch with a call never asked before (the anchor file read beside each handler
     under review)? The batch is the unit that repeats: an identical batch is judged as before."""
@@ -263,22 +202,10 @@ def _beside_new_questions(m: Memory, a: GuardedCall) -> bool:
     return any((c.name, _spelling(c)) not in asked for c in batch)
 
 
-def a_wait(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
-    """Is the call a wait between other calls: its last run printed nothing, and a call that answered something ran
-    since (a `sleep` between polls)? Its repeats are then judged by those calls' answers."""
-    return printed_nothing(last) and any(x.ran and not printed_nothing(x) for x in m.attempts[last.index + 1:a.index])
-
-
-def honoured_retry(m: Memory, a: GuardedCall) -> bool:
-    """Is `a` a retry the server asked for: its latest runs, in a row, each answered 503 or 429 with Retry-After
-    and each was waited out as told, no more of them than TRANSIENT_ATTEMPTS (the transient budget, counted in
-    waits the server asked for)?"""
-    streak, after = 0, a
-    for x in reversed([x for x in m.by_action.get(a.action, []) if x.ran and x.index < a.index]):
-        if not _waited_as_told(m, x, after):
-            break
-        streak, after = streak + 1, x
-    return 0 < streak <= TRANSIENT_ATTEMPTS
+def judged_elsewhere(m: Memory, last: GuardedCall, a: GuardedCall, adds: bool = False) -> bool:
+    """Is `a` a call whose repeats the calls around it judge: a read asked beside a new question in one parallel
+    batch (the batch is what repeats), or a wait (`a_wait`)?"""
+    return (not a.writes and _beside_new_questions(m, a)) or a_wait(m, last, a, adds)
 
 
 def _spelling(call: Any) -> str:
@@ -287,13 +214,3 @@ def _spelling(call: Any) -> str:
         return json.dumps(call.parsed_arguments(), sort_keys=True)
     except ValueError:
         return call.arguments
-
-
-def _transient_streak(standing: list[GuardedCall]) -> int:
-    """How many of the latest attempts, in a row, failed for a transient reason."""
-    streak = 0
-    for x in reversed(standing):
-        if not (x.ran and x.retryable_error):
-            break
-        streak += 1
-    return streak

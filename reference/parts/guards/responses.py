@@ -1,8 +1,11 @@
-"""What belongs to the response rather than to the answer: a failure by its protocol's own rule, the
-response's own clock, and its own count of calls, as the answers show them (results.py and the guard use them)."""
+"""What belongs to the response rather than to the answer: a failure by its protocol's own rule, a failure
+that passes by itself, the response's own clock, and its own count of calls, as the answers show them
+(results.py and the guard use them)."""
 from __future__ import annotations
 
+import errno
 import re
+from http import HTTPStatus
 from typing import Any
 
 from ...core.canonical import clean_text
@@ -88,3 +91,75 @@ def is_date_time(value: Any) -> bool:
     presumed the response's clock, as a key named like a moment is (results.py), until the answers show that
     it moved with the rest of them (`owned_moments`). A date alone ("2026-12-01") is content."""
     return type(value) is str and len(value) >= 20 and bool(_DATE_TIME.match(value))
+
+
+# A failure that passes by itself, as the standards name it: a connection refused, reset, aborted or timed out
+# (the errnos Python raises as ConnectionError or TimeoutError, PEP 3151's table in OSError) or a host or
+# network unreachable; HTTP 408, 429, 502, 503 and 504 (RFC 9110, RFC 6585); gRPC's UNAVAILABLE and
+# DEADLINE_EXCEEDED; the APIs' own fields: `retryable: true`, Slack's `ratelimited`, Anthropic's
+# `rate_limit_error` and `overloaded_error`.
+_ERRNOS = {code for code in errno.errorcode if isinstance(OSError(code, ""), (ConnectionError, TimeoutError))} \
+    | {errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ENETDOWN}
+# The C library's words for them (strerror, the same on glibc and BSD), and "timed out", the words every
+# library's timeout shares (ETIMEDOUT's "Connection timed out" or "Operation timed out", Python's "timed out").
+_STRERROR = {errno.ECONNREFUSED: "connection refused", errno.ECONNRESET: "connection reset by peer",
+             errno.ECONNABORTED: "software caused connection abort", errno.EPIPE: "broken pipe",
+             errno.EHOSTUNREACH: "no route to host", errno.ENETUNREACH: "network is unreachable",
+             errno.ENETDOWN: "network is down", errno.ETIMEDOUT: "timed out"}
+TRANSIENT_STATUSES = {HTTPStatus.REQUEST_TIMEOUT, HTTPStatus.TOO_MANY_REQUESTS, HTTPStatus.BAD_GATEWAY,
+                      HTTPStatus.SERVICE_UNAVAILABLE, HTTPStatus.GATEWAY_TIMEOUT}
+_GRPC = {"UNAVAILABLE", "DEADLINE_EXCEEDED"}
+_PROVIDER_CODES = {"ratelimited", "rate_limit_error", "overloaded_error"}
+_STATUS_KEYS = {"status", "statuscode", "status_code", "httpstatus", "http_status", "code"}
+_CODE_KEYS = {"error", "type", "code", "status"}
+_PHRASES = "|".join(re.escape(s.phrase) for s in HTTPStatus)
+_TEXT = re.compile(
+    r"\b(" + "|".join(errno.errorcode[c] for c in sorted(_ERRNOS)) + r")\b"  # an errno name (Node's `connect ECONNREFUSED`)
+    r"|(" + "|".join(re.escape(w) for w in _STRERROR.values()) + r")"  # the C library's words
+    r"|\bHTTP/[0-9.]+ +([1-5][0-9]{2})\b"  # a status line
+    r"|\b([1-5][0-9]{2}) +(?:" + _PHRASES + r")\b"  # a status code and its reason phrase ("504 Gateway Timeout")
+    r"|\bstatus(?: code)?[:= ]+([1-5][0-9]{2})\b"  # "status code 503", "status: 429"
+    r"|\bStatusCode\.(UNAVAILABLE|DEADLINE_EXCEEDED)\b|\bcode = (Unavailable|DeadlineExceeded)\b",  # gRPC's own
+    re.IGNORECASE)
+
+
+def transient(body: Any) -> bool:
+    """Did a failure pass by itself: a refused, reset or unreachable connection, a timeout, an HTTP 408, 429, 502,
+    503 or 504, gRPC's UNAVAILABLE or DEADLINE_EXCEEDED, or an API's own retryable field, where it appears in the
+    answer (a status field, a status line, an errno name, the C library's words)? Such a failure changed nothing,
+    so the same call may be sent again. A failure that also names another 4xx status (400, 404, 422: the input is
+    wrong) is not transient, whatever else it says; an answer's own `retryable` field outranks its words (a tool
+    withdrawn after its timeouts says `retryable: false`). `body`: a failed call's answer, parsed or as text."""
+    said = [value for key, value in _leaves(body) if key.lower() == "retryable" and isinstance(value, bool)]
+    if said:
+        return said[0]
+    passing = wrong = False
+    for key, value in _leaves(body):
+        key = key.lower()
+        if key in _STATUS_KEYS and _status(value) is not None:
+            passing |= _status(value) in TRANSIENT_STATUSES
+            wrong |= 400 <= _status(value) < 500 and _status(value) not in TRANSIENT_STATUSES
+        elif isinstance(value, str) and key in _CODE_KEYS and (value in _GRPC or value in _PROVIDER_CODES):
+            passing = True
+        elif isinstance(value, str):
+            for found in _TEXT.finditer(value):
+                code = next((int(g) for g in found.groups() if g and g.isdigit()), None)
+                passing |= code is None or code in TRANSIENT_STATUSES
+                wrong |= code is not None and 400 <= code < 500 and code not in TRANSIENT_STATUSES
+    return passing and not wrong
+
+
+def _status(value: Any) -> Any:
+    """An HTTP status a field holds (a number, or digits), or None."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    return value if type(value) is int and 100 <= value < 600 else None
+
+
+def _leaves(value: Any, key: str = "") -> list[tuple[str, Any]]:
+    """(key, value) of every scalar in an answer, each with the name of the member that holds it."""
+    if isinstance(value, dict):
+        return [leaf for k, v in value.items() for leaf in _leaves(v, str(k))]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v, key)]
+    return [(key, value)]

@@ -62,7 +62,7 @@ class GuardedCall:
     topic: str = ""  # the same without positions (page, offset): what a listing's pages are about
     ran: bool = False
     result: Optional[str] = None  # the result fingerprint, echoes and metadata aside
-    retryable_error: bool = False
+    transient: bool = False  # it failed in a way that passes by itself (responses.transient)
     failed: bool = False  # it ran and the tool refused it or failed
     error_class: Optional[str] = None  # the error's type, when it failed
     recheck: bool = False  # a repeat let through because its answer may have moved: judged by its result
