@@ -21,6 +21,7 @@ from typing import Optional
 
 from . import feedback
 from .feedback import Detection
+from .asking import backing_off, same_question
 from .repeats import a_wait, honoured_retry
 from .state import Detector, GuardedCall, Memory
 
@@ -61,8 +62,14 @@ class SameAnswer(Detector):
             return None  # an answer that moves by itself is watched, not looped on
         if m.polled_between(a.alike_before, a) or a_wait(m, a.alike_before, a) or honoured_retry(m, a):
             return None  # the calls around a poll set its pace: a wait, a back-off, a Retry-After honoured
-        alike, x = [a.action], a.alike_before
-        while x is not None and len(alike) < a.alike:
-            alike.insert(0, x.action)
+        chain, x = [], a.alike_before
+        while x is not None and len(chain) + 1 < a.alike:
+            chain.insert(0, x)
             x = x.alike_before
-        return feedback.same_result(a.call.name, list(dict.fromkeys(alike)), list(m.tools))
+        if backing_off(chain, a):
+            return None  # a poll that waits longer each time for a bare state to move
+        asked = same_question(m, chain, a)  # a thing the user or an answer named is its own question
+        if len(asked) + 1 < m.thresholds.same_answer_calls:
+            return None
+        return feedback.same_result(a.call.name, list(dict.fromkeys([*(x.action for x in asked), a.action])),
+                                    list(m.tools))

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Optional
 
 from . import feedback
+from .asking import same_question
 from .feedback import Detection
 from .state import Detector, GuardedCall, Memory
 
@@ -46,7 +47,8 @@ class Rephrasing(Detector):
         key = m.answer_key(a)
         if key is None:
             return None
-        actions = list(dict.fromkeys(x.action for x in m.answers.get(key, [])))
+        # calls told apart by a value the agent was given (ten addresses the user listed) ask ten questions
+        actions = list(dict.fromkeys(x.action for x in same_question(m, m.answers.get(key, []), a)))
         if len(actions) < m.thresholds.same_result_actions or actions[-1] != a.action:
             return None
         return feedback.same_result(a.call.name, actions, list(m.tools))
