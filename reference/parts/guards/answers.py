@@ -8,7 +8,10 @@ holds whatever the call may change, since its answer shows that it changed nothi
 
 The question (Memory.reply_key) is the tool, the user's turn, and for a read the identifiers it carries that
 the user wrote or an earlier answer showed: four SKUs the user listed, four files a search found, are four
-questions even when all four answer alike. A call that may change state keeps its subject (nine updates of
+questions even when all four answer alike. Calls that differ by a value the agent was given are different
+questions too, whatever their spelling (asking.py): ten addresses of a manifest the user pasted, eight keys
+built from the tenants the user listed; and calls that differ only by a wait that grows, answered by a bare
+state ("not yet"), are a poll backing off. A call that may change state keeps its subject (nine updates of
 nine entities are nine), and when its answer only acknowledges (zeros and empty texts) all it was sent,
 quoting and spacing aside (three `mv` commands are three moves). Any call in between that said something new
 (a first answer to its question, or a value no result had shown) restarts the count: a probe that fails while

@@ -7,8 +7,9 @@ are one. An answer that lists things of its own (a non-empty list) is compared a
 too: pages 2, 3 and 4 that list the same items asked one question whatever their page numbers say, and
 whatever a call in between may have changed (identical result sets from reworded queries are no new
 information, even from a tool whose effects the definition leaves unknown). The same list about another
-subject is another answer: two issues of one workflow offer the same transitions. Answers are compared
-without echoes of the call's own arguments and without metadata."""
+subject is another answer: two issues of one workflow offer the same transitions; so is the same answer to
+calls told apart by a value the agent was given (asking.py: addresses from the user's manifest, four of them
+not found). Answers are compared without echoes of the call's own arguments and without metadata."""
 from __future__ import annotations
 
 from typing import Optional
