@@ -1,4 +1,4 @@
-"""Which calls ask one question, for the rules that compare answers (answers.py, rephrasing.py).
+"""Which calls ask one question, for the rule that compares answers (answers.py).
 
 Two calls of one tool ask about different things when a value in which they differ was given to the agent:
 the words by which one argument differs from the other's, on both sides, are all words that the user (or the
