@@ -89,8 +89,11 @@ class Rephrasing(Detector):
         key = m.answer_key(a)
         if key is None:
             return None
+        calls = m.answers.get(key, [])
+        if len({x.action for x in calls}) < m.thresholds.same_result_actions:
+            return None
         # calls told apart by a value the agent was given (ten addresses the user listed) ask ten questions
-        actions = list(dict.fromkeys(x.action for x in same_question(m, m.answers.get(key, []), a)))
+        actions = list(dict.fromkeys(x.action for x in same_question(m, calls, a)))
         if len(actions) < m.thresholds.same_result_actions or actions[-1] != a.action:
             return None
         return feedback.same_result(a.call.name, actions, list(m.tools))
