@@ -460,6 +460,12 @@ plt.show()
 # - **Rephrasing is wording, not a new subject.** Calls of one tool that differ only in free wording (text
 #   of two words or more) and get one answer are one question. *It prevents* flagging four SKUs that share
 #   an answer: an id is a subject, a phrase is wording.
+# - **A value the agent was given names a thing.** Two calls that differ by what the user wrote or an
+#   earlier answer showed (ten addresses of a pasted manifest, keys built from the tenants the user
+#   listed) ask about two things, however alike their answers; a phrase counts only whole, since any
+#   rewording reuses the user's words. Calls that differ only by a wait that grows, answered by a bare
+#   state ("not yet"), are a poll backing off. *It prevents* flagging a manifest with four unresolvable
+#   addresses; it still *catches* a search reworded with the user's own words.
 # - **Cycles.** A-B-A-B with nothing in between that could change either answer is one loop. *It
 #   prevents* flagging two moving builds watched in turn.
 # - **One canonical form.** "Is this the same call?" has one answer in the kit

@@ -4,8 +4,9 @@
                     sentence and a legitimate case it must not fire on:
       repeats.py      state epochs: a call repeats another only if nothing in between could change its answer
       cycles.py       calls taking turns (A-B-A-B) with nothing in between that could change either answer
-      rephrasing.py   calls about one subject that differ only in wording and get one answer
+      answers.py      the same answer to one question, asked again in other words or a third time
       progress.py     steps that bring no new information (empty answers, guessing), however different they look
+    asking.py       which calls ask one question: values the agent was given tell them apart; a back-off
     effects.py      may a call change state: MCP annotations, then the HTTP method, then the name (last resort)
     waits.py        retries within a budget (a failure that passes by itself, a Retry-After kept) and waits
     responses.py    what belongs to the response: a failure by its protocol's rule, one that passes by itself

@@ -1,26 +1,39 @@
-"""Principle 2, progress is new information (the same answer): a question that keeps getting the answer it
-already got, with nothing new said in between, is being asked in a loop, however its calls are spelled.
+"""Principle 2, progress is new information (the same answer): a question that gets the answer it already got, asked
+again in other words or a third time with nothing new said in between, is asked in a loop, however its calls are
+spelled.
 
-Calls are compared by their answers, not by their arguments: a build re-run with another checklist sent along,
-a log read through a wider window than the log is long, a search reworded in two languages all get the answer
-they got before (echoes of the call's own arguments and metadata removed), and so ask one question again. That
-holds whatever the call may change, since its answer shows that it changed nothing the answer can see.
-
-The question (Memory.reply_key) is the tool, the user's turn, and for a read the identifiers it carries that
-the user wrote or an earlier answer showed: four SKUs the user listed, four files a search found, are four
-questions even when all four answer alike. A call that may change state keeps its subject (nine updates of
-nine entities are nine), and when its answer only acknowledges (zeros and empty texts) all it was sent,
-quoting and spacing aside (three `mv` commands are three moves). Any call in between that said something new
-(a first answer to its question, or a value no result had shown) restarts the count: a probe that fails while
-the server's log moves on is a wait. Answers that move by themselves (a job's state, a moment still to come, a
-call whose answer changed before), silent waits and the calls around a poll are watched, not looped on; a
-failure is not an answer (repeats and guesses have their own rules)."""
+Calls are compared by their answers, not by their arguments, echoes of the call's own arguments and metadata
+removed: a build re-run with another checklist sent along, a log read through a wider window than the log is long,
+a search reworded in two languages all get the answer they got before, and so ask one question again. That holds
+whatever the call may change, since its answer shows that it changed nothing the answer can see.
+Two tallies of one rule, two detectors asked at two places of the registry (one slot for both changes which rule
+speaks first: measured, it relabels stops and splits a run from its replay):
+- asked in other words (`Rephrasing`, Memory.answer_key): two calls of one tool about one subject (its arguments
+  without free wording), in one state epoch and one user turn, that get one answer with content. An answer that
+  lists things of its own is compared across positions and epochs too: pages 2, 3 and 4 listing the same items
+  asked one question whatever their page numbers say. The same list about another subject is another answer (two
+  issues of one workflow offer the same transitions). Legitimate: four SKUs checked one by one, all in stock
+  (`REWORDED`).
+- asked a third time (`SameAnswer`, Memory.reply_key): three calls in a row that get one answer to one question:
+  the tool, the user's turn, and for a read the identifiers it carries that the user wrote or an earlier answer
+  showed (four files a search found are four questions). A call that may change state keeps its subject (nine
+  updates of nine entities are nine), and when its answer only acknowledges (zeros and empty texts) all it was
+  sent, quoting and spacing aside (three `mv` commands are three moves). Any call in between that said something
+  new (a first answer to its question, or a value no result had shown) restarts the count: a probe that fails while
+  the server's log moves on is a wait. Answers that move by themselves (a job's state, a moment still to come, a
+  call whose answer changed before), silent waits and the calls around a poll are watched, not looped on.
+  Legitimate: four tickets a search found, closed one by one, each acknowledged alike (`LEGITIMATE`).
+In both, calls told apart by a value the agent was given are different questions (asking.py): ten addresses of a
+manifest the user pasted, four of which are not found, eight keys built from the tenants the user listed. And calls
+in a row that differ only by a wait that grows, answered by a bare state ("not yet"), are a poll backing off, not a
+question asked a third time. A failure is not an answer (repeats and guesses have their own rules)."""
 from __future__ import annotations
 
 from typing import Optional
 
 from . import feedback
 from .feedback import Detection
+from .asking import backing_off, same_question
 from .repeats import a_wait, honoured_retry
 from .state import Detector, GuardedCall, Memory
 
@@ -48,6 +61,44 @@ expect: {completable: true, stop_reason: completed, oracle_model_calls: 6}
 """
 
 
+REWORDED = """
+name: batch-stock-check
+title: Four products checked one by one, all in stock
+user: Are KB-101, KB-102, KB-103 and KB-104 in stock?
+tools:
+  - {name: check_stock, description: Whether a product is in stock., parameters: {type: object, properties:
+     {sku: {type: string}}}, rules: [{result: {data: {in_stock: true}}}]}
+model:
+  script:
+    - call: {tool: check_stock, args: {sku: KB-101}}
+    - call: {tool: check_stock, args: {sku: KB-102}}
+    - call: {tool: check_stock, args: {sku: KB-103}}
+    - call: {tool: check_stock, args: {sku: KB-104}}
+    - answer: All four are in stock.
+expect: {completable: true, stop_reason: completed, oracle_model_calls: 5}
+"""
+
+
+class Rephrasing(Detector):
+    """Calls of one tool about one subject that get one answer with content are one question asked in other words."""
+
+    pattern = "same_result"
+    legitimate = REWORDED
+
+    def after_result(self, m: Memory, a: GuardedCall, before: Optional[str]) -> Optional[Detection]:
+        key = m.answer_key(a)
+        if key is None:
+            return None
+        calls = m.answers.get(key, [])
+        if len({x.action for x in calls}) < m.thresholds.same_result_actions:
+            return None
+        # calls told apart by a value the agent was given (ten addresses the user listed) ask ten questions
+        actions = list(dict.fromkeys(x.action for x in same_question(m, calls, a)))
+        if len(actions) < m.thresholds.same_result_actions or actions[-1] != a.action:
+            return None
+        return feedback.same_result(a.call.name, actions, list(m.tools))
+
+
 class SameAnswer(Detector):
     """A question that keeps getting the answer it already got, with nothing new said in between, is asked in a loop however its calls are spelled."""
 
@@ -61,8 +112,14 @@ class SameAnswer(Detector):
             return None  # an answer that moves by itself is watched, not looped on
         if m.polled_between(a.alike_before, a) or a_wait(m, a.alike_before, a) or honoured_retry(m, a):
             return None  # the calls around a poll set its pace: a wait, a back-off, a Retry-After honoured
-        alike, x = [a.action], a.alike_before
-        while x is not None and len(alike) < a.alike:
-            alike.insert(0, x.action)
+        chain, x = [], a.alike_before
+        while x is not None and len(chain) + 1 < a.alike:
+            chain.insert(0, x)
             x = x.alike_before
-        return feedback.same_result(a.call.name, list(dict.fromkeys(alike)), list(m.tools))
+        if backing_off(chain, a):
+            return None  # a poll that waits longer each time for a bare state to move
+        asked = same_question(m, chain, a)  # a thing the user or an answer named is its own question
+        if len(asked) + 1 < m.thresholds.same_answer_calls:
+            return None
+        return feedback.same_result(a.call.name, list(dict.fromkeys([*(x.action for x in asked), a.action])),
+                                    list(m.tools))

@@ -7,7 +7,10 @@ seen before. Empty answers bring nothing; the same error class on argument after
 404 after 404) brings nothing; a changed answer to the same call (polling) is new, flag or no flag. A step
 whose calls only failed for a transient reason says nothing either way (the executor retries those). A new
 user message is a new question: the steps before it do not count against the steps that answer it (a memory
-read once per turn, a query re-run because the user says the data moved)."""
+read once per turn, a query re-run because the user says the data moved). Legitimate: an export started, then
+polled until its file is ready (`LEGITIMATE`). This rule and the same answer (answers.py) both say "nothing
+new": this one counts the run's steps, whatever they asked; that one counts one question's answers, so it can
+speak sooner (a second spelling of one search), and its reworded tally even when calls in between brought news."""
 from __future__ import annotations
 
 from typing import Optional

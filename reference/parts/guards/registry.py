@@ -1,16 +1,16 @@
 """The loop guard's detectors, in the order they are asked: the first that fires speaks for the call.
 
-Each is one file with its rule in one sentence and one legitimate case it must not fire on
-(`legitimate`, a scenario that tests/test_guard_principles.py runs). Adding a detector touches its
+Each states its rule in one sentence and holds one legitimate case it must not fire on (`legitimate`, a
+scenario that tests/test_guard_principles.py runs), in the file of its principle: one file each, but for
+the same answer (answers.py), whose two tallies are asked at two places. Adding a detector touches its
 own file and this list, nothing else.
 """
 from __future__ import annotations
 
-from .answers import SameAnswer
+from .answers import Rephrasing, SameAnswer
 from .cycles import Cycle
 from .progress import NoProgress
 from .repeats import RepeatedCall
-from .rephrasing import Rephrasing
 from .state import Detector
 
 DETECTORS: tuple[Detector, ...] = (RepeatedCall(), Cycle(), Rephrasing(), NoProgress(), SameAnswer())

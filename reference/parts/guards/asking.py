@@ -1,0 +1,130 @@
+"""Which calls ask one question, for the rule that compares answers (answers.py).
+
+Two calls of one tool ask about different things when a value in which they differ was given to the agent:
+the words by which one argument differs from the other's, on both sides, are all words that the user (or the
+system prompt) wrote or that an earlier answer showed. Ten addresses from a manifest the user pasted, eight
+tenants the user listed and the keys built from them, four files a search found: each is its own question,
+however alike the answers. What the agent spelled by itself (a respelled path, a reworded search, a cache-buster,
+a checklist sent along) is wording, and one question asked in other words is still one question.
+
+A wait that grows is not a respelling either: calls that differ only by numbers, each at least the one before
+and one of them larger (30, 60, 120 seconds), whose answer is a bare state (a short phrase with no value in it:
+"not yet", "InProgress"), give the world more time each time; their answer may move by itself. A window widened
+over a log that is all there is gets the whole log back each time, which is content, not a state, and stays one
+question.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ...core.canonical import clean_text
+from .results import argument_leaves
+from .state import GuardedCall, Memory
+
+_WORD = re.compile(r"\w+")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _words(value: Any) -> set[str]:
+    return set(_WORD.findall(clean_text(str(value)).casefold())) if value is not None else set()
+
+
+def _names(words: set[str]) -> bool:
+    """Can these words name a thing? Not if they are only numbers: a page, an offset, a limit name nothing by
+    themselves, and every text holds numbers."""
+    return any(not w.isdigit() for w in words)
+
+
+def _by_key(arguments: Any) -> dict[str, list[Any]]:
+    """The leaves of a call's arguments, grouped by the name of the key they sit under."""
+    out: dict[str, list[Any]] = {}
+    for key, value in argument_leaves(arguments):
+        out.setdefault(key, []).append(value)
+    return out
+
+
+def _differences(x: GuardedCall, a: GuardedCall) -> list[tuple[str, str]]:
+    """The arguments in which two calls differ, as text, key by key (a key only one of them has counts too)."""
+    was, now = _by_key(x.arguments), _by_key(a.arguments)
+    pairs = []
+    for key in dict.fromkeys([*was, *now]):
+        u, v = " ".join(map(str, was.get(key, []))), " ".join(map(str, now.get(key, [])))
+        if u != v:
+            pairs.append((u, v))
+    return pairs
+
+
+@dataclass
+class Given:
+    """What the agent was given: the text the user and the system prompt wrote and the earlier answers showed
+    (their echoes of the calls' own arguments aside), folded, and its words."""
+
+    text: str
+    words: set[str]
+
+
+def given_before(m: Memory, a: GuardedCall) -> Given:
+    """What the agent was given before `a` ran."""
+    texts = [m.read.folded]
+    for x in m.attempts[:a.index]:
+        if x.ran and x.content is not None:
+            texts += [clean_text(str(v)).casefold() for _, v in argument_leaves(x.content)]
+    text = "\n".join(texts)
+    return Given(text, set(_WORD.findall(text)))
+
+
+def told_apart(x: GuardedCall, a: GuardedCall, given: Given) -> bool:
+    """Do `x` and `a` ask about different things: in some argument, what only `x` says and what only `a` says were
+    both given to the agent? Free wording (two words or more, a search, an address) counts as given only whole,
+    word for word (a line of the user's manifest), since any rewording reuses the user's words; a one-word value
+    (a key, an id) by the words in which the two differ (banner:acme and banner:globex, the user having listed
+    acme and globex), when they are more than numbers."""
+    for u, v in _differences(x, a):
+        if len(u.split()) > 1 or len(v.split()) > 1:
+            if all(clean_text(t).casefold() in given.text for t in (u, v)):
+                return True
+            continue
+        only_u, only_v = _words(u) - _words(v), _words(v) - _words(u)
+        if _names(only_u) and _names(only_v) and only_u <= given.words and only_v <= given.words:
+            return True
+    return False
+
+
+def bare_state(a: GuardedCall) -> bool:
+    """Is the answer a bare state: one short phrase (three words at most) with no number or identifier in it?"""
+    content = a.content
+    if isinstance(content, (list, dict)) or content is None or isinstance(content, bool):
+        return False
+    text = clean_text(str(content)).strip()
+    return 0 < len(text.split()) <= 3 and not any(c.isdigit() for c in text)
+
+
+def waits_longer(x: GuardedCall, a: GuardedCall) -> bool:
+    """Do the two calls differ only by numbers, each of `a`'s at least `x`'s and one of them larger (a back-off)?"""
+    pairs = _differences(x, a)
+    if not pairs:
+        return False
+    grew = False
+    for u, v in pairs:
+        if _NUMBER.sub("#", u) != _NUMBER.sub("#", v):
+            return False  # other words changed too: not only a wait
+        for p, q in zip(_NUMBER.findall(u), _NUMBER.findall(v)):
+            if float(q) < float(p):
+                return False
+            grew = grew or float(q) > float(p)
+    return grew
+
+
+def backing_off(chain: list[GuardedCall], a: GuardedCall) -> bool:
+    """Is `a`, with the calls that got its answer before it (`chain`, oldest first), a poll backing off: each
+    waits longer than the one before, and the answer is a bare state?"""
+    calls = [*chain, a]
+    return bare_state(a) and len(calls) > 1 and all(waits_longer(x, y) for x, y in zip(calls, calls[1:]))
+
+
+def same_question(m: Memory, calls: list[GuardedCall], a: GuardedCall) -> list[GuardedCall]:
+    """Of `calls` (earlier calls that got `a`'s answer), those that asked `a`'s question: not told apart from it."""
+    given = given_before(m, a)
+    return [x for x in calls if x is a or not told_apart(x, a, given)]

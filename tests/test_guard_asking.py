@@ -1,0 +1,89 @@
+"""Which calls ask one question (reference/parts/guards/asking.py): a value the agent was given tells two calls
+apart, its own wording does not; a wait that grows for a bare state is a back-off. Checked on the rule's parts and
+on field conversations the kit did not write (tests/field/cases6, judged in shadow mode)."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from reference.core.messages import ToolCall
+from reference.diagnosis.logs import read_log
+from reference.diagnosis.shadow import judge
+from reference.parts.guards.asking import Given, backing_off, bare_state, told_apart, waits_longer
+from reference.parts.guards.state import GuardedCall
+
+CASES6 = Path(__file__).parent / "field" / "cases6"
+
+
+def _call(arguments: dict, content=None) -> GuardedCall:
+    a = GuardedCall(0, ToolCall("c", "tool", json.dumps(arguments)), "tool", arguments=arguments)
+    a.content = content
+    return a
+
+
+def _given(text: str) -> Given:
+    folded = text.casefold()
+    return Given(folded, set(re.findall(r"\w+", folded)))
+
+
+MANIFEST = _given("Geocode these:\nTorstr. 999, Berlin\nMusterweg 0, Berlin\nNowhere Str. 5, Berlin")
+USER = _given("Find me a vegan place in Kreuzberg that is still open after midnight tonight.")
+
+
+def test_lines_of_a_manifest_the_user_pasted_are_different_questions():
+    assert told_apart(_call({"address": "Torstr. 999, Berlin"}), _call({"address": "Musterweg 0, Berlin"}), MANIFEST)
+
+
+def test_a_search_reworded_with_the_users_own_words_is_one_question():
+    """Free wording counts as given only whole: any rewording reuses the user's words."""
+    was, now = _call({"query": "vegan place Kreuzberg open after midnight"}), _call({"query": "vegan Kreuzberg open tonight"})
+    assert not told_apart(was, now, USER)
+
+
+def test_keys_built_from_names_the_user_listed_are_different_questions():
+    given = _given("Turn the banner off for acme and globex (keys banner:<tenant>).")
+    assert told_apart(_call({"key": "banner:acme"}), _call({"key": "banner:globex"}), given)
+    assert not told_apart(_call({"key": "banner:acme"}), _call({"key": "banner:wonka"}), given)  # wonka: not given
+
+
+def test_a_bare_number_names_nothing_even_when_the_text_holds_it():
+    assert not told_apart(_call({"team": "payments", "page": 2}), _call({"team": "payments", "page": 3}),
+                          _given("page 2 of 3"))
+
+
+def test_a_wait_that_grows_for_a_bare_state_is_a_back_off():
+    calls = [_call({"command": f"sleep {s}; test -f done && echo READY || echo 'not yet'"}, "not yet")
+             for s in (30, 60, 120)]
+    assert waits_longer(calls[0], calls[1]) and bare_state(calls[2]) and backing_off(calls[:2], calls[2])
+
+
+def test_a_window_widened_over_a_log_is_not_a_back_off():
+    log = "01:12:04 starting worker 2.3.1\n01:12:19 fatal: giving up after 3 attempts\n"
+    calls = [_call({"command": f"tail -n {n} logs/worker.log"}, log) for n in (100, 200, 400)]
+    assert waits_longer(calls[0], calls[1]) and not bare_state(calls[2]) and not backing_off(calls[:2], calls[2])
+
+
+def test_a_wait_that_shrinks_or_changes_its_words_is_not_a_back_off():
+    assert not waits_longer(_call({"command": "sleep 60; check"}), _call({"command": "sleep 30; check"}))
+    assert not waits_longer(_call({"command": "sleep 30; curl -sf localhost:3000/health"}),
+                            _call({"command": "sleep 60; curl -sf http://localhost:3000/health"}))
+
+
+def _flags(name: str) -> list[str]:
+    (conversation,) = list(read_log(CASES6 / f"{name}.json"))
+    return [c["rule"] for c in judge(conversation).calls if c["verdict"] != "run"]
+
+
+@pytest.mark.parametrize("name", ["legit_maps_geocode_manifest_batch", "legit_redis_batch_distinct_tenant_flags",
+                                  "legit_deerflow_backoff_wait_for_done_marker"])
+def test_field_work_on_different_things_that_answers_alike_is_left_alone(name):
+    assert _flags(name) == []
+
+
+@pytest.mark.parametrize("name", ["loop_maps_reworded_place_search", "loop_agno_limit_reached_reworded_search",
+                                  "loop_deerflow_bash_respelled_ls", "loop_cline_read_same_file_volatile_progress"])
+def test_field_questions_asked_again_in_other_words_are_still_caught(name):
+    assert "same_result" in _flags(name)
