@@ -135,7 +135,7 @@ def minted_apart(was: Any, is_: Any) -> bool:
             return len(was) == len(is_) and all(alike(x, y, key) for x, y in zip(was, is_))
         if was == is_:
             return True
-        if _id_member(key) and not isinstance(is_, (bool, dict, list)) or is_date_time(was) and is_date_time(is_):
+        if (_id_member(key) and not isinstance(is_, (bool, dict, list))) or (is_date_time(was) and is_date_time(is_)):
             minted.append(True)
             return True
         if not (isinstance(was, str) and isinstance(is_, str)) or _WORD.sub(" ", was) != _WORD.sub(" ", is_):
@@ -179,11 +179,12 @@ def asked_for(request: str) -> int:
 
 
 def beyond_asked(m: Memory, a: GuardedCall) -> bool:
-    """Has the call `a` run more often, in this user turn, than the user asked for? The tool's other calls in the
-    turn take their share of the count (three emails to three customers are the three the user asked for)."""
+    """Has the call `a` run more often, in this user turn, than the user's latest message asked for? The tool's
+    other calls in the turn take their share of the count (three emails to three customers are the three asked)."""
     turn = [x for x in m.attempts[:a.index + 1] if x.call.name == a.call.name and x.heard == a.heard]
     others = len({x.action for x in turn}) - 1
-    return sum(x.action == a.action for x in turn) > asked_for(m.read.request) - others
+    said = m.read.user_texts[-1] if m.read.user_texts else ""
+    return sum(x.action == a.action for x in turn) > asked_for(said or "") - others
 
 
 def moved_by(was: Any, is_: Any, sent: set[float]) -> bool:
