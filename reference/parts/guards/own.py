@@ -13,12 +13,24 @@ more" answered with the next rows' numbers shows the world moving).
 An answer to an identical call of unknown effect that repeats its last answer with only numbers moved, each by
 an amount the call itself sends (a balance raised by the 2 GB asked for), is the same acknowledgement: the call
 adds what it adds each time, and the moved total is its own doing, not news.
+
+An answer to an identical call of unknown effect that repeats its last answer but for what the call minted (a
+member named as an id, an RFC 3339 creation time, or in text a name of letters and digits new to this answer:
+a certificate number, a temporary branch) is the same acknowledgement: the call acted, and acts again when sent
+again with nothing new in between; as many runs as the user asked for are no duplicate (three runs of a job the
+user asked for three of, each given its own generated name).
+
+A read of unknown effect that answers with what the write made or sent (the total an INSERT's amount moved) reads
+the write's effect, and another item of the parallel batch a write succeeded in answers for that batch: neither
+is news that lets the write run again (a batch sent again whole after one item timed out sends the others twice;
+the item that timed out is sent again, as it may be).
 """
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Optional
 
+from .responses import is_date_time
 from .results import argument_leaves
 from .state import GuardedCall, Memory, identifiers
 
@@ -54,6 +66,13 @@ def _shows_own(x: GuardedCall, own: set[str]) -> bool:
     return bool((marks(x.content) - marks(x.arguments)) & own)
 
 
+def _shows_only_own(x: GuardedCall, own: set[str]) -> bool:
+    """Does the call `x` of unknown effect answer with nothing but what the write made or named, beside its own
+    arguments (a SUM over the rows an INSERT added)? Then it read the write's effect; it did not act."""
+    shown = marks(x.content) - marks(x.arguments)
+    return bool(shown) and shown <= own
+
+
 def learned_elsewhere(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
     """Did a read between `last` and `a` show something new and none of what the write `a` made?"""
     own = made_by(m, a)
@@ -65,10 +84,11 @@ def only_own_news(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
     shows what the write made, or it moved, from its last answer, only by amounts the write sends?"""
     own, sent = made_by(m, a), amounts(a.arguments)
     for x in m.attempts[last.index + 1:a.index]:
-        if not x.brought:
-            continue
+        if not x.brought or (x.step == last.step and x.call.name == last.call.name and not last.failed):
+            continue  # another item of the batch the write succeeded in answers for that batch, not for the world
         runs = [y for y in m.by_action.get(x.action, []) if y.ran and not y.failed and y.index < x.index]
-        if x.writes or x.failed or not (_shows_own(x, own) or runs and moved_by(runs[-1].content, x.content, sent)):
+        if (x.writes and not (m.info(x.call.name).unknown and _shows_only_own(x, own))) or x.failed \
+                or not (_shows_own(x, own) or runs and moved_by(runs[-1].content, x.content, sent)):
             return False
     return True
 
@@ -94,9 +114,77 @@ def amounts(arguments: Any) -> set[float]:
             if isinstance(v, (int, float)) and not isinstance(v, bool) and v}
 
 
-def same_acknowledgement(before: GuardedCall, now: GuardedCall) -> bool:
-    """Do two answers to one call say the same but for numbers, each of which moved by an amount the call sends?"""
-    return moved_by(before.content, now.content, amounts(now.arguments))
+def same_acknowledgement(before: GuardedCall, now: GuardedCall, m: Optional[Memory] = None) -> bool:
+    """Do two answers to one call say the same but for numbers, each of which moved by an amount the call sends, or
+    but for what the second minted, more runs of it than the user asked for (`m`: the run, to count them)?"""
+    if moved_by(before.content, now.content, amounts(now.arguments)):
+        return True
+    return minted_apart(before.content, now.content) and (m is None or beyond_asked(m, now))
+
+
+def minted_apart(was: Any, is_: Any) -> bool:
+    """Are two answers alike but for values the second one minted, at least one: a member named as an id, an
+    RFC 3339 date-time, or in text a word of letters and digits together that the first answer did not hold
+    (`job.batch/loadtest-9mdqw`, a UUID)? A count, a measure or a clock in text moved is news, not minted."""
+    minted: list[bool] = []
+
+    def alike(was: Any, is_: Any, key: str) -> bool:
+        if isinstance(was, dict) and isinstance(is_, dict):
+            return was.keys() == is_.keys() and all(alike(was[k], is_[k], str(k)) for k in was)
+        if isinstance(was, list) and isinstance(is_, list):
+            return len(was) == len(is_) and all(alike(x, y, key) for x, y in zip(was, is_))
+        if was == is_:
+            return True
+        if (_id_member(key) and not isinstance(is_, (bool, dict, list))) or (is_date_time(was) and is_date_time(is_)):
+            minted.append(True)
+            return True
+        if not (isinstance(was, str) and isinstance(is_, str)) or _WORD.sub(" ", was) != _WORD.sub(" ", is_):
+            return False
+        old, new = _WORD.findall(was), _WORD.findall(is_)
+        if len(old) != len(new):
+            return False
+        held = set(old)
+        for w, v in zip(old, new):
+            if w != v:
+                if v in held or not _a_name(v):
+                    return False
+                minted.append(True)
+        return True
+    return alike(was, is_, "") and bool(minted)
+
+
+def _id_member(key: str) -> bool:
+    """Does a member's name say it holds an id (`id`, `email_id`, `branchId`, `uuid`)?"""
+    return key.casefold() in ("id", "uuid") or key.casefold().endswith(("_id", "-id")) \
+        or (key.endswith("Id") and key[:-2][-1:].islower())
+
+
+def _a_name(word: str) -> bool:
+    """Is a word a name something was given: letters and digits together, long enough to tell things apart?"""
+    return any(c.isalpha() for c in word) and any(c.isdigit() for c in word) \
+        and sum(c.isalnum() for c in word) >= _DISTINCT
+
+
+# The user's counts, as English writes them (a numeral before "times": "3 times").
+_COUNTS = {"two": 2, "twice": 2, "three": 3, "thrice": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+           "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+_TIMES = re.compile(r"\b(\d{1,2}) times\b")
+
+
+def asked_for(request: str) -> int:
+    """How many the user asked for: the largest count its words state (one, when they state none)."""
+    text = request.casefold()
+    counts = [_COUNTS[w] for w in re.findall(r"[a-z]+", text) if w in _COUNTS]
+    return max([1, *counts, *(int(n) for n in _TIMES.findall(text))])
+
+
+def beyond_asked(m: Memory, a: GuardedCall) -> bool:
+    """Has the call `a` run more often, in this user turn, than the user's latest message asked for? The tool's
+    other calls in the turn take their share of the count (three emails to three customers are the three asked)."""
+    turn = [x for x in m.attempts[:a.index + 1] if x.call.name == a.call.name and x.heard == a.heard]
+    others = len({x.action for x in turn}) - 1
+    said = m.read.user_texts[-1] if m.read.user_texts else ""
+    return sum(x.action == a.action for x in turn) > asked_for(said or "") - others
 
 
 def moved_by(was: Any, is_: Any, sent: set[float]) -> bool:

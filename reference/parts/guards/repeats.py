@@ -79,7 +79,7 @@ class RepeatedCall(Detector):
             return None  # 4: the tool refused one spelling: the model is correcting it
         ran = [x for x in standing if x.ran and not x.failed]
         # its last two answers differ only by totals grown by what it sends: it adds, whatever its wording says
-        adds = info.unknown and len(ran) >= 2 and same_acknowledgement(ran[-2], ran[-1])
+        adds = info.unknown and len(ran) >= 2 and same_acknowledgement(ran[-2], ran[-1], m)
         reads = not a.writes or (info.unknown and last.reports and not adds)  # what it answered tells what it did
         polled = not a.writes and info.moves_by_itself
         # 2: the run moved since (for a write that acts twice, by more than what its own runs made): not stuck
@@ -103,7 +103,7 @@ class RepeatedCall(Detector):
             return None
         runs = [x for x in m.by_action[a.action] if x.ran and x is not a and m.still_stands(x, a)]
         # a call of unknown effect whose answer moved only by what it sends gave the same acknowledgement again
-        again = bool(runs) and a.writes and m.info(a.call.name).unknown and same_acknowledgement(runs[-1], a)
+        again = bool(runs) and a.writes and m.info(a.call.name).unknown and same_acknowledgement(runs[-1], a, m)
         if before != a.result and not again and not (a.asked and any(x.result == a.result for x in runs)):
             return None  # a call the user asked for is stuck once it answers what it already answered
         if _patient(m, [*runs, a]):

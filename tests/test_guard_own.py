@@ -1,0 +1,58 @@
+"""Duplicate writes judged by their answers (reference/parts/guards/own.py): an answer new only by what the call
+minted is the same acknowledgement, a read of the write's own effect is no news for it, and the other items of
+a batch answer for that batch; each with the legitimate work it must leave alone."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from reference import parse_scenario
+from reference.parts.guards.own import asked_for, minted_apart
+from reference.runs.runner import completed, evaluate, interventions, run
+
+FIELD = Path(__file__).parent / "field_scenarios"
+
+
+def _run(name: str):
+    scenario = parse_scenario(yaml.safe_load((FIELD / f"{name}.yaml").read_text(encoding="utf-8")), name)
+    return scenario, run(scenario, "guarded")
+
+
+@pytest.mark.parametrize("loop, legitimate", [
+    ("certificate-sent-again-new-id", "jobs-created-three-times-as-asked"),
+    ("insert-again-after-reading-its-total", "insert-again-after-user-reports-second-wire"),
+    ("batch-sent-again-whole-after-one-timeout", "batch-item-that-timed-out-sent-again"),
+])
+def test_a_duplicate_write_is_caught_and_the_work_beside_it_is_left_alone(loop, legitimate):
+    scenario, result = _run(loop)
+    failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
+    assert not failed and interventions(result)[0] == "repeated_call", (failed, interventions(result))
+    scenario, result = _run(legitimate)
+    assert completed(scenario, result) and not interventions(result), interventions(result)
+
+
+def test_an_answer_new_only_by_what_the_call_minted_is_the_same_acknowledgement():
+    sent = "Email sent successfully! {\"id\":\"4ef9a417-02e9-4d39-ad75-9611e0fcc33c\"}"
+    again = "Email sent successfully! {\"id\":\"b3d1c0e2-7a44-4f0e-9c2b-61a1f0d5e8aa\"}"
+    assert minted_apart(sent, again)
+    assert minted_apart("Certificate certificate_3221322 added", "Certificate certificate_3221323 added")
+    assert minted_apart([{"id": 48213, "created_at": "2026-12-02T03:21:07.412Z"}],
+                        [{"id": 48214, "created_at": "2026-12-02T03:21:19.088Z"}])
+
+
+@pytest.mark.parametrize("was, is_", [
+    ("step 400 loss 0.23", "step 500 loss 0.19"),  # a count and a measure moved: news
+    ("3 rows: ada, bob, cy", "3 rows: dee, eve, flo"),  # the next rows a "Load more" brought
+    ("Email sent successfully!", "Email sent successfully!"),  # nothing minted: the same answer, another rule's
+    ({"balance": 10}, {"balance": 20}),  # a total moved, not named as an id
+])
+def test_what_the_world_showed_is_not_minted(was, is_):
+    assert not minted_apart(was, is_)
+
+
+def test_the_user_asks_for_a_count_in_words():
+    assert asked_for("Kick off three runs, so just create it three times.") == 3
+    assert asked_for("Run it 4 times.") == 4
+    assert asked_for("My flight HAT045 on May 14 was cancelled. Send the compensation.") == 1
