@@ -3,8 +3,8 @@ tester's own expectation (tests/candidates/hostile/blind2/EXPECTATIONS.md, writt
 
 Each candidate is graded by the real command in its own process (`--scenarios quick`, a 2 s run limit, in a
 temp dir). Every one must get an honest report: one JSON document, no grade held minutes past the limit plus a
-second a run (a hang guard: on a busy machine a grade takes longer, never minutes longer), the total the tester expected, no process left whose working directory is the grade's, nothing outside the
-temp dirs changed (the kit's modules and the catalogue hash the same). The tester wrote the expectations for
+second a run (a hang guard: on a busy machine a grade takes longer, never minutes longer), the total the tester
+expected, no process left whose working directory is the grade's, nothing outside the temp dirs changed (the kit's modules and the catalogue hash the same). The tester wrote the expectations for
 a grader running as root with its namespaces (this machine) and, apart, for an ordinary user, where several of
 these attacks are the documented limits (docs/grading.md, Known limits: a candidate there runs as the
 grader's user, may stop the grader or write the user's site-packages): so they run only where the grade is
