@@ -21,7 +21,7 @@ def test_the_tool_endpoint_runs_the_scenarios_fake_tool():
     with ServeHTTP(app, "127.0.0.1", 0) as server:
         body = json.dumps({"name": "get_weather", "arguments": {"city": "Shanghai", "date": "2026-12-01"}}).encode()
         request = urllib.request.Request(server.base_url + TOOL_PATH, body, {"content-type": "application/json"})
-        with urllib.request.urlopen(request, timeout=10) as answer:
+        with urllib.request.urlopen(request, timeout=120) as answer:
             result = json.loads(answer.read())
     assert result["ok"] and result["data"]["forecast"] == "light rain"
     assert [(name, ok) for name, ok, _ in app.results] == [("get_weather", True)]

@@ -214,8 +214,8 @@ def test_processes_that_leave_the_process_group_are_stopped_by_the_subreaper():
             if os.fork() == 0:
                 os.execvp("sleep", ["sleep", "1717"])
             os._exit(0)
-        wait_for({pid})
-        print(stop_orphans(set()), children())
+        wait_for({pid}, 120)  # minutes: it returns once the child is reaped; the default second is for the check
+        print(stop_orphans(set(), 120), children())
     """)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, cwd=ROOT)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert done.stdout.strip() in ("skip", "1 set()"), done.stdout + done.stderr

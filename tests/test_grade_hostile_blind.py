@@ -2,9 +2,9 @@
 tester's own expectation (tests/candidates/hostile/blind2/EXPECTATIONS.md, written before any run).
 
 Each candidate is graded by the real command in its own process (`--scenarios quick`, a 2 s run limit, in a
-temp dir). Every one must get an honest report: one JSON document, each run within the limit plus a second,
-the total the tester expected, no process left whose working directory is the grade's, nothing outside the
-temp dirs changed (the kit's modules and the catalogue hash the same). The tester wrote the expectations for
+temp dir). Every one must get an honest report: one JSON document, no grade held minutes past the limit plus a
+second a run (a hang guard: on a busy machine a grade takes longer, never minutes longer), the total the tester
+expected, no process left whose working directory is the grade's, nothing outside the temp dirs changed (the kit's modules and the catalogue hash the same). The tester wrote the expectations for
 a grader running as root with its namespaces (this machine) and, apart, for an ordinary user, where several of
 these attacks are the documented limits (docs/grading.md, Known limits: a candidate there runs as the
 grader's user, may stop the grader or write the user's site-packages): so they run only where the grade is
@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "tests" / "candidates" / "hostile" / "blind2"
 LIMIT = 2.0
 STARTUP = 10.0  # the zygote's start and the grader's own, paid once before any run's limit (docs/grading.md, Cost)
+HELD = 120.0  # past the promise above, a grade this late was held (frozen, or waiting on a leftover): a hang guard
 OWN = "/tmp/loopkit_hostile2"  # where the candidates log and keep their counters (their own choice of path)
 
 # The tester's expected total: (comparison, value), from EXPECTATIONS.md. Where the tester expected the grader
@@ -131,7 +132,7 @@ def test_a_blind_hostile_candidate_gets_an_honest_report(tmp_path, name):
     if "own pid namespace" not in report["sandbox"]:
         pytest.skip(f"this machine refuses the namespaces the expectations assume: {report['sandbox']}")
     runs = report["runs"]
-    assert seconds < len(runs) * (LIMIT + 1) + STARTUP, (len(runs), seconds)
+    assert seconds < len(runs) * (LIMIT + 1) + STARTUP + HELD, (len(runs), seconds)
     assert not left_in(tmp_path), "a process of the candidate outlived the grade"
     assert kit_hashes() == before, "a file of the kit or the catalogue changed"
     assert not Path(OWN, "h06_PWNED_grader_side").exists()  # the grader never ran what a frame named

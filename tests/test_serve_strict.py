@@ -25,12 +25,21 @@ CHAT_TOOLS = [{"type": "function", "function": {"name": t.name, "parameters": t.
 CLAUDE_TOOLS = [{"name": t.name, "input_schema": t.parameters} for t in SCENARIO.tools]
 
 
+HANG_GUARD = 600.0  # the whole-request deadline of every test's server but the one that waits for it (an idle
+# keep-alive connection holds a worker this long: the default 32 workers, more than any test's clients)
+DEADLINE = 2.0  # the deadline the slow client meets: it never sends its whole body, so it meets any deadline
+
+
+def serving(timeout: float = HANG_GUARD) -> ServeHTTP:
+    lines: list[str] = []
+    running = ServeHTTP(ServeApp(SCENARIO, log=lines.append, max_requests=50), "127.0.0.1", 0, timeout=timeout)
+    running.lines = lines
+    return running
+
+
 @pytest.fixture
 def server():
-    lines: list[str] = []
-    with ServeHTTP(ServeApp(SCENARIO, log=lines.append, max_requests=50), "127.0.0.1", 0, timeout=2.0,
-                   workers=4) as running:
-        running.lines = lines
+    with serving() as running:
         yield running
 
 
@@ -171,8 +180,8 @@ def test_no_request_body_is_kept_after_its_answer(server):
 
 # -- the server's own limits ------------------------------------------------------------------------------
 
-def test_a_client_sending_a_byte_at_a_time_is_dropped_at_the_whole_request_deadline(server):
-    with socket.create_connection(server.server_address[:2]) as sock:
+def test_a_client_sending_a_byte_at_a_time_is_dropped_at_the_whole_request_deadline():
+    with serving(DEADLINE) as server, socket.create_connection(server.server_address[:2]) as sock:
         sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n")
         started, closed = time.monotonic(), False
         for _ in range(999):  # never the whole body, a byte every 0.05 s (50 s or more): only a deadline ends it
@@ -183,7 +192,7 @@ def test_a_client_sending_a_byte_at_a_time_is_dropped_at_the_whole_request_deadl
                 closed = True
                 break
         waited = time.monotonic() - started
-    assert closed, f"the slow client was still connected after {waited:.1f} s (the server's deadline: 2 s)"
+    assert closed, f"the slow client was still connected after {waited:.1f} s (the server's deadline: {DEADLINE:g} s)"
     assert not any("Traceback" in line for line in server.lines)
 
 

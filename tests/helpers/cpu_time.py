@@ -1,6 +1,6 @@
 """CPU seconds per test, for finding what makes the suite slow on a shared machine (docs/testing.md).
 
-    LOOPKIT_CPU_LOG=cpu.jsonl pytest -p tests.helpers.cpu_time --nbval -n 2
+    LOOPKIT_CPU_LOG=cpu.jsonl python -m pytest -p tests.helpers.cpu_time --nbval -n 2
     python -m tests.helpers.cpu_time cpu.jsonl        # the costliest tests and files, and each worker's tail
 
 Wall time moves with the machine's load; CPU time (user + sys of the pytest process and of every child it

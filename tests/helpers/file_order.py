@@ -6,7 +6,7 @@ a few long tests (a grade process each, a notebook's kernel); longest first leav
 How long a file takes comes from a past run (file_seconds.json, its tests' wall time under xdist); a file not in
 it counts as the median, so a stale table only changes the order, never which tests run.
 
-    LOOPKIT_CPU_LOG=cpu.jsonl pytest --nbval -n auto -p tests.helpers.cpu_time
+    LOOPKIT_CPU_LOG=cpu.jsonl python -m pytest --nbval -n auto -p tests.helpers.cpu_time
     python -m tests.helpers.file_order cpu.jsonl > tests/helpers/file_seconds.json
 """
 from __future__ import annotations
