@@ -10,15 +10,19 @@ it must not fire on):
 3. A failure that passes by itself changed nothing: the same call may be sent again, three attempts in all, as
    the OpenAI and Anthropic SDKs retry by default, or three waits where the server said how long (a 503 or 429
    with Retry-After, waited out as told): the third send after two refused connections runs (`retrying`).
-4. A failure that says the input is wrong is a repeat when sent again as written: a spelling the tool refused,
+4. A failed call sent again runs once more, for a failure changed nothing and may not recur (a compute waking, a
+   fix the user made and said so): the same failure again, with nothing new in between, is the repeat, put in the
+   answer's place, and the next is answered before it runs; what the guard knows of a failure survives a user
+   turn. Not for a transient failure (its retry budget, rule 3), nor a call that already answered (a respelling).
+5. A failure that says the input is wrong is a repeat when sent again as written: a spelling the tool refused,
    corrected ("Dec 1, 2026" to "2026-12-01"), is a new request.
-5. A call that is not itself the question is judged by what is: a poll by its answers (progress.py), a wait
+6. A call that is not itself the question is judged by what is: a poll by its answers (progress.py), a wait
    (a call that printed nothing, or that says nothing of its effects while a poll runs between) by the calls
    around it, a read beside a new question in one parallel batch by the batch (`judged_elsewhere`).
-6. A read whose answer may have moved runs once more, and only the same answer again is the repeat, put in the
+7. A read whose answer may have moved runs once more, and only the same answer again is the repeat, put in the
    answer's place (`after_result`); patience grows with the movement its runs showed (`_patient`): a job polled
    until it is done, a log tailed while training runs.
-7. A call that may act runs again with nothing new in between only when a second is no duplicate
+8. A call that may act runs again with nothing new in between only when a second is no duplicate
    (`_acts_on_news`): it is idempotent, the user asked for it in these words, or what it acts on moved without it.
 
 Which calls may act twice, which reads are fixed: the tool's definition (effects.py). A call whose
@@ -75,8 +79,11 @@ class RepeatedCall(Detector):
         if retrying(m, a):
             return None  # 3: a failure that passes by itself, sent again within the retry budget
         answered = any(x.ran and not x.failed for x in standing)
+        if last.failed and not (last.transient or answered or _failed_alike(m, standing)):
+            a.recheck = True  # 4: a failure changed nothing and may not recur: it runs, judged by its answer
+            return None
         if last.failed and not answered and _spelling(last.call) != _spelling(a.call):
-            return None  # 4: the tool refused one spelling: the model is correcting it
+            return None  # 5: the tool refused one spelling: the model is correcting it
         ran = [x for x in standing if x.ran and not x.failed]
         # its last two answers differ only by totals grown by what it sends: it adds, whatever its wording says
         adds = info.unknown and len(ran) >= 2 and same_acknowledgement(ran[-2], ran[-1])
@@ -89,19 +96,24 @@ class RepeatedCall(Detector):
         if last.failed:
             return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
         if polled or judged_elsewhere(m, last, a, adds):
-            return None  # 5: a poll, a wait or a batch: the answers around it say whether the run is stuck
+            return None  # 6: a poll, a wait or a batch: the answers around it say whether the run is stuck
         a.asked = m.user_spelled(a)
         if reads and not (_settled(m, standing) or (info.fixed and not _may_have_moved(m, a, last))):
-            a.recheck = True  # 6: its answer may have moved: run it, and judge it by the answer
+            a.recheck = True  # 7: its answer may have moved: run it, and judge it by the answer
             return None
         if not reads and _acts_on_news(m, a, last, info):
-            return None  # 7: a second is no duplicate
+            return None  # 8: a second is no duplicate
         return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
 
     def after_result(self, m: Memory, a: GuardedCall, before: Optional[str]) -> Optional[Detection]:
-        if not (a.recheck and not a.failed):
+        if not a.recheck:
             return None
         runs = [x for x in m.by_action[a.action] if x.ran and x is not a and m.still_stands(x, a)]
+        if a.failed:  # the same failure again, nothing new in between, is the repeat
+            if runs and _failed_alike(m, [*runs, a]):
+                return feedback.repeated_call(a.action, len(runs), runs, a, list(m.tools), feedback.echo_of(m),
+                                              ran_again=True)
+            return None
         # a call of unknown effect whose answer moved only by what it sends gave the same acknowledgement again
         again = bool(runs) and a.writes and m.info(a.call.name).unknown and same_acknowledgement(runs[-1], a)
         if before != a.result and not again and not (a.asked and any(x.result == a.result for x in runs)):
@@ -110,6 +122,14 @@ class RepeatedCall(Detector):
             return None  # a call whose run kept moving may answer alike once more before it is stuck
         return feedback.repeated_call(a.action, len(runs), runs, a, list(m.tools), feedback.echo_of(m),
                                       ran_again=True)
+
+
+def _failed_alike(m: Memory, runs: list[GuardedCall]) -> bool:
+    """Did the last two of these runs fail with the same answer, with nothing new in between? Then the failure
+    did not pass: sent again, it is the repeat."""
+    ran = [x for x in runs if x.ran]
+    return len(ran) >= 2 and ran[-1].failed and ran[-2].failed and ran[-1].result == ran[-2].result \
+        and not m.news_between(ran[-2], ran[-1])
 
 
 def _settled(m: Memory, standing: list[GuardedCall]) -> bool:
