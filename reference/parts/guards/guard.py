@@ -207,15 +207,14 @@ class LoopGuard:
                 (m.changing.add if before != a.result else m.changing.discard)(a.action)
             if not a.empty or took:  # an answer about a new subject, or a write that took, is news
                 fresh.add(f"asked {a.subject}" if not a.writes else f"wrote {a.action} {m.epoch}")
-            if took:  # it may have changed what every read would say; what it made or acted on may still move
-                m.epoch, m.made = m.epoch + 1, {str(v) for _, v in [*argument_leaves(content), *argument_leaves(a.arguments)]
-                                                  if isinstance(v, (str, int, float)) and not isinstance(v, bool)}
+            if took:  # it may have changed what every read would say
+                m.epoch += 1
             m.last_result[a.action] = (m.epoch, a.heard, a.result)  # a write's own change counted in
             key = m.answer_key(a)
             if key is not None:
                 m.answers.setdefault(key, []).append(a)
         elif resource_changed(body):  # 409, 412, a new ETag: what was read is stale
-            m.epoch, m.made = m.epoch + 1, set()
+            m.epoch += 1
         elif reached and not a.transient:  # a deterministic failure: news the first time, a guess after
             tried = m.errors.setdefault((a.call.name, a.error_class or "error"), set())
             if not tried:

@@ -1,6 +1,6 @@
 """Principle 1, state epochs: the same call is a repeat once it gives the same answer with nothing in between
 that could have changed it, and it is answered before it runs only when running it again would act twice or
-its answer is known to be fixed. `RepeatedCall.before_call` asks, in order (each rule with the legitimate case
+its answers already repeated. `RepeatedCall.before_call` asks, in order (each rule with the legitimate case
 it must not fire on):
 
 1. One message asks once: a call asked twice in one assistant message is answered by the first.
@@ -19,13 +19,15 @@ it must not fire on):
 6. A call that is not itself the question is judged by what is: a poll by its answers (progress.py), a wait
    (a call that printed nothing, or that says nothing of its effects while a poll runs between) by the calls
    around it, a read beside a new question in one parallel batch by the batch (`judged_elsewhere`).
-7. A read whose answer may have moved runs once more, and only the same answer again is the repeat, put in the
-   answer's place (`after_result`); patience grows with the movement its runs showed (`_patient`): a job polled
-   until it is done, a log tailed while training runs.
+7. A read asked again runs once more, whatever its annotations say (MCP calls them hints, not guaranteed to
+   describe the tool), and only the same answer again is the repeat, put in the answer's place (`after_result`);
+   the next is answered before it runs (`_settled`). It must not fire on a crawl's status polled while the job
+   moves, though the server annotates it `openWorldHint: false`; patience grows with the movement its runs
+   showed (`_patient`): a job polled until it is done, a log tailed while training runs.
 8. A call that may act runs again with nothing new in between only when a second is no duplicate
    (`_acts_on_news`): it is idempotent, the user asked for it in these words, or what it acts on moved without it.
 
-Which calls may act twice, which reads are fixed: the tool's definition (effects.py). A call whose
+Which calls may act twice: the tool's definition (effects.py). A call whose
 definition says nothing of its effects is judged by what it answered (`responses.reports`): an answer with
 content marks a read, an acknowledgement (a new id, a success flag) a write. News that a write's own runs
 made is not news for that write (own.py).
@@ -98,8 +100,8 @@ class RepeatedCall(Detector):
         if polled or judged_elsewhere(m, last, a, adds):
             return None  # 6: a poll, a wait or a batch: the answers around it say whether the run is stuck
         a.asked = m.user_spelled(a)
-        if reads and not (_settled(m, standing) or (info.fixed and not _may_have_moved(m, a, last))):
-            a.recheck = True  # 7: its answer may have moved: run it, and judge it by the answer
+        if reads and not _settled(m, standing):
+            a.recheck = True  # 7: a read asked again runs once more, judged by its answer
             return None
         if not reads and _acts_on_news(m, a, last, info):
             return None  # 8: a second is no duplicate
@@ -159,13 +161,6 @@ def _patient(m: Memory, runs: list[GuardedCall]) -> bool:
         else:
             quiet += 1
     return 0 < quiet <= min(moves, PATIENCE)
-
-
-def _may_have_moved(m: Memory, a: GuardedCall, last: GuardedCall) -> bool:
-    """Why a read whose definition says it is fixed may still answer differently: its last re-run changed
-    its answer, it asks about what the last write made or started, its last answer named a moment still to
-    come (a pipeline's `finished_at: null`), or the user asked for it in these words."""
-    return a.action in m.changing or m.about_the_last_write(a) or last.to_come or a.asked
 
 
 def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo) -> bool:
