@@ -23,7 +23,9 @@ it must not fire on):
    describe the tool), and only the same answer again is the repeat, put in the answer's place (`after_result`);
    the next is answered before it runs (`_settled`). It must not fire on a crawl's status polled while the job
    moves, though the server annotates it `openWorldHint: false`; patience grows with the movement its runs
-   showed (`_patient`): a job polled until it is done, a log tailed while training runs.
+   showed (`_patient`): a job polled until it is done, a log tailed while training runs. A call that may act,
+   answered anew only by the UUIDs the service minted for it (RFC 9562: a send's new message id, own.py's
+   `minted_only`), gave the same answer; a read's new UUID is the world's (a message that arrived in an inbox).
 8. A call that may act runs again with nothing new in between only when a second is no duplicate
    (`_acts_on_news`): it is idempotent, the user asked for it in these words, or what it acts on moved without it.
 
@@ -118,7 +120,10 @@ class RepeatedCall(Detector):
             return None
         # a call of unknown effect whose answer moved only by what it sends gave the same acknowledgement again
         again = bool(runs) and a.writes and m.info(a.call.name).unknown and same_acknowledgement(runs[-1], a)
-        if before != a.result and not again and not (a.asked and any(x.result == a.result for x in runs)):
+        # a call that may act, answered anew only by the UUIDs the service minted for it (a new message id), gave
+        # the same answer; a read's new UUID is the world's (a message that arrived in the inbox it lists)
+        alike = before == a.result or (before is not None and a.writes and minted_only(m, a))
+        if not alike and not again and not (a.asked and any(x.result == a.result for x in runs)):
             return None  # a call the user asked for is stuck once it answers what it already answered
         if _patient(m, [*runs, a]):
             return None  # a call whose run kept moving may answer alike once more before it is stuck
