@@ -79,15 +79,13 @@ def test_field_scenario(path):
 
 def test_a_call_repeats_an_earlier_one_only_if_nothing_between_them_brought_new_information():
     """The same shell wait between polls of a build that moves each time is no repeat; a read and a refused
-    edit whose answers never change are one loop, and still caught: the read asked again is the repeat, the
-    refused edit sent again runs once more and the pair is then stopped as a cycle or a repeat."""
+    edit whose answers never change are one loop, and still caught."""
     waits, cycle = (_load(next(p for p in FIELD if p.stem == name))
                     for name in ("wait-between-polls", "read-fail-edit-cycle"))
     result = run(waits, "guarded")
     assert completed(waits, result) and not interventions(result), interventions(result)
     result = run(cycle, "guarded")
-    assert interventions(result)[0] == "repeated_call"
-    assert result.stop_reason.value in ("repeated_call", "alternation"), result.stop_reason
+    assert result.stop_reason.value == "repeated_call" and interventions(result)[0] == "repeated_call"
 
 
 @pytest.mark.parametrize("name", ["shell-poll-back-to-back", "unknown-write-sent-twice"])
@@ -111,6 +109,22 @@ def test_news_a_write_made_itself_is_not_news_for_that_write(name):
     result = run(scenario, "guarded")
     failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
     assert not failed, f"{name}: {'; '.join(failed)}"
+
+
+def test_a_failed_call_sent_again_runs_once_more_and_the_same_failure_is_the_repeat():
+    """A failure changed nothing and may not recur: a read through a waking compute runs three times and answers;
+    after the user says the token is renewed, the send runs once more, and the same 401 is the repeat, put in its
+    answer's place; the next is answered before it runs. A failure that says of itself it will not pass
+    (`retryable: false`) is the repeat before it runs."""
+    scenario, result = _ends("query-retried-while-compute-wakes")
+    assert completed(scenario, result) and len(executed_calls(result)) == 3, executed_calls(result)
+    scenario, result = _ends("failure-alike-after-user-said-fixed")
+    assert len(executed_calls(result)) == 2, executed_calls(result)  # the first, and the first after the user spoke
+    assert interventions(result)[0] == "repeated_call" and result.stop_reason.value == "repeated_call"
+    episode = _episode()
+    guard, messages = LoopGuard.for_episode(episode), episode.initial_messages()
+    _ask(guard, episode, messages, "c1", {"id": "Z9"})  # 404, and the executor's `retryable: false`
+    assert _ask(guard, episode, messages, "c2", {"id": "Z9"}).action == "intervene"
 
 
 def _ends(name: str):
@@ -280,10 +294,7 @@ def test_a_new_user_message_refreshes_reads_but_not_a_deterministic_failure():
     assert _ask(guard, episode, messages, "c2", {"id": "Z9"}).action == "run"  # 404
     messages.append(UserMessage("Has it shipped by now?"))
     assert _ask(guard, episode, messages, "c3", {"id": "A1"}).action == "run", "the user asked again"
-    # a failure sent again runs once more, and the same 404 after the user spoke is still the repeat
-    assert _ask(guard, episode, messages, "c4", {"id": "Z9"}).action == "run", "a failure may not recur"
-    assert '"repeated_call"' in messages[-1].content, "a 404 stays a 404"
-    assert _ask(guard, episode, messages, "c5", {"id": "Z9"}).action != "run", "the next one is answered before it runs"
+    assert _ask(guard, episode, messages, "c4", {"id": "Z9"}).action == "intervene", "a 404 stays a 404"
 
 
 def test_one_canonical_form_answers_for_the_guard_the_executor_and_the_trace():

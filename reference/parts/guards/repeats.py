@@ -13,7 +13,8 @@ it must not fire on):
 4. A failed call sent again runs once more, for a failure changed nothing and may not recur (a compute waking, a
    fix the user made and said so): the same failure again, with nothing new in between, is the repeat, put in the
    answer's place, and the next is answered before it runs; what the guard knows of a failure survives a user
-   turn. Not for a transient failure (its retry budget, rule 3), nor a call that already answered (a respelling).
+   turn. Not for a transient failure (its retry budget, rule 3), a failure that says of itself it will not pass
+   (its own `retryable: false`), nor a call that already answered (a respelling).
 5. A failure that says the input is wrong is a repeat when sent again as written: a spelling the tool refused,
    corrected ("Dec 1, 2026" to "2026-12-01"), is a new request.
 6. A call that is not itself the question is judged by what is: a poll by its answers (progress.py), a wait
@@ -83,7 +84,7 @@ class RepeatedCall(Detector):
         if retrying(m, a):
             return None  # 3: a failure that passes by itself, sent again within the retry budget
         answered = any(x.ran and not x.failed for x in standing)
-        if last.failed and not (last.transient or answered or _failed_alike(m, standing)):
+        if last.failed and not (last.transient or last.final or answered or _failed_alike(m, standing)):
             a.recheck = True  # 4: a failure changed nothing and may not recur: it runs, judged by its answer
             return None
         if last.failed and not answered and _spelling(last.call) != _spelling(a.call):

@@ -63,6 +63,7 @@ class GuardedCall:
     ran: bool = False
     result: Optional[str] = None  # the result fingerprint, echoes and metadata aside
     transient: bool = False  # it failed in a way that passes by itself (responses.transient)
+    final: bool = False  # it failed and said of itself it will not pass (responses.says_final)
     failed: bool = False  # it ran and the tool refused it or failed
     error_class: Optional[str] = None  # the error's type, when it failed
     recheck: bool = False  # a repeat let through because its answer may have moved: judged by its result
