@@ -111,6 +111,22 @@ def test_news_a_write_made_itself_is_not_news_for_that_write(name):
     assert not failed, f"{name}: {'; '.join(failed)}"
 
 
+def test_a_failed_call_sent_again_runs_once_more_and_the_same_failure_is_the_repeat():
+    """A failure changed nothing and may not recur: a read through a waking compute runs three times and answers;
+    after the user says the token is renewed, the send runs once more, and the same 401 is the repeat, put in its
+    answer's place; the next is answered before it runs. A failure that says of itself it will not pass
+    (`retryable: false`) is the repeat before it runs."""
+    scenario, result = _ends("query-retried-while-compute-wakes")
+    assert completed(scenario, result) and len(executed_calls(result)) == 3, executed_calls(result)
+    scenario, result = _ends("failure-alike-after-user-said-fixed")
+    assert len(executed_calls(result)) == 2, executed_calls(result)  # the first, and the first after the user spoke
+    assert interventions(result)[0] == "repeated_call" and result.stop_reason.value == "repeated_call"
+    episode = _episode()
+    guard, messages = LoopGuard.for_episode(episode), episode.initial_messages()
+    _ask(guard, episode, messages, "c1", {"id": "Z9"})  # 404, and the executor's `retryable: false`
+    assert _ask(guard, episode, messages, "c2", {"id": "Z9"}).action == "intervene"
+
+
 def _ends(name: str):
     scenario = _load(next(p for p in FIELD if p.stem == name))
     return scenario, run(scenario, "guarded")

@@ -42,7 +42,7 @@ from .checks import argument_problems, has_checks
 from .effects import ToolInfo, resource_changed
 from .feedback import Detection
 from .registry import DETECTORS
-from .responses import reports, still_to_come, transient, without_call_counts
+from .responses import reports, says_final, still_to_come, transient, without_call_counts
 from .results import (ResultReader, argument_leaves, found_nothing, is_moment_name, owned_moments, parse_result,
                       subject_of, without_echoes)
 from .state import GuardedCall, Memory
@@ -185,6 +185,7 @@ class LoopGuard:
         values = set() if a.empty else values  # zeros that say "nothing found" are no news
         body = None if ok else (read_body(result.content) or {"message": result.content})  # plain-text errors too
         a.transient = transient(body)  # passes by itself: sent again, it is a retry (responses.py)
+        a.final = says_final(body)  # says it will not pass: sent again unchanged, it is the repeat
         a.error_class = str(body.get("error_type") or "error") if body else None
         last = m.last_result.get(a.action)  # (the epoch once it ran, heard, its answer)
         before = last[2] if last and last[:2] == (a.epoch, a.heard) else None  # nothing else changed state since
@@ -207,15 +208,14 @@ class LoopGuard:
                 (m.changing.add if before != a.result else m.changing.discard)(a.action)
             if not a.empty or took:  # an answer about a new subject, or a write that took, is news
                 fresh.add(f"asked {a.subject}" if not a.writes else f"wrote {a.action} {m.epoch}")
-            if took:  # it may have changed what every read would say; what it made or acted on may still move
-                m.epoch, m.made = m.epoch + 1, {str(v) for _, v in [*argument_leaves(content), *argument_leaves(a.arguments)]
-                                                  if isinstance(v, (str, int, float)) and not isinstance(v, bool)}
+            if took:  # it may have changed what every read would say
+                m.epoch += 1
             m.last_result[a.action] = (m.epoch, a.heard, a.result)  # a write's own change counted in
             key = m.answer_key(a)
             if key is not None:
                 m.answers.setdefault(key, []).append(a)
         elif resource_changed(body):  # 409, 412, a new ETag: what was read is stale
-            m.epoch, m.made = m.epoch + 1, set()
+            m.epoch += 1
         elif reached and not a.transient:  # a deterministic failure: news the first time, a guess after
             tried = m.errors.setdefault((a.call.name, a.error_class or "error"), set())
             if not tried:

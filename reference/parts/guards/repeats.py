@@ -1,6 +1,6 @@
 """Principle 1, state epochs: the same call is a repeat once it gives the same answer with nothing in between
 that could have changed it, and it is answered before it runs only when running it again would act twice or
-its answer is known to be fixed. `RepeatedCall.before_call` asks, in order (each rule with the legitimate case
+its answers already repeated. `RepeatedCall.before_call` asks, in order (each rule with the legitimate case
 it must not fire on):
 
 1. One message asks once: a call asked twice in one assistant message is answered by the first.
@@ -10,18 +10,27 @@ it must not fire on):
 3. A failure that passes by itself changed nothing: the same call may be sent again, three attempts in all, as
    the OpenAI and Anthropic SDKs retry by default, or three waits where the server said how long (a 503 or 429
    with Retry-After, waited out as told): the third send after two refused connections runs (`retrying`).
-4. A failure that says the input is wrong is a repeat when sent again as written: a spelling the tool refused,
+4. A failed call sent again runs once more, for a failure changed nothing and may not recur (a compute waking, a
+   fix the user made and said so): the same failure again, with nothing new in between, is the repeat, put in the
+   answer's place, and the next is answered before it runs; what the guard knows of a failure survives a user
+   turn. Not for a transient failure (its retry budget, rule 3), a failure that says of itself it will not pass
+   (its own `retryable: false`), nor a call that already answered (a respelling).
+5. A failure that says the input is wrong is a repeat when sent again as written: a spelling the tool refused,
    corrected ("Dec 1, 2026" to "2026-12-01"), is a new request.
-5. A call that is not itself the question is judged by what is: a poll by its answers (progress.py), a wait
+6. A call that is not itself the question is judged by what is: a poll by its answers (progress.py), a wait
    (a call that printed nothing, or that says nothing of its effects while a poll runs between) by the calls
    around it, a read beside a new question in one parallel batch by the batch (`judged_elsewhere`).
-6. A read whose answer may have moved runs once more, and only the same answer again is the repeat, put in the
-   answer's place (`after_result`); patience grows with the movement its runs showed (`_patient`): a job polled
-   until it is done, a log tailed while training runs.
-7. A call that may act runs again with nothing new in between only when a second is no duplicate
+7. A read asked again runs once more, whatever its annotations say (MCP calls them hints, not guaranteed to
+   describe the tool), and only the same answer again is the repeat, put in the answer's place (`after_result`);
+   the next is answered before it runs (`_settled`). It must not fire on a crawl's status polled while the job
+   moves, though the server annotates it `openWorldHint: false`; patience grows with the movement its runs
+   showed (`_patient`): a job polled until it is done, a log tailed while training runs. A call that may act,
+   answered anew only by the UUIDs the service minted for it (RFC 9562: a send's new message id, own.py's
+   `minted_only`), gave the same answer; a read's new UUID is the world's (a message that arrived in an inbox).
+8. A call that may act runs again with nothing new in between only when a second is no duplicate
    (`_acts_on_news`): it is idempotent, the user asked for it in these words, or what it acts on moved without it.
 
-Which calls may act twice, which reads are fixed: the tool's definition (effects.py). A call whose
+Which calls may act twice: the tool's definition (effects.py). A call whose
 definition says nothing of its effects is judged by what it answered (`responses.reports`): an answer with
 content marks a read, an acknowledgement (a new id, a success flag) a write. News that a write's own runs
 made is not news for that write (own.py).
@@ -75,8 +84,11 @@ class RepeatedCall(Detector):
         if retrying(m, a):
             return None  # 3: a failure that passes by itself, sent again within the retry budget
         answered = any(x.ran and not x.failed for x in standing)
+        if last.failed and not (last.transient or last.final or answered or _failed_alike(m, standing)):
+            a.recheck = True  # 4: a failure changed nothing and may not recur: it runs, judged by its answer
+            return None
         if last.failed and not answered and _spelling(last.call) != _spelling(a.call):
-            return None  # 4: the tool refused one spelling: the model is correcting it
+            return None  # 5: the tool refused one spelling: the model is correcting it
         ran = [x for x in standing if x.ran and not x.failed]
         # its last two answers differ only by totals grown by what it sends: it adds, whatever its wording says
         adds = info.unknown and len(ran) >= 2 and same_acknowledgement(ran[-2], ran[-1], m)
@@ -89,27 +101,43 @@ class RepeatedCall(Detector):
         if last.failed:
             return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
         if polled or judged_elsewhere(m, last, a, adds):
-            return None  # 5: a poll, a wait or a batch: the answers around it say whether the run is stuck
+            return None  # 6: a poll, a wait or a batch: the answers around it say whether the run is stuck
         a.asked = m.user_spelled(a)
-        if reads and not (_settled(m, standing) or (info.fixed and not _may_have_moved(m, a, last))):
-            a.recheck = True  # 6: its answer may have moved: run it, and judge it by the answer
+        if reads and not _settled(m, standing):
+            a.recheck = True  # 7: a read asked again runs once more, judged by its answer
             return None
         if not reads and _acts_on_news(m, a, last, info):
-            return None  # 7: a second is no duplicate
+            return None  # 8: a second is no duplicate
         return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
 
     def after_result(self, m: Memory, a: GuardedCall, before: Optional[str]) -> Optional[Detection]:
-        if not (a.recheck and not a.failed):
+        if not a.recheck:
             return None
         runs = [x for x in m.by_action[a.action] if x.ran and x is not a and m.still_stands(x, a)]
+        if a.failed:  # the same failure again, nothing new in between, is the repeat
+            if runs and _failed_alike(m, [*runs, a]):
+                return feedback.repeated_call(a.action, len(runs), runs, a, list(m.tools), feedback.echo_of(m),
+                                              ran_again=True)
+            return None
         # a call of unknown effect whose answer moved only by what it sends gave the same acknowledgement again
         again = bool(runs) and a.writes and m.info(a.call.name).unknown and same_acknowledgement(runs[-1], a, m)
-        if before != a.result and not again and not (a.asked and any(x.result == a.result for x in runs)):
+        # a call that may act, answered anew only by the UUIDs the service minted for it (a new message id), gave
+        # the same answer; a read's new UUID is the world's (a message that arrived in the inbox it lists)
+        alike = before == a.result or (before is not None and a.writes and minted_only(m, a))
+        if not alike and not again and not (a.asked and any(x.result == a.result for x in runs)):
             return None  # a call the user asked for is stuck once it answers what it already answered
         if _patient(m, [*runs, a]):
             return None  # a call whose run kept moving may answer alike once more before it is stuck
         return feedback.repeated_call(a.action, len(runs), runs, a, list(m.tools), feedback.echo_of(m),
                                       ran_again=True)
+
+
+def _failed_alike(m: Memory, runs: list[GuardedCall]) -> bool:
+    """Did the last two of these runs fail with the same answer, with nothing new in between? Then the failure
+    did not pass: sent again, it is the repeat."""
+    ran = [x for x in runs if x.ran]
+    return len(ran) >= 2 and ran[-1].failed and ran[-2].failed and ran[-1].result == ran[-2].result \
+        and not m.news_between(ran[-2], ran[-1])
 
 
 def _settled(m: Memory, standing: list[GuardedCall]) -> bool:
@@ -139,13 +167,6 @@ def _patient(m: Memory, runs: list[GuardedCall]) -> bool:
         else:
             quiet += 1
     return 0 < quiet <= min(moves, PATIENCE)
-
-
-def _may_have_moved(m: Memory, a: GuardedCall, last: GuardedCall) -> bool:
-    """Why a read whose definition says it is fixed may still answer differently: its last re-run changed
-    its answer, it asks about what the last write made or started, its last answer named a moment still to
-    come (a pipeline's `finished_at: null`), or the user asked for it in these words."""
-    return a.action in m.changing or m.about_the_last_write(a) or last.to_come or a.asked
 
 
 def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo) -> bool:

@@ -149,6 +149,13 @@ def transient(body: Any) -> bool:
     return passing and not wrong
 
 
+def says_final(body: Any) -> bool:
+    """Does a failure say of itself that it will not pass, in its own `retryable: false` (the field that outranks
+    its words in `transient`)? Then it is known to recur, and sent again unchanged it is the repeat before it runs;
+    a failure that says nothing of it (a vendor's "Couldn't connect to compute node") may not recur."""
+    return any(key.lower() == "retryable" and value is False for key, value in _leaves(body))
+
+
 def _status(value: Any) -> Any:
     """An HTTP status a field holds (a number, or digits), or None."""
     if isinstance(value, str) and value.strip().isdigit():

@@ -63,6 +63,7 @@ class GuardedCall:
     ran: bool = False
     result: Optional[str] = None  # the result fingerprint, echoes and metadata aside
     transient: bool = False  # it failed in a way that passes by itself (responses.transient)
+    final: bool = False  # it failed and said of itself it will not pass (responses.says_final)
     failed: bool = False  # it ran and the tool refused it or failed
     error_class: Optional[str] = None  # the error's type, when it failed
     recheck: bool = False  # a repeat let through because its answer may have moved: judged by its result
@@ -151,7 +152,6 @@ class Memory:
     by_id: dict[str, GuardedCall] = field(default_factory=dict)
     by_action: dict[str, list[GuardedCall]] = field(default_factory=dict)  # action -> its attempts, in order
     epoch: int = 0  # successful calls that may change state, and errors saying a resource changed, so far
-    made: set[str] = field(default_factory=set)  # the values the write that opened this epoch answered with, or was sent
     news: int = 0  # answers so far that brought new information (see `news_between`)
     learned: int = 0  # successful reads so far that showed a value no result had shown before
     given: dict[str, set[str]] = field(default_factory=dict)  # action -> every answer it got
@@ -177,11 +177,6 @@ class Memory:
 
     def info(self, tool: str) -> ToolInfo:
         return self.tools.get(tool) or ToolInfo(tool)
-
-    def about_the_last_write(self, a: GuardedCall) -> bool:
-        """Does `a` ask about something the write that opened this epoch made, started or acted on (a value of its
-        answer or of its arguments)? What a write started (an export, a build, a deployment) may still be moving."""
-        return bool(self.made) and any(str(v) in self.made for _, v in argument_leaves(a.arguments))
 
     def answer_key(self, a: GuardedCall) -> Optional[tuple]:
         """Which answers `a`'s answer is compared with for rephrasing: one tool, one subject, one epoch."""
