@@ -432,9 +432,9 @@ plt.show()
 # legitimate scenario that a test runs):
 #
 # - **State epochs: the same call is a repeat once it gives the same answer with nothing in between that
-#   could have changed it; it is answered before it runs only when running it again would act twice or its
-#   answer is known to be fixed.** A second identical read runs, and only the same answer again is the
-#   repeat; the third is answered before it runs. *It prevents* stopping a log tailed with the same
+#   could have changed it; it is answered before it runs only when running it again would act twice.** A
+#   second identical read runs, whatever its annotations say (MCP calls them hints, not guarantees), and
+#   only the same answer again is the repeat; the third is answered before it runs. *It prevents* stopping a log tailed with the same
 #   command while training runs, and a browser's `wait` before a re-check. A call
 #   that succeeded and may change state opens a new epoch for every read; so does an error saying the
 #   resource changed (409, 412, a new ETag); a new user message refreshes what reads knew. Whether a call
@@ -442,13 +442,16 @@ plt.show()
 #   readOnlyHint false, openWorldHint true), else from the HTTP method it states, else, as a last resort,
 #   from its name; a definition that says nothing of its effects (a shell, a browser) is judged by what the
 #   call answered: an acknowledgement (a success flag, the id it created) marks a write, which is never sent
-#   twice, and content marks a read. *It prevents* flagging "read the document, change it, read it again to
-#   check".
-#   A failed call changed nothing: the same call after the same error stays a repeat, whatever the user
-#   said since. A read about what the last write started or acted on may still be moving, and a call
-#   that names no target of its own (no arguments, or only empty ones and fixed choices) can only act on
-#   what the tool carries: both run again and are judged by their answer. *It prevents* flagging a poll
-#   of the job the agent just started, and an editor's argument-less "scroll down".
+#   twice, and content marks a read; an answer new only by what the call itself created (a fresh id, its
+#   creation time) is the same acknowledgement, so the same send twice is a duplicate. *It prevents*
+#   flagging "read the document, change it, read it again to check".
+#   A failed call changed nothing, and its failure may not recur (a database waking up, a fix the user
+#   made outside): sent again it runs once more, and the same failure again is the repeat, whatever the
+#   user said since; a failure that passes by itself (a refused connection, a timeout, HTTP 429 or 503)
+#   may be sent again, three attempts in all. A call that names no target of its own (no arguments, or
+#   only empty ones and fixed choices) can only act on what the tool carries: it runs again and is judged
+#   by its answer. *It prevents* flagging a query retried while its database wakes, and an editor's
+#   argument-less "scroll down".
 # - **Progress is new information.** Results are compared without what the call itself put there (echoes
 #   of its own query, offset or id) and without metadata (timestamps, request ids). An answer about a
 #   new subject is news even if it says `true` again; a changed answer to the same call (polling) is news.
