@@ -41,3 +41,15 @@ def test_a_local_time_a_date_and_another_instant_keep_their_own_value():
     assert a == call_fingerprint("list_events", '{"timeMin": "2026-12-03T05:00:00Z"}')
     assert a != call_fingerprint("list_events", '{"timeMin": "2026-12-04T00:00:00-05:00"}')
     assert call_fingerprint("list_events", '{"timeMin": "2026-12-03T00:00:00-05:00"}', meaning=False) != a
+
+
+@pytest.mark.parametrize("loop, legitimate", [
+    ("days-past-the-users-day-all-empty", "days-of-the-users-window-all-empty"),
+    ("search-reworded-after-its-answer", "parallel-searches-two-rate-limited"),
+])
+def test_the_days_of_a_window_and_a_batch_sent_together_are_not_loops(loop, legitimate):
+    scenario, result = _run(legitimate)
+    assert completed(scenario, result) and not interventions(result), interventions(result)
+    scenario, result = _run(loop)
+    failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
+    assert not failed and interventions(result)[0] == scenario.expect.stop_reason, (failed, interventions(result))

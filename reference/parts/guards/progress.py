@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import feedback
-from .asking import _names, _words, given_before, told_apart
+from . import detectors, feedback
+from .asking import given_before, told_apart
 from .feedback import Detection
-from .results import argument_leaves
 from .state import Detector, GuardedCall, Memory
 
 LEGITIMATE = """
@@ -61,10 +60,9 @@ def asks_given(m: Memory, a: GuardedCall) -> bool:
     earlier = [x for x in m.ran if x.index < a.index and x.call.name == a.call.name]
     if any(x.action == a.action for x in earlier):
         return False  # asked before: the first answer was the news
-    if earlier:
-        return all(told_apart(x, a, given) for x in earlier)
-    return any(_names(w := _words(v)) and w <= given.words for _, v in argument_leaves(a.arguments)
-               if isinstance(v, str) and len(v.split()) == 1)
+    # the first call of a tool is told apart from nothing: its empty answer is only empty (a search for the
+    # thing the user wants, not found under its first name)
+    return bool(earlier) and all(told_apart(x, a, given) for x in earlier)
 
 
 class NoProgress(Detector):
@@ -75,19 +73,15 @@ class NoProgress(Detector):
 
     def after_result(self, m: Memory, a: GuardedCall, before: Optional[str]) -> Optional[Detection]:
         now = m.now
-        if not (now.counts and not now.flagged and now.turn and a.call.id == now.turn[-1]):
+        if not (now.counts and not now.flagged and not now.new and now.turn and a.call.id == now.turn[-1]):
             return None  # judged once, on the step's last result
-        by_step: dict[int, list[GuardedCall]] = {}
-        for x in m.ran:
-            by_step.setdefault(x.step, []).append(x)
-        news, run = [*m.new_per_step, now.new], 0
-        for back, brought in enumerate(reversed(news)):  # the steps that count, newest first, one per model step
-            calls = by_step.get(now.number - back, [])
-            if any(asks_given(m, x) for x in calls):
-                break  # a thing the user named, answered: a checklist worked through, even by empty answers
-            if brought:
+        run = detectors.no_progress([*m.new_per_step, now.new], m.thresholds.no_progress_steps)
+        if not run:
+            return None
+        for back in range(run):  # newest first: a thing the user named, answered, is a checklist worked through
+            if any(asks_given(m, x) for x in reversed(m.ran) if x.step == now.number - back):
+                run = back
                 break
-            run += 1
         if run < m.thresholds.no_progress_steps:
             return None
         recent = [x for x in m.ran if x.step > now.number - run]
