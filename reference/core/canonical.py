@@ -14,6 +14,8 @@ tool name plus the canonical arguments:
   search query may be case-sensitive: folding it would merge calls that are really different);
 - numbers compared as numbers where the schema says integer or number ("2", 2 and 2.0 are one page);
 - absent optional arguments filled in from the schema's `default`;
+- an RFC 3339 date-time with an offset as the instant it names, in UTC ("2026-12-03T00:00:00-05:00" and
+  "2026-12-03T05:00:00.000Z" are one moment; a local time without an offset is left as written) (dates.py);
 - dates in any unambiguous spelling ("Dec 1, 2026", "tomorrow", "Tuesday") read on the run's clock as
   YYYY-MM-DD, on date properties (dates.py; an ambiguous 01/02/2026 keeps its spelling: never merged);
 - IATA codes mapped to their metropolitan area (PEK, PKX, BJS -> BJS), on airport properties;
@@ -55,7 +57,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from . import jsontext
 from . import airports
-from .dates import RELATIVE_DAYS, canonical_date
+from .dates import RELATIVE_DAYS, canonical_date, canonical_moment
 
 __all__ = ["RELATIVE_DAYS", "call_fingerprint", "canonical", "canonical_arguments", "clean_text", "fingerprint",
            "raw_fingerprint",
@@ -157,6 +159,8 @@ def canonical(value: Any, schema: Optional[Mapping[str, Any]] = None, today: Opt
             return airports.clean(text)  # unknown: kept as written (upper-case); the guard reports it
     if written_as_text and meaning and is_date(schema, name):
         return canonical_date(text, today)
+    if meaning and (moment := canonical_moment(text)):  # one instant in another offset is the same moment
+        return moment
     if is_case_insensitive(schema):
         return text.casefold()
     if schema.get("format") == "uri":

@@ -91,3 +91,26 @@ def canonical_date(text: str, today: Optional[dt.date]) -> str:
         return text
     reading = read_date(text, today)
     return reading.iso if reading and reading.iso else text
+
+
+# RFC 3339's date-time with its offset (section 5.6): one instant, however the offset spells it
+_MOMENT = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$")
+
+
+def canonical_moment(text: str) -> Optional[str]:
+    """An RFC 3339 date-time with an offset, as the one instant it names, in UTC: "2026-12-03T00:00:00-05:00",
+    "2026-12-02T21:00:00-08:00" and "2026-12-03T05:00:00.000Z" are all "2026-12-03T05:00:00Z". A moment without
+    an offset (local time, read in a zone another argument may name) is not one instant: None, as for any other
+    text."""
+    found = _MOMENT.match(text)
+    if not found:
+        return None
+    *parts, fraction, offset = found.groups()
+    try:
+        zone = dt.timezone.utc if offset in "Zz" else dt.timezone(
+            (-1 if offset[0] == "-" else 1) * dt.timedelta(hours=int(offset[1:3]), minutes=int(offset[4:6])))
+        moment = dt.datetime(*map(int, parts), tzinfo=zone).astimezone(dt.timezone.utc)
+    except (ValueError, OverflowError):  # 2026-02-30, or an offset of a day or more
+        return None
+    digits = (fraction or "").rstrip("0")  # .000 and no fraction are one instant; finer digits are kept as written
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + (f".{digits}" if digits else "") + "Z"

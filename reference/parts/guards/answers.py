@@ -12,7 +12,9 @@ speaks first: measured, it relabels stops and splits a run from its replay):
   without free wording), in one state epoch and one user turn, that get one answer with content. An answer that
   lists things of its own is compared across positions and epochs too: pages 2, 3 and 4 listing the same items
   asked one question whatever their page numbers say. The same list about another subject is another answer (two
-  issues of one workflow offer the same transitions). Legitimate: four SKUs checked one by one, all in stock
+  issues of one workflow offer the same transitions). Only a call sent after an answer came back can ask its
+  question again: calls sent together in one step were all chosen before any of them was answered (four searches in
+  one batch, two of which get one rate-limit text). Legitimate: four SKUs checked one by one, all in stock
   (`REWORDED`).
 - asked a third time (`SameAnswer`, Memory.reply_key): three calls in a row that get one answer to one question:
   the tool, the user's turn, and for a read the identifiers it carries that the user wrote or an earlier answer
@@ -89,7 +91,8 @@ class Rephrasing(Detector):
         key = m.answer_key(a)
         if key is None:
             return None
-        calls = m.answers.get(key, [])
+        # calls sent together in one step were all asked before any answer came back: none asks again
+        calls = [x for x in m.answers.get(key, []) if x.step < a.step or x is a]
         if len({x.action for x in calls}) < m.thresholds.same_result_actions:
             return None
         # calls told apart by a value the agent was given (ten addresses the user listed) ask ten questions

@@ -12,6 +12,9 @@ and one of them larger (30, 60, 120 seconds), whose answer is a bare state (a sh
 "not yet", "InProgress"), give the world more time each time; their answer may move by itself. A window widened
 over a log that is all there is gets the whole log back each time, which is content, not a state, and stays one
 question.
+
+A day inside a window the user bounded (May 20 to May 26, written as its two ends) is a day the user gave, though
+only the window's ends are written: seven dates of the window are seven questions (`in_the_window`).
 """
 from __future__ import annotations
 
@@ -25,6 +28,12 @@ from .state import GuardedCall, Memory
 
 _WORD = re.compile(r"\w+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+# a day as people write it: "may 20", "20 may", "may 20th", "2026-05-20" (the text is case-folded)
+_DAY = re.compile(r"\b" + _MONTH + r" (\d{1,2})(?:st|nd|rd|th)?\b|\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?" + _MONTH
+                  + r"|\b\d{4}-(\d{2})-(\d{2})\b")
+_ISO_DAY = re.compile(r"^\d{4}-(\d{2})-(\d{2})(?:$|[Tt ])")
 
 
 def _words(value: Any) -> set[str]:
@@ -80,16 +89,36 @@ def told_apart(x: GuardedCall, a: GuardedCall, given: Given) -> bool:
     both given to the agent? Free wording (two words or more, a search, an address) counts as given only whole,
     word for word (a line of the user's manifest), since any rewording reuses the user's words; a one-word value
     (a key, an id) by the words in which the two differ (banner:acme and banner:globex, the user having listed
-    acme and globex), when they are more than numbers."""
+    acme and globex), when they are more than numbers; two dates, when both lie in a window the user bounded."""
     for u, v in _differences(x, a):
         if len(u.split()) > 1 or len(v.split()) > 1:
             if all(clean_text(t).casefold() in given.text for t in (u, v)):
                 return True
             continue
+        if in_the_window(u, given.text) and in_the_window(v, given.text):
+            return True  # two days of a window the user bounded
         only_u, only_v = _words(u) - _words(v), _words(v) - _words(u)
         if _names(only_u) and _names(only_v) and only_u <= given.words and only_v <= given.words:
             return True
     return False
+
+
+def days_written(text: str) -> list[tuple[int, int]]:
+    """The days (month, day) a case-folded text names, its year aside (a user rarely writes it)."""
+    out = []
+    for month, day, day2, month2, iso_month, iso_day in _DAY.findall(text):
+        if iso_month:
+            out.append((int(iso_month), int(iso_day)))
+        else:
+            out.append((_MONTHS.index(month or month2) + 1, int(day or day2)))
+    return [(m, d) for m, d in out if 1 <= m <= 12 and 1 <= d <= 31]
+
+
+def in_the_window(value: Any, text: str) -> bool:
+    """Is `value` a date (YYYY-MM-DD, or a date-time on it) that lies between the first and last days `text` names?"""
+    found = _ISO_DAY.match(value) if isinstance(value, str) else None
+    days = days_written(text) if found else []
+    return len(days) >= 2 and min(days) <= (int(found.group(1)), int(found.group(2))) <= max(days)
 
 
 def bare_state(a: GuardedCall) -> bool:

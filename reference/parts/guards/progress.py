@@ -5,7 +5,11 @@ New information is a value no result showed before (echoes of the call's own arg
 removed), an answer about a subject not asked about before, a write that succeeded, or a kind of error not
 seen before. Empty answers bring nothing; the same error class on argument after argument (guessing ids,
 404 after 404) brings nothing; a changed answer to the same call (polling) is new, flag or no flag. A step
-whose calls only failed for a transient reason says nothing either way (the executor retries those). A new
+whose calls only failed for a transient reason says nothing either way (the executor retries those). A read
+about a thing the agent was given and had not asked about (a value the user or an earlier answer named, which
+tells it apart from every earlier call of its tool: asking.py) is news even when its answer is empty, a checklist
+worked through; names the agent made up, each answering empty, are still no progress. Legitimate: nine
+repositories the user listed, each answering an empty list. A new
 user message is a new question: the steps before it do not count against the steps that answer it (a memory
 read once per turn, a query re-run because the user says the data moved). Legitimate: an export started, then
 polled until its file is ready (`LEGITIMATE`). This rule and the same answer (answers.py) both say "nothing
@@ -16,6 +20,7 @@ from __future__ import annotations
 from typing import Optional
 
 from . import detectors, feedback
+from .asking import given_before, told_apart
 from .feedback import Detection
 from .state import Detector, GuardedCall, Memory
 
@@ -45,6 +50,21 @@ expect: {completable: true, stop_reason: completed, oracle_model_calls: 5}
 """
 
 
+def asks_given(m: Memory, a: GuardedCall) -> bool:
+    """Does the read `a` ask about a thing the agent was given, not asked about before: a value the user (or an
+    earlier answer) named, told apart by it from every earlier call of its tool (asking.py)? The nine repositories
+    the user listed are nine questions, each answered even when its answer is empty."""
+    if not a.ran or a.failed or a.writes:
+        return False
+    given = given_before(m, a)
+    earlier = [x for x in m.ran if x.index < a.index and x.call.name == a.call.name]
+    if any(x.action == a.action for x in earlier):
+        return False  # asked before: the first answer was the news
+    # the first call of a tool is told apart from nothing: its empty answer is only empty (a search for the
+    # thing the user wants, not found under its first name)
+    return bool(earlier) and all(told_apart(x, a, given) for x in earlier)
+
+
 class NoProgress(Detector):
     """Steps that bring no new information are no progress, however different their calls look."""
 
@@ -57,6 +77,12 @@ class NoProgress(Detector):
             return None  # judged once, on the step's last result
         run = detectors.no_progress([*m.new_per_step, now.new], m.thresholds.no_progress_steps)
         if not run:
+            return None
+        for back in range(run):  # newest first: a thing the user named, answered, is a checklist worked through
+            if any(asks_given(m, x) for x in reversed(m.ran) if x.step == now.number - back):
+                run = back
+                break
+        if run < m.thresholds.no_progress_steps:
             return None
         recent = [x for x in m.ran if x.step > now.number - run]
         return feedback.no_progress(run, recent, list(m.tools))
