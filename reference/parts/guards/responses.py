@@ -100,12 +100,13 @@ def is_date_time(value: Any) -> bool:
 # `rate_limit_error` and `overloaded_error`.
 _ERRNOS = {code for code in errno.errorcode if isinstance(OSError(code, ""), (ConnectionError, TimeoutError))} \
     | {errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ENETDOWN}
-# The C library's words for them (strerror, the same on glibc and BSD), and "timed out", the words every
-# library's timeout shares (ETIMEDOUT's "Connection timed out" or "Operation timed out", Python's "timed out").
+# The C library's words for them (strerror, the same on glibc and BSD); a timeout is known by its own word in any
+# spelling ("timed out", "timeout", "time-out": ETIMEDOUT's "Connection timed out", a client's "Timeout Error"),
+# never by one library's code for it; a name in code (`cfg.get('timeout', 30)`, `timeout=30`) is not a failure.
 _STRERROR = {errno.ECONNREFUSED: "connection refused", errno.ECONNRESET: "connection reset by peer",
              errno.ECONNABORTED: "software caused connection abort", errno.EPIPE: "broken pipe",
              errno.EHOSTUNREACH: "no route to host", errno.ENETUNREACH: "network is unreachable",
-             errno.ENETDOWN: "network is down", errno.ETIMEDOUT: "timed out"}
+             errno.ENETDOWN: "network is down"}
 TRANSIENT_STATUSES = {HTTPStatus.REQUEST_TIMEOUT, HTTPStatus.TOO_MANY_REQUESTS, HTTPStatus.BAD_GATEWAY,
                       HTTPStatus.SERVICE_UNAVAILABLE, HTTPStatus.GATEWAY_TIMEOUT}
 _GRPC = {"UNAVAILABLE", "DEADLINE_EXCEEDED"}
@@ -116,7 +117,8 @@ _PHRASES = "|".join(re.escape(s.phrase) for s in HTTPStatus)
 _TEXT = re.compile(
     r"\b(" + "|".join(errno.errorcode[c] for c in sorted(_ERRNOS)) + r")\b"  # an errno name (Node's `connect ECONNREFUSED`)
     r"|(" + "|".join(re.escape(w) for w in _STRERROR.values()) + r")"  # the C library's words
-    r"|\bHTTP/[0-9.]+ +([1-5][0-9]{2})\b"  # a status line
+    r"|(?<![\w'\"`.$/-])(time(?:d ?| |-)?out)(?![\w'\"`(=-])"  # a timeout's word in prose, not a quoted name
+    r"|\bHTTP(?:/[0-9.]+)? +([1-5][0-9]{2})\b"  # a status line, or the protocol's name and a status ("HTTP 503")
     r"|\b([1-5][0-9]{2}) +(?:" + _PHRASES + r")\b"  # a status code and its reason phrase ("504 Gateway Timeout")
     r"|\bstatus(?: code)?[:= ]+([1-5][0-9]{2})\b"  # "status code 503", "status: 429"
     r"|\bStatusCode\.(UNAVAILABLE|DEADLINE_EXCEEDED)\b|\bcode = (Unavailable|DeadlineExceeded)\b",  # gRPC's own
