@@ -57,9 +57,10 @@ def asks_given(m: Memory, a: GuardedCall) -> bool:
     if not a.ran or a.failed or a.writes:
         return False
     given = given_before(m, a)
-    earlier = [x for x in m.ran if x.index < a.index and x.call.name == a.call.name]
+    # every earlier call, not only the latest few: a batch of six reissued whole asks again what its first asked
+    earlier = [x for x in m.attempts[:a.index] if x.ran and x.call.name == a.call.name]
     if any(x.action == a.action for x in earlier):
-        return False  # asked before: the first answer was the news
+        return False  # asked before, however many calls ago: the first answer was the news
     # the first call of a tool is told apart from nothing: its empty answer is only empty (a search for the
     # thing the user wants, not found under its first name)
     return bool(earlier) and all(told_apart(x, a, given) for x in earlier)
