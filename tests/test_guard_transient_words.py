@@ -1,6 +1,6 @@
 """A failure the standards call transient, however it is framed: a one-line answer carrying one is a failure on a
-wire with no error flag; a timeout is known by its word in prose; an HTTP status answered while a poll waits longer
-each time is a state; and a call asked before is asked before however many calls ago (a batch reissued whole)."""
+wire with no error flag; a timeout is known by words that say one happened; an HTTP status answered while a poll
+waits longer each time is a state; and a call asked before is asked before however many calls ago (a batch reissued whole)."""
 from pathlib import Path
 
 import pytest
@@ -37,8 +37,9 @@ def test_a_log_of_many_lines_a_success_or_a_wrong_input_stays_as_it_was(text):
     ("fetch failed (cause: HeadersTimeoutError: Headers Timeout Error)", True),
     ("Operation timed out", True), ("upstream time-out", True), ("HTTP 503", True), ("HTTP 500", False),
     ("Unknown field name: 'timeout'", False), ("Error: could not find cfg.get('timeout', 30)", False),
-    ("invalid option timeout=abc", False)])
-def test_a_timeout_is_known_by_its_word_in_prose_not_by_a_name_in_code(text, passes):
+    ("invalid option timeout=abc", False), ("Error: request timeout.", True),
+    ("the timeout argument must be positive", False)])
+def test_a_timeout_is_known_by_words_that_say_one_happened_not_by_words_about_one(text, passes):
     assert transient(text) is passes
 
 

@@ -10,9 +10,10 @@ a checklist sent along) is wording, and one question asked in other words is sti
 A wait that grows is not a respelling either: calls that differ only by numbers, each at least the one before
 and one of them larger (30, 60, 120 seconds), whose answer is a bare state (a short phrase with no value in it:
 "not yet", "InProgress", or one sentence giving a transient failure: "HTTP 503" while a service restarts), give
-the world more time each time; their answer may move by itself. A window widened
-over a log that is all there is gets the whole log back each time, which is content, not a state, and stays one
-question.
+the world more time each time (a wait put before a call that had none, `sleep 2 && curl ...` after `curl ...`, is
+the first of them; a cache-buster glued to a word, `?nocache=1`, is a respelling); their answer may move by
+itself. A window widened over a log that is all there is gets the whole log back each time, which is content, not
+a state, and stays one question.
 
 A day inside a window the user bounded (May 20 to May 26, written as its two ends) is a day the user gave, though
 only the window's ends are written: seven dates of the window are seven questions (`in_the_window`).

@@ -9,7 +9,9 @@ whose calls only failed for a transient reason says nothing either way (the exec
 about a thing the agent was given and had not asked about (a value the user or an earlier answer named, which
 tells it apart from every earlier call of its tool: asking.py) is news even when its answer is empty, a checklist
 worked through; names the agent made up, each answering empty, are still no progress. Legitimate: nine
-repositories the user listed, each answering an empty list. A new
+repositories the user listed, each answering an empty list. A call asked before is asked before however many
+calls ago: a batch of six reads reissued whole asks nothing new (legitimate: six incidents the user listed, read
+in two batches). A new
 user message is a new question: the steps before it do not count against the steps that answer it (a memory
 read once per turn, a query re-run because the user says the data moved). Legitimate: an export started, then
 polled until its file is ready (`LEGITIMATE`). This rule and the same answer (answers.py) both say "nothing
