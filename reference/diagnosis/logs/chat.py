@@ -19,6 +19,7 @@ import re
 from typing import Any, Optional
 
 from ...core.messages import SystemMessage, UserMessage
+from ...parts.guards.responses import transient
 from .conversation import Conversation, Pairing, arguments_text, text_of
 
 # A plain-text result that opens by saying it failed: "Error: ...", "ERROR - ...", a Python traceback.
@@ -28,7 +29,12 @@ _SAYS_ERROR = re.compile(r"^\s*(?:error|exception|fatal)\s*[:\-!]|^\s*Traceback 
 
 
 def says_error(text: str) -> bool:
-    return bool(_SAYS_ERROR.match(text[:200]))
+    """Is a result that its wire flags no error a failure? It is when it opens by saying so, or when it is one line
+    that carries a failure the standards call transient (a refused connection, a timeout, an HTTP 503: `transient`),
+    whatever words frame it ("Failed to send email: connect ECONNREFUSED ..."). Output of many lines that shows one
+    (a log tail, a test run whose check hit a refused port) reports it and stays an answer."""
+    lines = text.strip().splitlines()
+    return bool(_SAYS_ERROR.match(text[:200])) or (len(lines) == 1 and transient(lines[0][:300]))
 
 
 def detect(entries: list[Any]) -> Optional[str]:

@@ -9,9 +9,11 @@ a checklist sent along) is wording, and one question asked in other words is sti
 
 A wait that grows is not a respelling either: calls that differ only by numbers, each at least the one before
 and one of them larger (30, 60, 120 seconds), whose answer is a bare state (a short phrase with no value in it:
-"not yet", "InProgress"), give the world more time each time; their answer may move by itself. A window widened
-over a log that is all there is gets the whole log back each time, which is content, not a state, and stays one
-question.
+"not yet", "InProgress", or one sentence giving a transient failure: "HTTP 503" while a service restarts), give
+the world more time each time (a wait put before a call that had none, `sleep 2 && curl ...` after `curl ...`, is
+the first of them; a cache-buster glued to a word, `?nocache=1`, is a respelling); their answer may move by
+itself. A window widened over a log that is all there is gets the whole log back each time, which is content, not
+a state, and stays one question.
 
 A day inside a window the user bounded (May 20 to May 26, written as its two ends) is a day the user gave, though
 only the window's ends are written: seven dates of the window are seven questions (`in_the_window`).
@@ -23,11 +25,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...core.canonical import clean_text
+from .responses import transient
 from .results import argument_leaves
 from .state import GuardedCall, Memory
 
 _WORD = re.compile(r"\w+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+SENTENCE = 12  # words: a status and a note of how the command ended, not a page of content
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 # a day as people write it: "may 20", "20 may", "may 20th", "2026-05-20" (the text is case-folded)
@@ -122,21 +126,30 @@ def in_the_window(value: Any, text: str) -> bool:
 
 
 def bare_state(a: GuardedCall) -> bool:
-    """Is the answer a bare state: one short phrase (three words at most) with no number or identifier in it?"""
+    """Is the answer a bare state: one short phrase (three words at most) with no number or identifier in it, or
+    one sentence that gives a failure the standards call transient (an HTTP 503: RFC 9110's status codes name the
+    server's state, not a value)?"""
     content = a.content
     if isinstance(content, (list, dict)) or content is None or isinstance(content, bool):
         return False
     text = clean_text(str(content)).strip()
+    if 0 < len(text.split()) <= SENTENCE and transient(text):
+        return True
     return 0 < len(text.split()) <= 3 and not any(c.isdigit() for c in text)
 
 
 def waits_longer(x: GuardedCall, a: GuardedCall) -> bool:
-    """Do the two calls differ only by numbers, each of `a`'s at least `x`'s and one of them larger (a back-off)?"""
+    """Do the two calls differ only by numbers, each of `a`'s at least `x`'s and one of them larger (a back-off)?
+    A wait put before or after a call that had none (`curl ...`, then `sleep 2 && curl ...`: whole words added,
+    one of them a number) waits longer than no wait; a cache-buster glued to a word (`?nocache=1`) is a respelling."""
     pairs = _differences(x, a)
     if not pairs:
         return False
     grew = False
     for u, v in pairs:
+        if _wait_added(u, v):
+            grew = True
+            continue
         if _NUMBER.sub("#", u) != _NUMBER.sub("#", v):
             return False  # other words changed too: not only a wait
         for p, q in zip(_NUMBER.findall(u), _NUMBER.findall(v)):
@@ -144,6 +157,16 @@ def waits_longer(x: GuardedCall, a: GuardedCall) -> bool:
                 return False
             grew = grew or float(q) > float(p)
     return grew
+
+
+def _wait_added(u: str, v: str) -> bool:
+    """Is `v` the words of `u` unchanged with whole words added before or after them, a number among them?"""
+    was, now = u.split(), v.split()
+    if not was or len(now) <= len(was):
+        return False
+    n = len(now) - len(was)
+    added = now[:n] if now[n:] == was else now[len(was):] if now[:len(was)] == was else None
+    return added is not None and any(_NUMBER.fullmatch(w) and float(w) > 0 for w in added)
 
 
 def backing_off(chain: list[GuardedCall], a: GuardedCall) -> bool:

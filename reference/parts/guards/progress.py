@@ -9,7 +9,9 @@ whose calls only failed for a transient reason says nothing either way (the exec
 about a thing the agent was given and had not asked about (a value the user or an earlier answer named, which
 tells it apart from every earlier call of its tool: asking.py) is news even when its answer is empty, a checklist
 worked through; names the agent made up, each answering empty, are still no progress. Legitimate: nine
-repositories the user listed, each answering an empty list. A new
+repositories the user listed, each answering an empty list. A call asked before is asked before however many
+calls ago: a batch of six reads reissued whole asks nothing new (legitimate: six incidents the user listed, read
+in two batches). A new
 user message is a new question: the steps before it do not count against the steps that answer it (a memory
 read once per turn, a query re-run because the user says the data moved). Legitimate: an export started, then
 polled until its file is ready (`LEGITIMATE`). This rule and the same answer (answers.py) both say "nothing
@@ -57,9 +59,10 @@ def asks_given(m: Memory, a: GuardedCall) -> bool:
     if not a.ran or a.failed or a.writes:
         return False
     given = given_before(m, a)
-    earlier = [x for x in m.ran if x.index < a.index and x.call.name == a.call.name]
+    # every earlier call, not only the latest few: a batch of six reissued whole asks again what its first asked
+    earlier = [x for x in m.attempts[:a.index] if x.ran and x.call.name == a.call.name]
     if any(x.action == a.action for x in earlier):
-        return False  # asked before: the first answer was the news
+        return False  # asked before, however many calls ago: the first answer was the news
     # the first call of a tool is told apart from nothing: its empty answer is only empty (a search for the
     # thing the user wants, not found under its first name)
     return bool(earlier) and all(told_apart(x, a, given) for x in earlier)

@@ -100,12 +100,14 @@ def is_date_time(value: Any) -> bool:
 # `rate_limit_error` and `overloaded_error`.
 _ERRNOS = {code for code in errno.errorcode if isinstance(OSError(code, ""), (ConnectionError, TimeoutError))} \
     | {errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ENETDOWN}
-# The C library's words for them (strerror, the same on glibc and BSD), and "timed out", the words every
-# library's timeout shares (ETIMEDOUT's "Connection timed out" or "Operation timed out", Python's "timed out").
+# The C library's words for them (strerror, the same on glibc and BSD); a timeout is known by its words said as a
+# failure, never by one library's code for it: the event ("timed out", ETIMEDOUT's "Connection timed out"), an error
+# named for it (Python's TimeoutError, a client's "Headers Timeout Error"), or "timeout" closing a clause ("Error:
+# request timeout."). Words about a timeout ("the timeout argument must be positive", `'timeout'`) are no timeout.
 _STRERROR = {errno.ECONNREFUSED: "connection refused", errno.ECONNRESET: "connection reset by peer",
              errno.ECONNABORTED: "software caused connection abort", errno.EPIPE: "broken pipe",
              errno.EHOSTUNREACH: "no route to host", errno.ENETUNREACH: "network is unreachable",
-             errno.ENETDOWN: "network is down", errno.ETIMEDOUT: "timed out"}
+             errno.ENETDOWN: "network is down"}
 TRANSIENT_STATUSES = {HTTPStatus.REQUEST_TIMEOUT, HTTPStatus.TOO_MANY_REQUESTS, HTTPStatus.BAD_GATEWAY,
                       HTTPStatus.SERVICE_UNAVAILABLE, HTTPStatus.GATEWAY_TIMEOUT}
 _GRPC = {"UNAVAILABLE", "DEADLINE_EXCEEDED"}
@@ -116,7 +118,9 @@ _PHRASES = "|".join(re.escape(s.phrase) for s in HTTPStatus)
 _TEXT = re.compile(
     r"\b(" + "|".join(errno.errorcode[c] for c in sorted(_ERRNOS)) + r")\b"  # an errno name (Node's `connect ECONNREFUSED`)
     r"|(" + "|".join(re.escape(w) for w in _STRERROR.values()) + r")"  # the C library's words
-    r"|\bHTTP/[0-9.]+ +([1-5][0-9]{2})\b"  # a status line
+    r"|(timed[ -]?out|time-?out ?(?:error|exception)"  # a timeout said as one: the event, an error named for it
+    r"|(?<![\w'\"`.$/-])time[ -]?out(?=\s*(?:$|[.,;:)\]!])))"  # or the clause's last word ("request timeout.")
+    r"|\bHTTP(?:/[0-9.]+)? +([1-5][0-9]{2})\b"  # a status line, or the protocol's name and a status ("HTTP 503")
     r"|\b([1-5][0-9]{2}) +(?:" + _PHRASES + r")\b"  # a status code and its reason phrase ("504 Gateway Timeout")
     r"|\bstatus(?: code)?[:= ]+([1-5][0-9]{2})\b"  # "status code 503", "status: 429"
     r"|\bStatusCode\.(UNAVAILABLE|DEADLINE_EXCEEDED)\b|\bcode = (Unavailable|DeadlineExceeded)\b",  # gRPC's own
@@ -129,7 +133,9 @@ def transient(body: Any) -> bool:
     answer (a status field, a status line, an errno name, the C library's words)? Such a failure changed nothing,
     so the same call may be sent again. A failure that also names another 4xx status (400, 404, 422: the input is
     wrong) is not transient, whatever else it says; an answer's own `retryable` field outranks its words (a tool
-    withdrawn after its timeouts says `retryable: false`). `body`: a failed call's answer, parsed or as text."""
+    withdrawn after its timeouts says `retryable: false`). A timeout is known by words that say one happened
+    ("timed out", "Headers Timeout Error"), never by words about one ("the timeout argument must be positive", a
+    field named `'timeout'` the tool refused: the input's fault). `body`: a failed call's answer, parsed or as text."""
     said = [value for key, value in _leaves(body) if key.lower() == "retryable" and isinstance(value, bool)]
     if said:
         return said[0]

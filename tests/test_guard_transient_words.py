@@ -1,0 +1,56 @@
+"""A failure the standards call transient, however it is framed: a one-line answer carrying one is a failure on a
+wire with no error flag; a timeout is known by words that say one happened; an HTTP status answered while a poll
+waits longer each time is a state; and a call asked before is asked before however many calls ago (a batch reissued whole)."""
+from pathlib import Path
+
+import pytest
+import yaml
+
+from reference import parse_scenario
+from reference.diagnosis.logs.chat import says_error
+from reference.parts.guards.responses import transient
+from reference.runs.runner import completed, evaluate, interventions, run
+
+FIELD = Path(__file__).parent / "field_scenarios"
+
+
+def _run(name: str):
+    scenario = parse_scenario(yaml.safe_load((FIELD / f"{name}.yaml").read_text(encoding="utf-8")), name)
+    return scenario, run(scenario, "guarded")
+
+
+@pytest.mark.parametrize("text", ["Failed to send email: connect ECONNREFUSED 10.0.4.12:587",
+                                  "could not reach the index: Connection timed out", "HTTP 503"])
+def test_one_line_carrying_a_transient_failure_is_a_failure_whatever_its_framing(text):
+    assert says_error(text)
+
+
+@pytest.mark.parametrize("text", [
+    "12:00:01 worker: connect ECONNREFUSED 10.0.4.12:587\n12:00:02 worker: retrying\n12:00:03 worker: connected",
+    "Sent. Message-ID: <c41e7b90@example.com>", "Errors found: 0",
+    "failed to fetch: HTTP 404 after a timeout"])
+def test_a_log_of_many_lines_a_success_or_a_wrong_input_stays_as_it_was(text):
+    assert not says_error(text)
+
+
+@pytest.mark.parametrize("text, passes", [
+    ("fetch failed (cause: HeadersTimeoutError: Headers Timeout Error)", True),
+    ("Operation timed out", True), ("upstream time-out", True), ("HTTP 503", True), ("HTTP 500", False),
+    ("Unknown field name: 'timeout'", False), ("Error: could not find cfg.get('timeout', 30)", False),
+    ("invalid option timeout=abc", False), ("Error: request timeout.", True),
+    ("the timeout argument must be positive", False)])
+def test_a_timeout_is_known_by_words_that_say_one_happened_not_by_words_about_one(text, passes):
+    assert transient(text) is passes
+
+
+@pytest.mark.parametrize("loop, legitimate", [
+    ("records-update-refused-a-field-named-timeout", "records-update-timed-out-twice-then-answers"),
+    ("health-503-polled-with-the-same-sleep", "health-503-polled-with-growing-sleeps"),
+    ("batch-of-six-reads-reissued-whole", "six-listed-incidents-read-in-two-batches"),
+])
+def test_the_legitimate_run_completes_and_the_loop_is_still_caught(loop, legitimate):
+    scenario, result = _run(legitimate)
+    assert completed(scenario, result) and not interventions(result), interventions(result)
+    scenario, result = _run(loop)
+    failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
+    assert not failed and interventions(result)[0] == scenario.expect.stop_reason, (failed, interventions(result))
