@@ -18,7 +18,12 @@ An answer to an identical call of unknown effect that repeats its last answer bu
 member named as an id, an RFC 3339 creation time, or in text a name of letters and digits new to this answer:
 a certificate number, a temporary branch) is the same acknowledgement: the call acted, and acts again when sent
 again with nothing new in between; as many runs as the user asked for are no duplicate (three runs of a job the
-user asked for three of, each given its own generated name).
+user asked for three of, each given its own generated name). In text, a value the answer labels as an id (`{'id':
+31877152210}`, a Python repr, not JSON) is minted as a member named as an id is (a step count moved in text is news).
+
+A call that names or shows a name the write's answers minted (`kubectl logs job/<the job it created>`, a listing
+of the jobs with it) reads that write's effect, whatever else it shows of it: it is no news that lets the write run
+again (`ls -la` after `ls` shows names no write answered, and is news; a job the user asked three of runs three).
 
 A read of unknown effect that answers with what the write made or sent (the total an INSERT's amount moved) reads
 the write's effect, and another item of the parallel batch a write succeeded in answers for that batch: neither
@@ -60,6 +65,27 @@ def made_by(m: Memory, a: GuardedCall) -> set[str]:
     return marks(a.arguments).union(*(marks(x.content) for x in runs)) - earlier
 
 
+def minted_by(m: Memory, a: GuardedCall) -> set[str]:
+    """The names the runs of the write `a` answered that nothing had shown before and its arguments do not spell:
+    what it created and the service or the shell named (`job.batch/invoice-email-manual-1764648611`), each name
+    also without the kind or path before it (`invoice-email-manual-1764648611`)."""
+    runs = [x for x in m.by_action.get(a.action, []) if x.ran and not x.failed]
+    first = m.by_action[a.action][0].index if a.action in m.by_action else a.index
+    earlier = set().union(*(_names(x.content) for x in m.attempts[:first]))
+    return set().union(*(_names(x.content) for x in runs)) - earlier - _names(a.arguments)
+
+
+def _names(value: Any) -> set[str]:
+    """The names of letters and digits together in a value, whole and by the parts a slash joins (`job/x`: x)."""
+    return {p for w in marks(value) for p in (w, *w.split("/")) if _a_name(p)}
+
+
+def _names_minted(x: GuardedCall, minted: set[str]) -> bool:
+    """Does the call `x` name or show what the write minted (`kubectl logs job/<the job it created>`, a listing
+    of the jobs with it)? Then it reads that write's effect, whatever else it shows of it (its duration, its log)."""
+    return bool((_names(x.arguments) | _names(x.content)) & minted)
+
+
 def _shows_own(x: GuardedCall, own: set[str]) -> bool:
     """Does the read `x` show a value the write made or named (its own arguments aside: the repository or the
     collection both name)?"""
@@ -82,10 +108,12 @@ def learned_elsewhere(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
 def only_own_news(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
     """Was every answer that was news between `last` and the write `a` a read of the write's own effect: it
     shows what the write made, or it moved, from its last answer, only by amounts the write sends?"""
-    own, sent = made_by(m, a), amounts(a.arguments)
+    own, sent, minted = made_by(m, a), amounts(a.arguments), minted_by(m, a)
     for x in m.attempts[last.index + 1:a.index]:
         if not x.brought or (x.step == last.step and x.call.name == last.call.name and not last.failed):
             continue  # another item of the batch the write succeeded in answers for that batch, not for the world
+        if (not x.writes or m.info(x.call.name).unknown) and x.ran and not x.failed and _names_minted(x, minted):
+            continue  # it names or shows what the write created: it reads that write's effect
         runs = [y for y in m.by_action.get(x.action, []) if y.ran and not y.failed and y.index < x.index]
         if (x.writes and not (m.info(x.call.name).unknown and _shows_only_own(x, own))) or x.failed \
                 or not (_shows_own(x, own) or runs and moved_by(runs[-1].content, x.content, sent)):
@@ -125,7 +153,8 @@ def same_acknowledgement(before: GuardedCall, now: GuardedCall, m: Optional[Memo
 def minted_apart(was: Any, is_: Any) -> bool:
     """Are two answers alike but for values the second one minted, at least one: a member named as an id, an
     RFC 3339 date-time, or in text a word of letters and digits together that the first answer did not hold
-    (`job.batch/loadtest-9mdqw`, a UUID)? A count, a measure or a clock in text moved is news, not minted."""
+    (`job.batch/loadtest-9mdqw`, a UUID) or a value the text labels as an id (`{'id': 31877152210}`: a Python repr,
+    not JSON)? A count, a measure or a clock in text moved is news, not minted."""
     minted: list[bool] = []
 
     def alike(was: Any, is_: Any, key: str) -> bool:
@@ -144,9 +173,9 @@ def minted_apart(was: Any, is_: Any) -> bool:
         if len(old) != len(new):
             return False
         held = set(old)
-        for w, v in zip(old, new):
+        for i, (w, v) in enumerate(zip(old, new)):
             if w != v:
-                if v in held or not _a_name(v):
+                if v in held or not (_a_name(v) or _labelled_id(old, i)):
                     return False
                 minted.append(True)
         return True
@@ -157,6 +186,14 @@ def _id_member(key: str) -> bool:
     """Does a member's name say it holds an id (`id`, `email_id`, `branchId`, `uuid`)?"""
     return key.casefold() in ("id", "uuid") or key.casefold().endswith(("_id", "-id")) \
         or (key.endswith("Id") and key[:-2][-1:].islower())
+
+
+def _labelled_id(words: list[str], i: int) -> bool:
+    """Does the text label its `i`th word as an id: is the word before it a member's name that says it holds an id
+    (`{'id': 31877140021}`, `ticket_id=48213`), as a JSON member so named would?"""
+    before = [w.strip("./:@-") for w in words[:i]]
+    label = next((w for w in reversed(before) if w), "")
+    return _id_member(label)
 
 
 def _a_name(word: str) -> bool:
