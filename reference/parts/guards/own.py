@@ -144,10 +144,12 @@ def amounts(arguments: Any) -> set[float]:
 
 def same_acknowledgement(before: GuardedCall, now: GuardedCall, m: Optional[Memory] = None) -> bool:
     """Do two answers to one call say the same but for numbers, each of which moved by an amount the call sends, or
-    but for what the second minted, more runs of it than the user asked for (`m`: the run, to count them)?"""
+    but for what the second minted, more runs of it than the user asked for and no read between showing something
+    new and none of what it made (`m`: the run; a list without the first reply says it did not land)?"""
     if moved_by(before.content, now.content, amounts(now.arguments)):
         return True
-    return minted_apart(before.content, now.content) and (m is None or beyond_asked(m, now))
+    return minted_apart(before.content, now.content) \
+        and (m is None or (beyond_asked(m, now) and not learned_elsewhere(m, before, now)))
 
 
 def minted_apart(was: Any, is_: Any) -> bool:
@@ -217,9 +219,11 @@ def asked_for(request: str) -> int:
 
 def beyond_asked(m: Memory, a: GuardedCall) -> bool:
     """Has the call `a` run more often, in this user turn, than the user's latest message asked for? The tool's
-    other calls in the turn take their share of the count (three emails to three customers are the three asked)."""
+    other calls in the turn take their share of the count (three emails to three customers are the three asked),
+    not those reading what it created (the jobs listed after each create of the three asked)."""
     turn = [x for x in m.attempts[:a.index + 1] if x.call.name == a.call.name and x.heard == a.heard]
-    others = len({x.action for x in turn}) - 1
+    minted = minted_by(m, a)  # a call reading what `a` created (its job listed) is no other unit of the count
+    others = len({x.action for x in turn if x.action != a.action and not _names_minted(x, minted)})
     said = m.read.user_texts[-1] if m.read.user_texts else ""
     return sum(x.action == a.action for x in turn) > asked_for(said or "") - others
 
