@@ -18,12 +18,15 @@ An answer to an identical call of unknown effect that repeats its last answer bu
 member named as an id, an RFC 3339 creation time, or in text a name of letters and digits new to this answer:
 a certificate number, a temporary branch) is the same acknowledgement: the call acted, and acts again when sent
 again with nothing new in between; as many runs as the user asked for are no duplicate (three runs of a job the
-user asked for three of, each given its own generated name). In text, a value the answer labels as an id (`{'id':
+user asked for three of, each given its own generated name, the jobs listed after each), nor is a run after a read
+that showed something new and none of what the call made (a comment list without the first reply). In text, a value the answer labels as an id (`{'id':
 31877152210}`, a Python repr, not JSON) is minted as a member named as an id is (a step count moved in text is news).
 
 A call that names or shows a name the write's answers minted (`kubectl logs job/<the job it created>`, a listing
 of the jobs with it) reads that write's effect, whatever else it shows of it: it is no news that lets the write run
 again (`ls -la` after `ls` shows names no write answered, and is news; a job the user asked three of runs three).
+So is a call that shows a passage the write wrote, eight words in a row that no call had sent or shown before it
+(a comment's heading over the review it repeats): a view showing only the review it repeats is news.
 
 A read of unknown effect that answers with what the write made or sent (the total an INSERT's amount moved) reads
 the write's effect, and another item of the parallel batch a write succeeded in answers for that batch: neither
@@ -80,6 +83,28 @@ def _names(value: Any) -> set[str]:
     return {p for w in marks(value) for p in (w, *w.split("/")) if _a_name(p)}
 
 
+# Words in a row that make a passage one text wrote, longer than the phrases texts share ("was issued today").
+_PASSAGE = 8
+
+
+def passages(value: Any) -> set[tuple[str, ...]]:
+    """Every run of `_PASSAGE` words in a row in the texts of a value, case aside."""
+    found: set[tuple[str, ...]] = set()
+    for _, leaf in argument_leaves(value):
+        if isinstance(leaf, str):
+            words = [w.casefold() for w in _WORD.findall(leaf)]
+            found |= {tuple(words[i:i + _PASSAGE]) for i in range(len(words) - _PASSAGE + 1)}
+    return found
+
+
+def written_by(m: Memory, a: GuardedCall) -> set[tuple[str, ...]]:
+    """The passages the write `a` sends that no call had sent or shown before it first ran (a comment's own words,
+    not a line of the diff it quotes nor the review it repeats)."""
+    first = m.by_action[a.action][0].index if a.action in m.by_action else a.index
+    return passages(a.arguments) - set().union(*(passages(x.content) | passages(x.arguments)
+                                                 for x in m.attempts[:first]))
+
+
 def _names_minted(x: GuardedCall, minted: set[str]) -> bool:
     """Does the call `x` name or show what the write minted (`kubectl logs job/<the job it created>`, a listing
     of the jobs with it)? Then it reads that write's effect, whatever else it shows of it (its duration, its log)."""
@@ -108,12 +133,13 @@ def learned_elsewhere(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
 def only_own_news(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
     """Was every answer that was news between `last` and the write `a` a read of the write's own effect: it
     shows what the write made, or it moved, from its last answer, only by amounts the write sends?"""
-    own, sent, minted = made_by(m, a), amounts(a.arguments), minted_by(m, a)
+    own, sent, minted, wrote = made_by(m, a), amounts(a.arguments), minted_by(m, a), written_by(m, a)
     for x in m.attempts[last.index + 1:a.index]:
         if not x.brought or (x.step == last.step and x.call.name == last.call.name and not last.failed):
             continue  # another item of the batch the write succeeded in answers for that batch, not for the world
-        if (not x.writes or m.info(x.call.name).unknown) and x.ran and not x.failed and _names_minted(x, minted):
-            continue  # it names or shows what the write created: it reads that write's effect
+        if (not x.writes or m.info(x.call.name).unknown) and x.ran and not x.failed \
+                and (_names_minted(x, minted) or passages(x.content) & wrote):
+            continue  # it names or shows what the write created, or shows what it wrote: it reads its effect
         runs = [y for y in m.by_action.get(x.action, []) if y.ran and not y.failed and y.index < x.index]
         if (x.writes and not (m.info(x.call.name).unknown and _shows_only_own(x, own))) or x.failed \
                 or not (_shows_own(x, own) or runs and moved_by(runs[-1].content, x.content, sent)):
