@@ -24,6 +24,9 @@ def _run(name: str):
     ("certificate-sent-again-new-id", "jobs-created-three-times-as-asked"),
     ("insert-again-after-reading-its-total", "insert-again-after-user-reports-second-wire"),
     ("batch-sent-again-whole-after-one-timeout", "batch-item-that-timed-out-sent-again"),
+    ("reply-posted-again-text-id", "reply-posted-again-after-list-misses-it"),
+    ("job-created-again-after-reading-its-log", "jobs-created-three-times-as-asked-listed-between"),
+    ("comment-posted-again-after-view-shows-it", "comment-posted-again-after-view-misses-it"),
 ])
 def test_a_duplicate_write_is_caught_and_the_work_beside_it_is_left_alone(loop, legitimate):
     scenario, result = _run(loop)
@@ -38,6 +41,8 @@ def test_an_answer_new_only_by_what_the_call_minted_is_the_same_acknowledgement(
     again = "Email sent successfully! {\"id\":\"b3d1c0e2-7a44-4f0e-9c2b-61a1f0d5e8aa\"}"
     assert minted_apart(sent, again)
     assert minted_apart("Certificate certificate_3221322 added", "Certificate certificate_3221323 added")
+    assert minted_apart("Comment created successfully: {'id': 31877140021, 'public': True}",
+                        "Comment created successfully: {'id': 31877152210, 'public': True}")  # a repr, not JSON
     assert minted_apart([{"id": 48213, "created_at": "2026-12-02T03:21:07.412Z"}],
                         [{"id": 48214, "created_at": "2026-12-02T03:21:19.088Z"}])
 
@@ -47,6 +52,7 @@ def test_an_answer_new_only_by_what_the_call_minted_is_the_same_acknowledgement(
     ("3 rows: ada, bob, cy", "3 rows: dee, eve, flo"),  # the next rows a "Load more" brought
     ("Email sent successfully!", "Email sent successfully!"),  # nothing minted: the same answer, another rule's
     ({"balance": 10}, {"balance": 20}),  # a total moved, not named as an id
+    ("Comment 12 of 40 posted", "Comment 13 of 40 posted"),  # a count in text, not labelled as an id
 ])
 def test_what_the_world_showed_is_not_minted(was, is_):
     assert not minted_apart(was, is_)

@@ -18,7 +18,15 @@ An answer to an identical call of unknown effect that repeats its last answer bu
 member named as an id, an RFC 3339 creation time, or in text a name of letters and digits new to this answer:
 a certificate number, a temporary branch) is the same acknowledgement: the call acted, and acts again when sent
 again with nothing new in between; as many runs as the user asked for are no duplicate (three runs of a job the
-user asked for three of, each given its own generated name).
+user asked for three of, each given its own generated name, the jobs listed after each), nor is a run after a read
+that showed something new and none of what the call made (a comment list without the first reply). In text, a value the answer labels as an id (`{'id':
+31877152210}`, a Python repr, not JSON) is minted as a member named as an id is (a step count moved in text is news).
+
+A call that names or shows a name the write's answers minted (`kubectl logs job/<the job it created>`, a listing
+of the jobs with it) reads that write's effect, whatever else it shows of it: it is no news that lets the write run
+again (`ls -la` after `ls` shows names no write answered, and is news; a job the user asked three of runs three).
+So is a call that shows a passage the write wrote, eight words in a row that no call had sent or shown before it
+(a comment's heading over the review it repeats): a view showing only the review it repeats is news.
 
 A read of unknown effect that answers with what the write made or sent (the total an INSERT's amount moved) reads
 the write's effect, and another item of the parallel batch a write succeeded in answers for that batch: neither
@@ -60,6 +68,49 @@ def made_by(m: Memory, a: GuardedCall) -> set[str]:
     return marks(a.arguments).union(*(marks(x.content) for x in runs)) - earlier
 
 
+def minted_by(m: Memory, a: GuardedCall) -> set[str]:
+    """The names the runs of the write `a` answered that nothing had shown before and its arguments do not spell:
+    what it created and the service or the shell named (`job.batch/invoice-email-manual-1764648611`), each name
+    also without the kind or path before it (`invoice-email-manual-1764648611`)."""
+    runs = [x for x in m.by_action.get(a.action, []) if x.ran and not x.failed]
+    first = m.by_action[a.action][0].index if a.action in m.by_action else a.index
+    earlier = set().union(*(_names(x.content) for x in m.attempts[:first]))
+    return set().union(*(_names(x.content) for x in runs)) - earlier - _names(a.arguments)
+
+
+def _names(value: Any) -> set[str]:
+    """The names of letters and digits together in a value, whole and by the parts a slash joins (`job/x`: x)."""
+    return {p for w in marks(value) for p in (w, *w.split("/")) if _a_name(p)}
+
+
+# Words in a row that make a passage one text wrote, longer than the phrases texts share ("was issued today").
+_PASSAGE = 8
+
+
+def passages(value: Any) -> set[tuple[str, ...]]:
+    """Every run of `_PASSAGE` words in a row in the texts of a value, case aside."""
+    found: set[tuple[str, ...]] = set()
+    for _, leaf in argument_leaves(value):
+        if isinstance(leaf, str):
+            words = [w.casefold() for w in _WORD.findall(leaf)]
+            found |= {tuple(words[i:i + _PASSAGE]) for i in range(len(words) - _PASSAGE + 1)}
+    return found
+
+
+def written_by(m: Memory, a: GuardedCall) -> set[tuple[str, ...]]:
+    """The passages the write `a` sends that no call had sent or shown before it first ran (a comment's own words,
+    not a line of the diff it quotes nor the review it repeats)."""
+    first = m.by_action[a.action][0].index if a.action in m.by_action else a.index
+    return passages(a.arguments) - set().union(*(passages(x.content) | passages(x.arguments)
+                                                 for x in m.attempts[:first]))
+
+
+def _names_minted(x: GuardedCall, minted: set[str]) -> bool:
+    """Does the call `x` name or show what the write minted (`kubectl logs job/<the job it created>`, a listing
+    of the jobs with it)? Then it reads that write's effect, whatever else it shows of it (its duration, its log)."""
+    return bool((_names(x.arguments) | _names(x.content)) & minted)
+
+
 def _shows_own(x: GuardedCall, own: set[str]) -> bool:
     """Does the read `x` show a value the write made or named (its own arguments aside: the repository or the
     collection both name)?"""
@@ -82,10 +133,13 @@ def learned_elsewhere(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
 def only_own_news(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
     """Was every answer that was news between `last` and the write `a` a read of the write's own effect: it
     shows what the write made, or it moved, from its last answer, only by amounts the write sends?"""
-    own, sent = made_by(m, a), amounts(a.arguments)
+    own, sent, minted, wrote = made_by(m, a), amounts(a.arguments), minted_by(m, a), written_by(m, a)
     for x in m.attempts[last.index + 1:a.index]:
         if not x.brought or (x.step == last.step and x.call.name == last.call.name and not last.failed):
             continue  # another item of the batch the write succeeded in answers for that batch, not for the world
+        if (not x.writes or m.info(x.call.name).unknown) and x.ran and not x.failed \
+                and (_names_minted(x, minted) or passages(x.content) & wrote):
+            continue  # it names or shows what the write created, or shows what it wrote: it reads its effect
         runs = [y for y in m.by_action.get(x.action, []) if y.ran and not y.failed and y.index < x.index]
         if (x.writes and not (m.info(x.call.name).unknown and _shows_only_own(x, own))) or x.failed \
                 or not (_shows_own(x, own) or runs and moved_by(runs[-1].content, x.content, sent)):
@@ -116,16 +170,19 @@ def amounts(arguments: Any) -> set[float]:
 
 def same_acknowledgement(before: GuardedCall, now: GuardedCall, m: Optional[Memory] = None) -> bool:
     """Do two answers to one call say the same but for numbers, each of which moved by an amount the call sends, or
-    but for what the second minted, more runs of it than the user asked for (`m`: the run, to count them)?"""
+    but for what the second minted, more runs of it than the user asked for and no read between showing something
+    new and none of what it made (`m`: the run; a list without the first reply says it did not land)?"""
     if moved_by(before.content, now.content, amounts(now.arguments)):
         return True
-    return minted_apart(before.content, now.content) and (m is None or beyond_asked(m, now))
+    return minted_apart(before.content, now.content) \
+        and (m is None or (beyond_asked(m, now) and not learned_elsewhere(m, before, now)))
 
 
 def minted_apart(was: Any, is_: Any) -> bool:
     """Are two answers alike but for values the second one minted, at least one: a member named as an id, an
     RFC 3339 date-time, or in text a word of letters and digits together that the first answer did not hold
-    (`job.batch/loadtest-9mdqw`, a UUID)? A count, a measure or a clock in text moved is news, not minted."""
+    (`job.batch/loadtest-9mdqw`, a UUID) or a value the text labels as an id (`{'id': 31877152210}`: a Python repr,
+    not JSON)? A count, a measure or a clock in text moved is news, not minted."""
     minted: list[bool] = []
 
     def alike(was: Any, is_: Any, key: str) -> bool:
@@ -144,9 +201,9 @@ def minted_apart(was: Any, is_: Any) -> bool:
         if len(old) != len(new):
             return False
         held = set(old)
-        for w, v in zip(old, new):
+        for i, (w, v) in enumerate(zip(old, new)):
             if w != v:
-                if v in held or not _a_name(v):
+                if v in held or not (_a_name(v) or _labelled_id(old, i)):
                     return False
                 minted.append(True)
         return True
@@ -157,6 +214,14 @@ def _id_member(key: str) -> bool:
     """Does a member's name say it holds an id (`id`, `email_id`, `branchId`, `uuid`)?"""
     return key.casefold() in ("id", "uuid") or key.casefold().endswith(("_id", "-id")) \
         or (key.endswith("Id") and key[:-2][-1:].islower())
+
+
+def _labelled_id(words: list[str], i: int) -> bool:
+    """Does the text label its `i`th word as an id: is the word before it a member's name that says it holds an id
+    (`{'id': 31877140021}`, `ticket_id=48213`), as a JSON member so named would?"""
+    before = [w.strip("./:@-") for w in words[:i]]
+    label = next((w for w in reversed(before) if w), "")
+    return _id_member(label)
 
 
 def _a_name(word: str) -> bool:
@@ -180,9 +245,11 @@ def asked_for(request: str) -> int:
 
 def beyond_asked(m: Memory, a: GuardedCall) -> bool:
     """Has the call `a` run more often, in this user turn, than the user's latest message asked for? The tool's
-    other calls in the turn take their share of the count (three emails to three customers are the three asked)."""
+    other calls in the turn take their share of the count (three emails to three customers are the three asked),
+    not those reading what it created (the jobs listed after each create of the three asked)."""
     turn = [x for x in m.attempts[:a.index + 1] if x.call.name == a.call.name and x.heard == a.heard]
-    others = len({x.action for x in turn}) - 1
+    minted = minted_by(m, a)  # a call reading what `a` created (its job listed) is no other unit of the count
+    others = len({x.action for x in turn if x.action != a.action and not _names_minted(x, minted)})
     said = m.read.user_texts[-1] if m.read.user_texts else ""
     return sum(x.action == a.action for x in turn) > asked_for(said or "") - others
 
