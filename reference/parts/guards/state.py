@@ -200,7 +200,10 @@ class Memory:
         # an empty acknowledgement shows nothing of what a write did: writes that answer nothing are told apart by
         # all they were sent (three different `mv` commands are three moves), quoting and spacing aside
         said = plainly(v for _, v in argument_leaves(a.arguments) if isinstance(v, str) and len(v.split()) >= 2)
-        return a.call.name, a.subject + (" " + said if a.blank else ""), a.result, a.heard
+        # an answer with no content and no list (`{"affected_rows": 10000}`) only acknowledges what the write was
+        # sent, so writes over six id ranges are six acts; a list, even an empty one, answers a question
+        acknowledges = a.blank or not (a.reports or _holds_list(a.content))
+        return a.call.name, a.subject + (" " + said if acknowledges else ""), a.result, a.heard
 
     def named_in(self, a: GuardedCall) -> frozenset:
         """What the call names that the user (or the system prompt) wrote or an earlier answer showed: an argument
@@ -270,3 +273,10 @@ class Detector:
 
     def after_result(self, m: Memory, a: GuardedCall, before: Optional[str]) -> "Optional[Detection]":
         return None
+
+
+def _holds_list(value: Any) -> bool:
+    """Does an answer hold a list anywhere, an empty one too (`"results": []`: a search that found nothing)?"""
+    if isinstance(value, list):
+        return True
+    return isinstance(value, dict) and any(_holds_list(v) for v in value.values())
