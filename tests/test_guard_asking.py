@@ -12,7 +12,7 @@ import pytest
 from reference.core.messages import ToolCall
 from reference.diagnosis.logs import read_log
 from reference.diagnosis.shadow import judge
-from reference.parts.guards.asking import Given, backing_off, bare_state, told_apart, waits_longer
+from reference.parts.guards.asking import Given, backing_off, bare_state, listed_by, told_apart, waits_longer
 from reference.parts.guards.state import GuardedCall
 
 CASES6 = Path(__file__).parent / "field" / "cases6"
@@ -47,6 +47,24 @@ def test_keys_built_from_names_the_user_listed_are_different_questions():
     given = _given("Turn the banner off for acme and globex (keys banner:<tenant>).")
     assert told_apart(_call({"key": "banner:acme"}), _call({"key": "banner:globex"}), given)
     assert not told_apart(_call({"key": "banner:acme"}), _call({"key": "banner:wonka"}), given)  # wonka: not given
+
+
+def test_one_template_over_names_an_answer_listed_asks_one_question_per_name():
+    """Word for word the same text but one word, on both sides a name the agent was given, is another question;
+    a reworded text, or a slot filled with a name nobody gave, is the same one."""
+    given = _given("orders payments refunds")
+    count = "SELECT count(*) FROM raw.{} WHERE loaded_at >= DATE '2026-12-01'"
+    assert told_apart(_call({"sql": count.format("orders")}), _call({"sql": count.format("payments")}), given)
+    assert not told_apart(_call({"sql": count.format("orders")}), _call({"sql": count.format("invoices")}), given)
+    assert not told_apart(_call({"query": "orders refunds latest"}), _call({"query": "payments refunds newest"}),
+                          given)
+
+
+def test_a_call_about_a_thing_an_earlier_answer_listed_asks_what_that_answer_made_askable():
+    listing = _call({"sql": "SELECT table_name FROM information_schema.tables"}, "table_name orders payments")
+    listing.ran = True
+    assert listed_by(listing, _call({"sql": "SELECT count(*) FROM raw.payments"}))
+    assert not listed_by(listing, _call({"sql": "SELECT count(*) FROM raw.invoices"}))
 
 
 def test_a_bare_number_names_nothing_even_when_the_text_holds_it():

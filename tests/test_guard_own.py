@@ -27,6 +27,7 @@ def _run(name: str):
     ("reply-posted-again-text-id", "reply-posted-again-after-list-misses-it"),
     ("job-created-again-after-reading-its-log", "jobs-created-three-times-as-asked-listed-between"),
     ("comment-posted-again-after-view-shows-it", "comment-posted-again-after-view-misses-it"),
+    ("insert-again-after-reading-its-total", "remaining-count-read-after-each-batch"),
 ])
 def test_a_duplicate_write_is_caught_and_the_work_beside_it_is_left_alone(loop, legitimate):
     scenario, result = _run(loop)

@@ -19,8 +19,10 @@ speaks first: measured, it relabels stops and splits a run from its replay):
 - asked a third time (`SameAnswer`, Memory.reply_key): three calls in a row that get one answer to one question:
   the tool, the user's turn, and for a read the identifiers it carries that the user wrote or an earlier answer
   showed (four files a search found are four questions). A call that may change state keeps its subject (nine
-  updates of nine entities are nine), and when its answer only acknowledges (zeros and empty texts) all it was
-  sent, quoting and spacing aside (three `mv` commands are three moves). Any call in between that said something
+  updates of nine entities are nine), and when its answer only acknowledges, holding no content and no list
+  (zeros, empty texts, `{"affected_rows": 10000}`), all it was sent, quoting and spacing aside: an acknowledgement
+  answers no question, so three `mv` commands are three moves and UPDATEs over six id ranges six acts (a search's
+  empty list is an answer, and reworded searches answered by it ask one question). Any call in between that said something
   new (a first answer to its question, or a value no result had shown) restarts the count: a probe that fails while
   the server's log moves on is a wait. Answers that move by themselves (a job's state, a moment still to come, a
   call whose answer changed before), silent waits and the calls around a poll are watched, not looped on.

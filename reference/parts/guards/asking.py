@@ -5,7 +5,10 @@ the words by which one argument differs from the other's, on both sides, are all
 system prompt) wrote or that an earlier answer showed. Ten addresses from a manifest the user pasted, eight
 tenants the user listed and the keys built from them, four files a search found: each is its own question,
 however alike the answers. What the agent spelled by itself (a respelled path, a reworded search, a cache-buster,
-a checklist sent along) is wording, and one question asked in other words is still one question.
+a checklist sent along) is wording, and one question asked in other words is still one question. One template
+over given names is not wording either: two texts word for word the same but one word, on both sides a name the
+agent was given, ask about two things (a count per table of a schema an earlier answer listed), while a search
+that changes its words asks one question (legitimate: twelve tables counted, five counts of zero).
 
 A wait that grows is not a respelling either: calls that differ only by numbers, each at least the one before
 and one of them larger (30, 60, 120 seconds), whose answer is a bare state (a short phrase with no value in it:
@@ -96,7 +99,7 @@ def told_apart(x: GuardedCall, a: GuardedCall, given: Given) -> bool:
     acme and globex), when they are more than numbers; two dates, when both lie in a window the user bounded."""
     for u, v in _differences(x, a):
         if len(u.split()) > 1 or len(v.split()) > 1:
-            if all(clean_text(t).casefold() in given.text for t in (u, v)):
+            if all(clean_text(t).casefold() in given.text for t in (u, v)) or _slot_filled(u, v, given):
                 return True
             continue
         if in_the_window(u, given.text) and in_the_window(v, given.text):
@@ -105,6 +108,27 @@ def told_apart(x: GuardedCall, a: GuardedCall, given: Given) -> bool:
         if _names(only_u) and _names(only_v) and only_u <= given.words and only_v <= given.words:
             return True
     return False
+
+
+def _slot_filled(u: str, v: str, given: Given) -> bool:
+    """Are two texts one template with one name put in its place: word for word the same but one word, on both
+    sides a name the agent was given (`... FROM raw.accounts ...`, `... FROM raw.ad_clicks ...`, an earlier answer
+    having listed both tables)? A reworded search changes its words, not one slot."""
+    was, now = _WORD.findall(clean_text(u).casefold()), _WORD.findall(clean_text(v).casefold())
+    if len(was) != len(now):
+        return False
+    swapped = {(p, q) for p, q in zip(was, now) if p != q}
+    return len(swapped) == 1 and all(not w.isdigit() and w in given.words for w in next(iter(swapped)))
+
+
+def listed_by(x: GuardedCall, a: GuardedCall) -> bool:
+    """Does `a` ask about a thing that the answer of `x` named: a word `x` did not send, not a number, that its
+    answer showed (a table a listing named, then counted)? Then `a` asks what `x` made askable, not `x`'s
+    question again."""
+    if not x.ran or x.content is None:
+        return False
+    shown = set().union(*(_words(v) for _, v in argument_leaves(x.content)))
+    return any(w in shown for w in _words(a.arguments) - _words(x.arguments) if not w.isdigit())
 
 
 def days_written(text: str) -> list[tuple[int, int]]:

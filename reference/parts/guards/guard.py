@@ -42,7 +42,7 @@ from .checks import argument_problems, has_checks
 from .effects import ToolInfo, resource_changed
 from .feedback import Detection
 from .registry import DETECTORS
-from .responses import reports, says_final, still_to_come, transient, without_call_counts
+from .responses import reports, says_final, still_to_come, timed_out, transient, without_call_counts
 from .results import (ResultReader, argument_leaves, found_nothing, is_moment_name, owned_moments, parse_result,
                       subject_of, without_echoes)
 from .state import GuardedCall, Memory
@@ -185,6 +185,7 @@ class LoopGuard:
         values = set() if a.empty else values  # zeros that say "nothing found" are no news
         body = None if ok else (read_body(result.content) or {"message": result.content})  # plain-text errors too
         a.transient = transient(body)  # passes by itself: sent again, it is a retry (responses.py)
+        a.unsettled = a.writes and timed_out(body)  # it may have acted: a read after it checks (state.py)
         a.final = says_final(body)  # says it will not pass: sent again unchanged, it is the repeat
         a.error_class = str(body.get("error_type") or "error") if body else None
         last = m.last_result.get(a.action)  # (the epoch once it ran, heard, its answer)

@@ -31,7 +31,9 @@ So is a call that shows a passage the write wrote, eight words in a row that no 
 A read of unknown effect that answers with what the write made or sent (the total an INSERT's amount moved) reads
 the write's effect, and another item of the parallel batch a write succeeded in answers for that batch: neither
 is news that lets the write run again (a batch sent again whole after one item timed out sends the others twice;
-the item that timed out is sent again, as it may be).
+the item that timed out is sent again, as it may be). A number a call's answer reported is not something it made:
+another call that may act and answers that number (a batch UPDATE moving as many rows as the count read before it
+said remain) is no read of that call's effect, so the count read again after it is no duplicate.
 """
 from __future__ import annotations
 
@@ -45,6 +47,7 @@ from .state import GuardedCall, Memory, identifiers
 # A mark shorter than this, in letters and digits, tells nothing apart (a quantity of 3, a flag "ok").
 _DISTINCT = 3
 _WORD = re.compile(r"[\w./:@-]+")
+_NUMERAL = re.compile(r"[-+]?[\d.,]+")
 _UUID = re.compile(r"(urn:uuid:)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")  # RFC 9562, folded
 
 
@@ -59,13 +62,21 @@ def marks(value: Any) -> set[str]:
     return {w for w in found if sum(c.isalnum() for c in w) >= _DISTINCT}
 
 
-def made_by(m: Memory, a: GuardedCall) -> set[str]:
+def made_by(m: Memory, a: GuardedCall, reported_aside: bool = False) -> set[str]:
     """What the write `a` repeats has made or named so far: its arguments and the answers of its runs, less
-    what results had shown before it first ran (a click's target, which the page showed first, is the page's)."""
+    what results had shown before it first ran (a click's target, which the page showed first, is the page's);
+    `reported_aside`: but the bare numbers its answers reported (`_made_in`)."""
     runs = [x for x in m.by_action.get(a.action, []) if x.ran and not x.failed]
     first = m.by_action[a.action][0].index if a.action in m.by_action else a.index
     earlier = set().union(*(marks(x.content) for x in m.attempts[:first]))
-    return marks(a.arguments).union(*(marks(x.content) for x in runs)) - earlier
+    return marks(a.arguments).union(*((_made_in if reported_aside else marks)(x.content) for x in runs)) - earlier
+
+
+def _made_in(answer: Any) -> set[str]:
+    """What an answer may have made: its distinctive values but the bare numbers it reports (a count of remaining
+    rows is a measure of the world, not a thing the call made), unless a member's name says the number is an id."""
+    ids = {str(v) for k, v in argument_leaves(answer) if _id_member(str(k).rsplit(".", 1)[-1])}
+    return {w for w in marks(answer) if not _NUMERAL.fullmatch(w) or w in ids}
 
 
 def minted_by(m: Memory, a: GuardedCall) -> set[str]:
@@ -134,6 +145,7 @@ def only_own_news(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
     """Was every answer that was news between `last` and the write `a` a read of the write's own effect: it
     shows what the write made, or it moved, from its last answer, only by amounts the write sends?"""
     own, sent, minted, wrote = made_by(m, a), amounts(a.arguments), minted_by(m, a), written_by(m, a)
+    named = made_by(m, a, reported_aside=True)  # what another call that may act can only echo of `a`
     for x in m.attempts[last.index + 1:a.index]:
         if not x.brought or (x.step == last.step and x.call.name == last.call.name and not last.failed):
             continue  # another item of the batch the write succeeded in answers for that batch, not for the world
@@ -141,7 +153,7 @@ def only_own_news(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
                 and (_names_minted(x, minted) or passages(x.content) & wrote):
             continue  # it names or shows what the write created, or shows what it wrote: it reads its effect
         runs = [y for y in m.by_action.get(x.action, []) if y.ran and not y.failed and y.index < x.index]
-        if (x.writes and not (m.info(x.call.name).unknown and _shows_only_own(x, own))) or x.failed \
+        if (x.writes and not (m.info(x.call.name).unknown and _shows_only_own(x, named))) or x.failed \
                 or not (_shows_own(x, own) or runs and moved_by(runs[-1].content, x.content, sent)):
             return False
     return True

@@ -9,20 +9,21 @@ whose calls only failed for a transient reason says nothing either way (the exec
 about a thing the agent was given and had not asked about (a value the user or an earlier answer named, which
 tells it apart from every earlier call of its tool: asking.py) is news even when its answer is empty, a checklist
 worked through; names the agent made up, each answering empty, are still no progress. Legitimate: nine
-repositories the user listed, each answering an empty list. A call asked before is asked before however many
-calls ago: a batch of six reads reissued whole asks nothing new (legitimate: six incidents the user listed, read
-in two batches). A new
-user message is a new question: the steps before it do not count against the steps that answer it (a memory
-read once per turn, a query re-run because the user says the data moved). Legitimate: an export started, then
-polled until its file is ready (`LEGITIMATE`). This rule and the same answer (answers.py) both say "nothing
-new": this one counts the run's steps, whatever they asked; that one counts one question's answers, so it can
-speak sooner (a second spelling of one search), and its reworded tally even when calls in between brought news."""
+repositories the user listed, each answering an empty list. The call whose answer listed a thing is not asked
+again by a call about that thing (a listing of tables, then a count of one of them). A call asked before is asked
+before however many calls ago: a batch of six reads reissued whole asks nothing new (legitimate: six incidents
+the user listed, read in two batches). A new user message is a new question: the steps before it do not count
+against the steps that answer it (a memory read once per turn, a query re-run because the user says the data moved).
+Legitimate: an export started, then polled until its file is ready (`LEGITIMATE`). This rule and the same answer
+(answers.py) both say "nothing new": this one counts the run's steps, whatever they asked; that one counts one
+question's answers, so it can speak sooner (a second spelling of one search), and its reworded tally even when calls
+in between brought news."""
 from __future__ import annotations
 
 from typing import Optional
 
 from . import detectors, feedback
-from .asking import given_before, told_apart
+from .asking import given_before, listed_by, told_apart
 from .feedback import Detection
 from .state import Detector, GuardedCall, Memory
 
@@ -65,7 +66,7 @@ def asks_given(m: Memory, a: GuardedCall) -> bool:
         return False  # asked before, however many calls ago: the first answer was the news
     # the first call of a tool is told apart from nothing: its empty answer is only empty (a search for the
     # thing the user wants, not found under its first name)
-    return bool(earlier) and all(told_apart(x, a, given) for x in earlier)
+    return bool(earlier) and all(told_apart(x, a, given) or listed_by(x, a) for x in earlier)
 
 
 class NoProgress(Detector):

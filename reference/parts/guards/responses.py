@@ -155,6 +155,21 @@ def transient(body: Any) -> bool:
     return passing and not wrong
 
 
+def timed_out(body: Any) -> bool:
+    """Did a failure say its answer did not come in time: a timeout said as one ("timed out"), an HTTP 504, gRPC's
+    DEADLINE_EXCEEDED? The request went out and may have been carried out (gRPC says so of DEADLINE_EXCEEDED), so
+    what it did is unknown, unlike a refused connection or a 503, which the server never acted on."""
+    for key, value in _leaves(body):
+        if key.lower() in _STATUS_KEYS and _status(value) == HTTPStatus.GATEWAY_TIMEOUT:
+            return True
+        if isinstance(value, str) and (value == "DEADLINE_EXCEEDED" or any(
+                found.group(3) or "deadline" in (found.group(7) or found.group(8) or "").casefold()
+                or HTTPStatus.GATEWAY_TIMEOUT in
+                {int(g) for g in found.groups() if g and g.isdigit()} for found in _TEXT.finditer(value))):
+            return True
+    return False
+
+
 def says_final(body: Any) -> bool:
     """Does a failure say of itself that it will not pass, in its own `retryable: false` (the field that outranks
     its words in `transient`)? Then it is known to recur, and sent again unchanged it is the repeat before it runs;

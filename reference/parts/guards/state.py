@@ -63,6 +63,7 @@ class GuardedCall:
     ran: bool = False
     result: Optional[str] = None  # the result fingerprint, echoes and metadata aside
     transient: bool = False  # it failed in a way that passes by itself (responses.transient)
+    unsettled: bool = False  # a write that timed out: it may have acted (responses.timed_out)
     final: bool = False  # it failed and said of itself it will not pass (responses.says_final)
     failed: bool = False  # it ran and the tool refused it or failed
     error_class: Optional[str] = None  # the error's type, when it failed
@@ -200,7 +201,10 @@ class Memory:
         # an empty acknowledgement shows nothing of what a write did: writes that answer nothing are told apart by
         # all they were sent (three different `mv` commands are three moves), quoting and spacing aside
         said = plainly(v for _, v in argument_leaves(a.arguments) if isinstance(v, str) and len(v.split()) >= 2)
-        return a.call.name, a.subject + (" " + said if a.blank else ""), a.result, a.heard
+        # an answer with no content and no list (`{"affected_rows": 10000}`) only acknowledges what the write was
+        # sent, so writes over six id ranges are six acts; a list, even an empty one, answers a question
+        acknowledges = a.blank or not (a.reports or _holds_list(a.content))
+        return a.call.name, a.subject + (" " + said if acknowledges else ""), a.result, a.heard
 
     def named_in(self, a: GuardedCall) -> frozenset:
         """What the call names that the user (or the system prompt) wrote or an earlier answer showed: an argument
@@ -220,12 +224,18 @@ class Memory:
     def still_stands(self, earlier: GuardedCall, now: GuardedCall) -> bool:
         """Could nothing between `earlier` and `now` have changed the answer? A failure stands until state
         changes (a user message does not fix a deterministic error); a write stands until the user speaks
-        again; a read until either happens."""
+        again; a read until either happens, or until a write times out after it: a timed-out write may have
+        acted, so the read after it checks whether it did (a replica count read again after a resize timed out),
+        and only reads asked again after that check repeat it."""
         if earlier.failed:
             return earlier.epoch == now.epoch
+        # a write that timed out after `earlier` was asked may have acted: a read after it (or a call of unknown
+        # effect that answered as a read does, repeats.py) checks whether it did
+        checks = any(x.unsettled and x.step > earlier.step for x in self.attempts[earlier.index + 1:now.index]) \
+            and (not earlier.writes or (self.info(earlier.call.name).unknown and earlier.reports))
         if earlier.writes:
-            return earlier.heard == now.heard
-        return earlier.epoch == now.epoch and earlier.heard == now.heard
+            return earlier.heard == now.heard and not checks
+        return earlier.epoch == now.epoch and earlier.heard == now.heard and not checks
 
     def news_between(self, earlier: GuardedCall, now: GuardedCall) -> bool:
         """Did anything between them bring new information: a successful call that may change state with an
@@ -270,3 +280,10 @@ class Detector:
 
     def after_result(self, m: Memory, a: GuardedCall, before: Optional[str]) -> "Optional[Detection]":
         return None
+
+
+def _holds_list(value: Any) -> bool:
+    """Does an answer hold a list anywhere, an empty one too (`"results": []`: a search that found nothing)?"""
+    if isinstance(value, list):
+        return True
+    return isinstance(value, dict) and any(_holds_list(v) for v in value.values())
