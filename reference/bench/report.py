@@ -96,7 +96,12 @@ its same answer is replaced; duplicate writes; waits, moving polls and Retry-Aft
 888380b in 8 min 0 s and 6.0 CPU-minutes (`/usr/bin/time -v`, load average 1-2): the alternation scenario now
 ends on its own pattern, alternation, where it said repeated_call, in all six guard rows; crewai+kit-guard took
 24 model calls on cost-blowup, not 23; 81 runs made one tool call more (the repeated read that now runs); no
-*done* and no intervention count changed. A run that ends
+*done* and no intervention count changed. After the day's later guard changes (a failure that passes by itself
+retried; a failed call and a read asked again both run once and are judged by their answers; duplicate writes
+by what a call created; given values telling questions apart) it ran them again at 9eed74f in 8 min 51 s and 6.8
+CPU-minutes (351.6 s user, 55.5 s system, load average 2-3): the five framework rows with the kit's guard no
+longer intervene on cancel-after-step, a healthy investigation of three different logs (1 intervention each
+before, 0 now); no end, model call, tool call or *done* changed. A run that ends
 at the wall-time cap with little CPU was waiting, not starved: smolagents sleeps through a provider's long
 rate limit itself (rerun it alone with a larger `--timeout` to see where it ends). The table's *median run*
 is each run's wall time in its fork (imports excluded), as the runs went, two at once on a loaded
