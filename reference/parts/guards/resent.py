@@ -3,21 +3,24 @@ acts on the same thing again, so it is the same write sent again, unless somethi
 not land or the user asked for another.
 
 Two calls of one tool are told apart by a value the agent was given (asking.py: the user's words, an earlier
-answer); what the agent wrote by itself (an emoji before the same release notes, a reworded title over the same
-payload) is wording. The first write took (it ran and did not fail); nothing between was news but the write's own
-effect (own.py: the channel history showing the post it made); the user's latest message asked for fewer runs
-(own.py's `asked_for`). It must not fire on a correction after a failure (the first did not
-take), on writes to the recipients or tickets the user listed (told apart), nor on an edit run after an error
-that the edit did not make (news between: the next edit answers it).
+answer); what the agent wrote by itself (an emoji before the same release notes) is wording. Only wording apart:
+every argument in which the two differ is free text naming the same values (identifiers: a version, a link, a
+flag) on both sides, and not only its numbers moved (a wait that grows). The first took: it ran, did not fail, and
+answered as a write answers, with a structured acknowledgement (a plain text may be an error in words, a shell's
+output is what it read). Nothing between was news but the write's own effect (own.py: the channel history showing
+the post it made), in the same user turn, and the user's latest message asked for fewer runs (own.py's
+`asked_for`: "two times"). It must not fire on the same notes posted to the channels the user listed (told apart),
+a repost the user asked for, a correction after a failure (the first did not take), nor an edit run again after an
+error the edit did not make (news between). It cannot see a changed choice the user asked for in a later turn
+(insurance added to a booking by booking again): that needs what the tool's answer says the first write made.
 """
 from __future__ import annotations
 
 from typing import Optional
 
 from . import feedback
-from .asking import given_before, told_apart
+from .asking import _NUMBER, _differences, given_before, told_apart
 from .feedback import Detection
-from .asking import _NUMBER, _differences
 from .own import asked_for, marks, only_own_news
 from .state import Detector, GuardedCall, Memory
 
