@@ -11,6 +11,7 @@ from .answers import Rephrasing, SameAnswer
 from .cycles import Cycle
 from .progress import NoProgress
 from .repeats import RepeatedCall
+from .resent import ResentWrite
 from .state import Detector
 
-DETECTORS: tuple[Detector, ...] = (RepeatedCall(), Cycle(), Rephrasing(), NoProgress(), SameAnswer())
+DETECTORS: tuple[Detector, ...] = (RepeatedCall(), ResentWrite(), Cycle(), Rephrasing(), NoProgress(), SameAnswer())

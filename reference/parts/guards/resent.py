@@ -1,0 +1,77 @@
+"""A write sent again in other words: a write that differs from one that took only in the agent's own wording
+acts on the same thing again, so it is the same write sent again, unless something new since says the first did
+not land or the user asked for another.
+
+Two calls of one tool are told apart by a value the agent was given (asking.py: the user's words, an earlier
+answer); what the agent wrote by itself (an emoji before the same release notes) is wording. Only wording apart:
+every argument in which the two differ is free text naming the same values (identifiers: a version, a link, a
+flag) on both sides, and not only its numbers moved (a wait that grows). The first took: it ran, did not fail, and
+answered as a write answers, with a structured acknowledgement (a plain text may be an error in words, a shell's
+output is what it read). Nothing between was news but the write's own effect (own.py: the channel history showing
+the post it made), in the same user turn, and the user's latest message asked for fewer runs (own.py's
+`asked_for`: "two times"). It must not fire on the same notes posted to the channels the user listed (told apart),
+a repost the user asked for, a correction after a failure (the first did not take), nor an edit run again after an
+error the edit did not make (news between). It cannot see a changed choice the user asked for in a later turn
+(insurance added to a booking by booking again): that needs what the tool's answer says the first write made.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from . import feedback
+from .asking import _NUMBER, _differences, given_before, told_apart
+from .feedback import Detection
+from .own import asked_for, marks, only_own_news
+from .state import Detector, GuardedCall, Memory
+
+LEGITIMATE = """
+name: notes-posted-to-two-listed-channels
+title: The same notes posted to the two channels the user listed
+user: Post "v2 is out" to the channels C01TEAM and C02NEWS.
+tools:
+  - {name: post_message, description: Post a new message to a channel., parameters: {type: object, properties:
+     {channel: {type: string}, text: {type: string}}}, rules: [{results: [{data: {ok: true, ts: '1.1'}},
+     {data: {ok: true, ts: '2.2'}}]}]}
+model:
+  script:
+    - call: {tool: post_message, args: {channel: C01TEAM, text: v2 is out}}
+    - call: {tool: post_message, args: {channel: C02NEWS, text: ':rocket: v2 is out'}}
+    - answer: Posted to both channels.
+expect: {completable: true, stop_reason: completed, oracle_model_calls: 3}
+"""
+
+
+class ResentWrite(Detector):
+    """A write that differs from one that took only in the agent's own wording is the same write sent again."""
+
+    pattern = "repeated_call"
+    legitimate = LEGITIMATE
+
+    def before_call(self, m: Memory, a: GuardedCall) -> Optional[Detection]:
+        info = m.info(a.call.name)
+        if not a.writes or info.idempotent or a.action in m.now.actions:
+            return None
+        given = given_before(m, a)
+        took = [x for x in m.attempts[:a.index] if x.call.name == a.call.name and x.action != a.action
+                and x.heard == a.heard and x.ran and not x.failed and x.writes
+                and _acknowledged(x) and not (info.unknown and x.reports)]  # answered content: it read
+        same = [x for x in took if not told_apart(x, a, given) and _reworded(x, a)
+                and (not m.news_between(x, a) or only_own_news(m, x, a))]
+        said = m.read.user_texts[-1] if m.read.user_texts else ""
+        if not same or len(same) + 1 <= asked_for(said or ""):  # as many as the user asked for are no duplicate
+            return None
+        return feedback.repeated_call(a.action, len(same), same, a, list(m.tools), feedback.echo_of(m))
+
+
+def _reworded(x: GuardedCall, a: GuardedCall) -> bool:
+    """Do the two calls differ only in words: every argument in which they differ names the same values
+    (identifiers, numbers long enough to tell things apart) on both sides, and sends more than a word?"""
+    pairs = _differences(x, a)
+    return bool(pairs) and all(len(u.split()) > 1 and marks(u) == marks(v) and marks(u)
+                               and _NUMBER.sub("#", u) != _NUMBER.sub("#", v) for u, v in pairs)
+
+
+def _acknowledged(x: GuardedCall) -> bool:
+    """Did the write answer as one that took: a structured answer (a JSON object or list), not a plain text that
+    may be an error in words ("Error updating page: 409 Client Error") or a shell's output?"""
+    return isinstance(x.content, (dict, list)) and bool(x.content)
