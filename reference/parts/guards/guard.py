@@ -198,6 +198,8 @@ class LoopGuard:
         given = m.given.setdefault(a.action, set())
         # an idempotent write that answers as it did, nothing else changed since, changed nothing (no new epoch)
         took = a.writes and not (info.idempotent and before is not None and before == a.result)
+        # a call of unknown effect whose answer was only its own request sent back shows no effect of its own
+        took = took and not (info.unknown and a.blank and not says_nothing(payload))
         changed = ok and took or not ok and resource_changed(body)
         # news for every repeat: an answer this call never gave before (a poll that moved, even to a value seen elsewhere)
         a.brought = a.result not in given and (changed or bool(given))
