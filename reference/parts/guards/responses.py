@@ -155,6 +155,15 @@ def transient(body: Any) -> bool:
     return passing and not wrong
 
 
+def states_transient(line: str) -> bool:
+    """Does one line of text state a transient failure in a standard's own form (an errno's name or words, "timed
+    out", an error named for a timeout, an HTTP status line or code with its reason phrase, gRPC's code), not only
+    name one? "Set timeout." names a setting: a clause that ends on the word is a timeout only in an answer already
+    flagged as failed (`transient`)."""
+    return transient(line) and any(not (found.group(3) and re.fullmatch(r"time[ -]?out", found.group(3), re.I))
+                                   for found in _TEXT.finditer(line))
+
+
 def timed_out(body: Any) -> bool:
     """Did a failure say its answer did not come in time: a timeout said as one ("timed out"), an HTTP 504, gRPC's
     DEADLINE_EXCEEDED? The request went out and may have been carried out (gRPC says so of DEADLINE_EXCEEDED), so
