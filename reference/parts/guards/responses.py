@@ -87,9 +87,9 @@ def reports(content: Any) -> bool:
 
 
 def is_date_time(value: Any) -> bool:
-    """Is a value a moment by its standard form, an RFC 3339 date-time, whatever its key names? Then it is
-    presumed the response's clock, as a key named like a moment is (results.py), until the answers show that
-    it moved with the rest of them (`owned_moments`). A date alone ("2026-12-01") is content."""
+    """Is a value a moment by its standard form, an RFC 3339 date-time, whatever its key names? The guard keeps
+    it as content until it moved alone across identical calls (guard.py); `without_metadata` drops it
+    (results.py). A date alone ("2026-12-01") is content."""
     return type(value) is str and len(value) >= 20 and bool(_DATE_TIME.match(value))
 
 

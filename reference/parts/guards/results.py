@@ -13,9 +13,10 @@ A key is metadata when (normalised: camelCase and dashes to snake_case, lower ca
 - its value is a moment by the standard's form, an RFC 3339 date-time, whatever its key; or, as the last resort
   for forms no standard fixes, the key names a moment (timestamp, ts, now, server_time, as_of, last_checked,
   last_updated, last_modified, or ends in _at, _ts or _timestamp) and the value is a clock time or an epoch
-  number (`status_at: "gate B"` and a date alone are content) - in either case UNTIL the answers show it is the
-  resource's own: a moment that moved together with the rest of an answer to the same call is content from then
-  on (`owned_moments`); one that moved alone is not.
+  number (`status_at: "gate B"` and a date alone are content) - UNTIL the answers show it is the resource's own:
+  a moment that moved together with the rest of an answer to the same call is content from then on
+  (`owned_moments`). The guard reads a date-time known by its form alone the other way round: content (a
+  meeting's `start`) until it moved alone across identical calls (a report's `generated`).
 Timings and moments that are the whole answer (a latency probe's `{"latency_ms": 40}`) are the answer itself.
 """
 from __future__ import annotations
