@@ -145,7 +145,8 @@ class Transcript:
 
 @dataclass
 class Memory:
-    """Everything the detectors may read; the guard (guard.py) is the only one that writes it."""
+    """Everything the detectors may read; the guard (guard.py) writes it, but for the marks a detector leaves on
+    the call it is judging (`recheck`, `asked`: repeats.py), read back when that call's answer comes."""
 
     tools: dict[str, ToolInfo]
     thresholds: Thresholds
