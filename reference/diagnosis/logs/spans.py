@@ -110,8 +110,8 @@ def conversations(source: str, spans: Iterable[Span], first_index: int = 0) -> I
         with_content = [s for s in models if isinstance(_content(s, "gen_ai.input.messages"), list)]
         if with_content:
             # a call's execute_tool span carries the status the parts form lacks: where there is one, it decides
-            flags = {str(s.attributes["gen_ai.tool.call.id"]): s.failed for s in group
-                     if s.attributes.get("gen_ai.operation.name") == "execute_tool" and "gen_ai.tool.call.id" in s.attributes}
+            flags = {str(s.attributes["gen_ai.tool.call.id"]): s.failed for s in group if "gen_ai.tool.call.id"
+                     in s.attributes and s.attributes.get("gen_ai.operation.name") == "execute_tool"}
             _from_messages(c, with_content[-1], flags)
         else:
             _from_tool_spans(c, group)
