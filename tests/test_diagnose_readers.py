@@ -233,7 +233,8 @@ def test_json_lines_whose_first_line_is_broken_are_still_read(tmp_path):
         list(read_log(pretty))
 
 
-def test_a_plain_text_error_in_span_content_is_a_failure(tmp_path):
+def test_a_failed_tool_span_is_a_failure_though_its_content_has_no_flag(tmp_path):
+    # the chat span's content (the parts form) has no error flag; the call's execute_tool span has a status
     path = tmp_path / "spans.json"
     path.write_text(json.dumps(write.otlp(samples.support_loop(), "t1")))
     (c,), _ = _read(path)
@@ -320,3 +321,18 @@ def test_a_harness_marker_entry_is_counted_not_read_and_a_result_naming_another_
     assert problems == [] and c.positions == [0, 1, 2]
     assert any("message 3" in n and "'exit'" in n for n in c.notes)
     assert any("message 2" in n and "get_order" in n and "think" in n for n in c.notes)
+
+
+@pytest.mark.parametrize("writer", ["anthropic", "otlp"])
+def test_where_the_wire_has_a_failure_flag_the_flag_decides_not_the_words(tmp_path, writer):
+    turns = samples.support_loop()
+    turns[5] = ("tool", "call_2", "HTTP/1.1 503 Service Unavailable", False)  # a health probe's correct answer
+    turns[3] = ("tool", "call_1", "postcode is required", True)  # flagged, though not worded as an error
+    path = tmp_path / "log.jsonl"
+    data = write.anthropic(turns) if writer == "anthropic" else write.otlp(turns, "t1")
+    path.write_text(json.dumps(data) + "\n")
+    (c,), problems = _read(path)
+    assert problems == []
+    results = {content: failed for _, content, failed in _results(c)}
+    assert results["HTTP/1.1 503 Service Unavailable"] is False
+    assert results["postcode is required"] is True

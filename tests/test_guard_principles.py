@@ -231,7 +231,9 @@ def test_a_moment_by_its_standard_form_whatever_its_key(key, value, metadata):
     (ToolInfo("get_x", description="POST /search - run a saved search."), True),  # the method outranks the name
     (ToolInfo("list_files"), False),
     (ToolInfo("send_invoice", description="Send an invoice to a customer."), True),
-    (ToolInfo("job_status", description="The status of a job."), False),
+    # a description that only names a thing says nothing of effects: unknown, judged by its answer (repeats.py)
+    (ToolInfo("job_status", description="The status of a job."), True),
+    (ToolInfo("send_email", description="A message to a recipient; returns its id."), True),
 ])
 def test_what_may_change_state_is_read_from_annotations_then_the_method_then_the_name(info, writes):
     assert info.writes is writes

@@ -27,7 +27,8 @@ def test_one_line_carrying_a_transient_failure_is_a_failure_whatever_its_framing
 
 @pytest.mark.parametrize("text", [
     "12:00:01 worker: connect ECONNREFUSED 10.0.4.12:587\n12:00:02 worker: retrying\n12:00:03 worker: connected",
-    "Sent. Message-ID: <c41e7b90@example.com>", "Errors found: 0",
+    "Sent. Message-ID: <c41e7b90@example.com>", "Errors found: 0", "Error-free run: 12 tests passed",
+    "Set timeout.",
     "failed to fetch: HTTP 404 after a timeout"])
 def test_a_log_of_many_lines_a_success_or_a_wrong_input_stays_as_it_was(text):
     assert not says_error(text)

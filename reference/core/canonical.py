@@ -209,25 +209,22 @@ def _without_dot_segments(path: str) -> str:
     return "/".join(out)
 
 
-def canonical_data(value: Any, name: str = "") -> Any:
+def canonical_data(value: Any) -> Any:
     """`canonical(value)` with no schema (a tool's result has none), computed without asking a schema at
     every leaf: the guard reads every result, so this runs at every step."""
     if isinstance(value, dict):
         out = {}
         for key, v in value.items():
             key = clean_text(key)
-            out[key] = canonical_data(v, key)
+            out[key] = canonical_data(v)
         return out
     if isinstance(value, list):
-        return [canonical_data(v, name) for v in value]
+        return [canonical_data(v) for v in value]
     if isinstance(value, (int, float)):
         return _number(value)
     if not isinstance(value, str):
         return value
-    text = clean_text(value)
-    if name and _DATE_NAME.match(name.lower()):  # a date is sometimes only named so
-        return canonical_date(text, None)
-    return text
+    return clean_text(value)
 
 
 def canonical_arguments(arguments: Mapping[str, Any], parameters: Optional[Mapping[str, Any]],

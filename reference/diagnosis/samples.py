@@ -26,17 +26,17 @@ def support_loop(order: str = "A1234") -> list[Turn]:
         ("assistant", "Let me look at the order.", [("call_1", "get_order", {"order_id": order})]),
         ("tool", "call_1", f'{{"order_id": "{order}", "status": "processing", "city": "Hamburg"}}', False),
         ("assistant", "", [("call_2", "update_shipping_address", change)]),
-        ("tool", "call_2", ADDRESS_ERROR, False),
+        ("tool", "call_2", ADDRESS_ERROR, True),  # a failure: the wires that have a flag carry it
         ("assistant", "Sorry, something went wrong. Could you confirm the address?", []),
         ("user", "It's Invalidenstr. 116 in Berlin, like I said."),
         ("assistant", "", [("call_3", "update_shipping_address", change)]),
-        ("tool", "call_3", ADDRESS_ERROR, False),
+        ("tool", "call_3", ADDRESS_ERROR, True),  # a failure: the wires that have a flag carry it
         ("assistant", "", [("call_4", "update_shipping_address", change)]),
-        ("tool", "call_4", ADDRESS_ERROR, False),
+        ("tool", "call_4", ADDRESS_ERROR, True),  # a failure: the wires that have a flag carry it
         ("assistant", "I'm having trouble. Can you give me the address once more?", []),
         ("user", "Invalidenstr. 116, Berlin. Why is this so hard?"),
         ("assistant", "", [("call_5", "update_shipping_address", change)]),
-        ("tool", "call_5", ADDRESS_ERROR, False),
+        ("tool", "call_5", ADDRESS_ERROR, True),  # a failure: the wires that have a flag carry it
         ("assistant", "I could not update the address. A colleague will contact you.", []),
     ]
 

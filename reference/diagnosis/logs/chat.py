@@ -19,22 +19,24 @@ import re
 from typing import Any, Optional
 
 from ...core.messages import SystemMessage, UserMessage
-from ...parts.guards.responses import transient
+from ...parts.guards.responses import states_transient
 from .conversation import Conversation, Pairing, arguments_text, text_of
 
 # A plain-text result that opens by saying it failed: "Error: ...", "ERROR - ...", a Python traceback.
-# "Errors found: 0" or "Error rate: 3%" do not open that way and stay successes.
-_SAYS_ERROR = re.compile(r"^\s*(?:error|exception|fatal)\s*[:\-!]|^\s*Traceback \(most recent call last\)",
+# "Errors found: 0", "Error rate: 3%" or "Error-free run" do not open that way and stay successes.
+_SAYS_ERROR = re.compile(r"^\s*(?:error|exception|fatal)(?:\s*[:!]|\s+-\s)|^\s*Traceback \(most recent call last\)",
                          re.IGNORECASE)
 
 
 def says_error(text: str) -> bool:
-    """Is a result that its wire flags no error a failure? It is when it opens by saying so, or when it is one line
-    that carries a failure the standards call transient (a refused connection, a timeout, an HTTP 503: `transient`),
-    whatever words frame it ("Failed to send email: connect ECONNREFUSED ..."). Output of many lines that shows one
-    (a log tail, a test run whose check hit a refused port) reports it and stays an answer."""
+    """Is a result on a wire with no failure flag a failure? (Where the wire has one, Anthropic's `is_error`, an
+    OpenTelemetry span's status, a harness's `error`, the flag decides and the words do not.) It is when it opens by
+    saying so, or when it is one line that states a failure the standards call transient in their own form (a
+    refused connection, "timed out", an HTTP 503 status line: `states_transient`), whatever words frame it ("Failed
+    to send email: connect ECONNREFUSED ..."). Output of many lines that shows one (a log tail, a test run whose
+    check hit a refused port) reports it and stays an answer; so does "Set timeout.", which names no failure."""
     lines = text.strip().splitlines()
-    return bool(_SAYS_ERROR.match(text[:200])) or (len(lines) == 1 and transient(lines[0][:300]))
+    return bool(_SAYS_ERROR.match(text[:200])) or (len(lines) == 1 and states_transient(lines[0][:300]))
 
 
 def detect(entries: list[Any]) -> Optional[str]:
@@ -150,7 +152,7 @@ def _anthropic(p: Pairing, i: int, e: dict[str, Any]) -> None:
         for b in blocks:  # results first: the API requires them before any text of the turn
             if isinstance(b, dict) and b.get("type") == "tool_result":
                 text = text_of(b.get("content"))
-                p.answer(i, b.get("tool_use_id"), text, is_error=b.get("is_error") is True or says_error(text))
+                p.answer(i, b.get("tool_use_id"), text, is_error=b.get("is_error") is True)  # the wire's flag decides
         text = "\n".join(str(b.get("text")) for b in blocks if isinstance(b, dict) and b.get("type") == "text"
                          and b.get("text"))
         if text:

@@ -109,13 +109,16 @@ def conversations(source: str, spans: Iterable[Span], first_index: int = 0) -> I
         models = [s for s in group if s.attributes.get("gen_ai.operation.name") in MODEL_OPERATIONS]
         with_content = [s for s in models if isinstance(_content(s, "gen_ai.input.messages"), list)]
         if with_content:
-            _from_messages(c, with_content[-1])
+            # a call's execute_tool span carries the status the parts form lacks: where there is one, it decides
+            flags = {str(s.attributes["gen_ai.tool.call.id"]): s.failed for s in group if "gen_ai.tool.call.id"
+                     in s.attributes and s.attributes.get("gen_ai.operation.name") == "execute_tool"}
+            _from_messages(c, with_content[-1], flags)
         else:
             _from_tool_spans(c, group)
         yield c
 
 
-def _from_messages(c: Conversation, span: Span) -> None:
+def _from_messages(c: Conversation, span: Span, flags: dict[str, bool]) -> None:
     system = _content(span, "gen_ai.system_instructions")
     if isinstance(system, list):
         c.system = text_of([p for p in system if isinstance(p, dict)])
@@ -138,7 +141,8 @@ def _from_messages(c: Conversation, span: Span) -> None:
                 if x.get("type") == "tool_call_response":
                     result = x.get("result", x.get("response"))
                     text = result if isinstance(result, str) else json.dumps(result)
-                    p.answer(i, x.get("id"), text, says_error(text))  # the parts form has no error flag
+                    failed = flags.get(str(x.get("id")))  # the parts form has no error flag of its own
+                    p.answer(i, x.get("id"), text, says_error(text) if failed is None else failed)
         else:
             text = text_of([x for x in parts if x.get("type") == "text"])
             p.add(SystemMessage(text) if role == "system" else UserMessage(text), i)
@@ -168,7 +172,7 @@ def _from_tool_spans(c: Conversation, group: list[Span]) -> None:
             text = result if isinstance(result, str) else "" if result is None else json.dumps(result)
             if s.failed and not text:
                 text = f"Error: {s.attributes.get('error.type', 'the tool failed')}"
-            p.answer(entry, s.attributes.get("gen_ai.tool.call.id"), text, s.failed or says_error(text),
+            p.answer(entry, s.attributes.get("gen_ai.tool.call.id"), text, s.failed,  # the span's status decides
                      captured=result is not None)
             entry += 1
         turn.clear()

@@ -10,8 +10,9 @@ they do carry, strongest source first:
 2. The HTTP method, where the tool states one (an OpenAPI operation's description starting "GET /..."):
    GET, HEAD and OPTIONS are safe methods (RFC 9110, 9.2.1); any other may change state.
 3. Last resort, documented as such: the first word of the name or of the description is a verb that
-   reads (READ_VERBS), or the description starts by naming what the tool returns ("The status of a
-   job.", an article first). Anything else may change state, as the MCP default says.
+   reads (READ_VERBS). A description that only names a thing ("A message to a recipient", "The status of
+   a job") says nothing of effects, so such a tool may change state, as the MCP default says, and what
+   it answers decides the rest (repeats.py).
 
 The scenario format's `volatile` flag overrides all three for the kit's own scenarios: true says the
 answer moves by itself (a queue length), false that it never does.
@@ -38,8 +39,7 @@ _METHOD = re.compile(r"^\s*(GET|HEAD|OPTIONS|POST|PUT|PATCH|DELETE)\s+/", re.IGN
 # The last resort: verbs that read. Only consulted for a tool with neither annotations nor an HTTP method.
 READ_VERBS = {"get", "list", "search", "find", "read", "fetch", "query", "lookup", "look", "check", "describe",
               "show", "view", "count", "browse", "retrieve", "inspect", "track", "poll", "watch", "status",
-              "returns", "gets", "lists", "searches", "finds", "reads", "fetches", "retrieves", "shows", "checks",
-              "a", "an", "the"}  # a description that starts by naming a thing says what the tool returns
+              "returns", "gets", "lists", "searches", "finds", "reads", "fetches", "retrieves", "shows", "checks"}
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _STATUS_KEYS = ("status", "status_code", "statusCode", "http_status", "httpStatus", "code")
 _CHANGED = re.compile(r"\b(409 Conflict|412 Precondition Failed)\b", re.IGNORECASE)

@@ -16,9 +16,8 @@ Often that one message is enough: the model answers. If it persists, the run sto
 stop reason. A warning counts toward a stop when the loop it named comes back (the same pattern on the same
 tool), or when anything is caught before the run has shown something new since: so one early re-check does
 not make a later, unrelated warning in a long run the last one, and a model that switches from one loop to
-another without learning anything is still stopped. Lapses are counted PER TURN, not per call: the calls of one assistant message were written
-together, before the model could read any warning, so however many of them the guard catches they are
-one lapse; a stop needs a detection in a later turn, after the model could have read the warning.
+another without learning anything is still stopped. Lapses are counted PER TURN: the calls of one message were
+written before the model could read any warning, so they are one lapse; a stop needs a detection in a later turn.
 
 The guard reads everything it needs from its three hooks (loops/hooks.py): the history handed to
 `before_call` (what the user said, and when), each call, and each result. Anything that drives it the
@@ -175,7 +174,15 @@ class LoopGuard:
         learned = owned_moments(seen_before, (a.result, moments)) - owned if ok and seen_before else set()
         if learned:  # the resource's own moments: part of its answer from now on, this one included
             owned = m.owned[a.call.name] = owned | learned
-            a.result, values = self._results.read(ok, content, info.metadata, ok, owned)
+        # a date-time known by its form alone is content until it moved alone (a meeting's `start`, not a report's
+        # `generated`); then the earlier answer, read without it, is what this one is compared with
+        if ok and seen_before and seen_before[0] == a.result and a.action in m.last_result and (moved := {
+                k for k in moments if not is_moment_name(k) and seen_before[1].get(k, moments[k]) != moments[k]}):
+            m.alone[a.call.name] = m.alone.get(a.call.name, frozenset()) | moved
+            m.last_result[a.action] = (*m.last_result[a.action][:2], a.result)
+        by_form = {k for k in moments if not is_moment_name(k)} - m.alone.get(a.call.name, frozenset())
+        if learned or by_form:
+            a.result, values = self._results.read(ok, content, info.metadata, ok, owned | by_form)
         a.failed, a.empty = not ok, not values or found_nothing(content)
         a.lists = ok and _lists(content)
         a.to_come = ok and still_to_come(content, is_moment_name)
@@ -198,6 +205,8 @@ class LoopGuard:
         given = m.given.setdefault(a.action, set())
         # an idempotent write that answers as it did, nothing else changed since, changed nothing (no new epoch)
         took = a.writes and not (info.idempotent and before is not None and before == a.result)
+        # a call of unknown effect whose answer was only its own request sent back shows no effect of its own
+        took = took and not (info.unknown and a.blank and not says_nothing(payload))
         changed = ok and took or not ok and resource_changed(body)
         # news for every repeat: an answer this call never gave before (a poll that moved, even to a value seen elsewhere)
         a.brought = a.result not in given and (changed or bool(given))
@@ -279,9 +288,7 @@ class LoopGuard:
 
 def _lists(value: Any) -> bool:
     """Does an answer hold a non-empty list anywhere?"""
-    if isinstance(value, list):
-        return bool(value)
-    return isinstance(value, dict) and any(_lists(v) for v in value.values())
+    return bool(value) if isinstance(value, list) else isinstance(value, dict) and any(map(_lists, value.values()))
 
 
 def _spelled(call: ToolCall) -> Any:

@@ -20,6 +20,7 @@ question's answers, so it can speak sooner (a second spelling of one search), an
 in between brought news."""
 from __future__ import annotations
 
+from itertools import takewhile
 from typing import Optional
 
 from . import detectors, feedback
@@ -82,8 +83,10 @@ class NoProgress(Detector):
         run = detectors.no_progress([*m.new_per_step, now.new], m.thresholds.no_progress_steps)
         if not run:
             return None
+        # every call of those steps, not only the latest eight (`m.ran`): a batch of eight hides the step before
+        steps = [x for x in takewhile(lambda x: x.step > now.number - run, reversed(m.attempts)) if x.ran]
         for back in range(run):  # newest first: a thing the user named, answered, is a checklist worked through
-            if any(asks_given(m, x) for x in reversed(m.ran) if x.step == now.number - back):
+            if any(asks_given(m, x) for x in steps if x.step == now.number - back):
                 run = back
                 break
         if run < m.thresholds.no_progress_steps:

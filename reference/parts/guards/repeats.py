@@ -15,8 +15,8 @@ it must not fire on):
    answer's place, and the next is answered before it runs; what the guard knows of a failure survives a user
    turn. Not for a transient failure (its retry budget, rule 3), a failure that says of itself it will not pass
    (its own `retryable: false`), nor a call that already answered (a respelling).
-5. A failure that says the input is wrong is a repeat when sent again as written: a spelling the tool refused,
-   corrected ("Dec 1, 2026" to "2026-12-01"), is a new request.
+5. A failed call respelled is a new request, whatever the failure said: a spelling the tool refused, corrected
+   ("Dec 1, 2026" to "2026-12-01"), runs; sent again as written, it is judged by rule 4.
 6. A call that is not itself the question is judged by what is: a poll by its answers (progress.py), a wait
    (a call that printed nothing, or that says nothing of its effects while a poll runs between) by the calls
    around it, a read beside a new question in one parallel batch by the batch (`judged_elsewhere`).

@@ -87,9 +87,9 @@ def reports(content: Any) -> bool:
 
 
 def is_date_time(value: Any) -> bool:
-    """Is a value a moment by its standard form, an RFC 3339 date-time, whatever its key names? Then it is
-    presumed the response's clock, as a key named like a moment is (results.py), until the answers show that
-    it moved with the rest of them (`owned_moments`). A date alone ("2026-12-01") is content."""
+    """Is a value a moment by its standard form, an RFC 3339 date-time, whatever its key names? The guard keeps
+    it as content until it moved alone across identical calls (guard.py); `without_metadata` drops it
+    (results.py). A date alone ("2026-12-01") is content."""
     return type(value) is str and len(value) >= 20 and bool(_DATE_TIME.match(value))
 
 
@@ -153,6 +153,15 @@ def transient(body: Any) -> bool:
                 passing |= code is None or code in TRANSIENT_STATUSES
                 wrong |= code is not None and 400 <= code < 500 and code not in TRANSIENT_STATUSES
     return passing and not wrong
+
+
+def states_transient(line: str) -> bool:
+    """Does one line of text state a transient failure in a standard's own form (an errno's name or words, "timed
+    out", an error named for a timeout, an HTTP status line or code with its reason phrase, gRPC's code), not only
+    name one? "Set timeout." names a setting: a clause that ends on the word is a timeout only in an answer already
+    flagged as failed (`transient`)."""
+    return transient(line) and any(not (found.group(3) and re.fullmatch(r"time[ -]?out", found.group(3), re.I))
+                                   for found in _TEXT.finditer(line))
 
 
 def timed_out(body: Any) -> bool:

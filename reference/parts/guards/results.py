@@ -1,24 +1,23 @@
 """Lesson 3: what a tool result says, normalised, without its metadata.
 
-Two results say the same thing when their payloads are equal after the same normalisation as the
-arguments (fingerprint.canonical) and after dropping METADATA: the parts of a result that change on
-every call whatever the world does. A stuck job answered with a fresh `checked_at` is still stuck; a
-search answered with a new `request_id` is still the same answer. Metadata is never news either.
+Two results say the same thing when their payloads are equal after the arguments' normalisation and without
+METADATA: the parts that change on every call whatever the world does. A stuck job answered with a fresh
+`checked_at` is still stuck; a new `request_id` is not a new answer. Metadata is never news either.
 
 A key is metadata when (normalised: camelCase and dashes to snake_case, lower case)
 
-- the tool declares it: `metadata: [checked_at, meta.server]` in the scenario's tool definition (a key
-  name anywhere in the result, or a dotted path from the payload's top);
+- the tool declares it: `metadata: [checked_at, meta.server]` (a key name anywhere, or a dotted path);
 - it names a request or transport identifier, whatever its value: it is or ends in request_id, trace_id, span_id,
   correlation_id, traceparent, etag, nonce; or it says how long this request took, and its value is a number:
   took, elapsed, latency, response_time, query_time, processing_time (with or without a unit: took_ms, latency_s);
-- its value is a moment by the standard's form, an RFC 3339 date-time ("2026-11-30T10:00:00Z"), whatever
-  its key; or, as the last resort for forms no standard fixes, the key names a moment (timestamp, ts, now,
-  server_time, as_of, last_checked, last_updated, last_modified, or ends in _at, _ts or _timestamp, a unit
-  suffix aside) and the value is a clock time ("10:00:05") or an epoch number (`status_at: "gate B"` and a
-  date alone are content) - in either case UNTIL the answers show it is the resource's own:
-  a moment that moved together with the rest of an answer to the same call (a run's `updated_at` beside
-  its status) is content from then on, its advancing news (`owned_moments`); one that moved alone is not.
+- its value is a moment by the standard's form, an RFC 3339 date-time, whatever its key; or, as the last resort
+  for forms no standard fixes, the key names a moment (timestamp, ts, now, server_time, as_of, last_checked,
+  last_updated, last_modified, or ends in _at, _ts or _timestamp) and the value is a clock time or an epoch
+  number (`status_at: "gate B"` and a date alone are content) - UNTIL the answers show it is the resource's own:
+  a moment that moved together with the rest of an answer to the same call is content from then on
+  (`owned_moments`). The guard reads a date-time known by its form alone the other way round: content (a
+  meeting's `start`) until it moved alone across identical calls (a report's `generated`).
+Timings and moments that are the whole answer (a latency probe's `{"latency_ms": 40}`) are the answer itself.
 """
 from __future__ import annotations
 
@@ -28,8 +27,7 @@ from json.encoder import encode_basestring
 from typing import Any, Iterable, Optional
 
 from ...core import jsontext
-from ...core.dates import canonical_date
-from ...core.canonical import _DATE_NAME, _number, canonical_data, clean_text
+from ...core.canonical import _number, canonical_data, clean_text
 from .responses import is_date_time, owned_moments, parse_result  # noqa: F401  (re-exported: the guard's readers import them here)
 from .wording import unquoted
 
@@ -163,14 +161,13 @@ def news(content: str, is_error: bool, seen: Iterable[str], metadata: Iterable[s
 
 class ResultReader:
     """`without_metadata`, `payload_fingerprint` and `leaf_values` of a result in one walk, the same values
-    (tests/test_guard_fast_paths.py compares them). The guard reads every result, at every step; what a key
-    says (its normalised name, its kind, whether it names a date) is worked out once and kept, because the keys
-    of a tool's results repeat from one result to the next. One reader per guard: the table is not shared."""
+    (tests/test_guard_fast_paths.py compares them). What a key says is worked out once and kept: a tool's keys
+    repeat from one result to the next. One reader per guard: the table is not shared."""
 
     KEYS_KEPT = 4096  # results keyed by ids could make the table grow with the run: past this, keys are not kept
 
     def __init__(self) -> None:
-        self._keys: dict[Any, tuple[str, str, str, bool]] = {}
+        self._keys: dict[Any, tuple[str, str, str]] = {}
         self._owned: frozenset = frozenset()
         self._moments: Optional[dict[str, Any]] = None
 
@@ -181,47 +178,54 @@ class ResultReader:
         moments left out go to `moments` (key name -> value)."""
         declared = declared if isinstance(declared, (set, frozenset)) else frozenset(declared)
         found: set[str] = set()
-        self._owned, self._moments = owned, moments
-        canonical = self._walk(payload, declared, "", False, "", found if values else None)
+        self._owned, self._moments = owned | self._whole(payload, declared), moments
+        canonical = self._walk(payload, declared, "", "", found if values else None)
         return _hashed(ok, canonical), found
 
-    def _key(self, key: Any) -> tuple[str, str, str, bool]:
-        """(key_name, its kind, the key as canonical_data writes it, does that name a date)."""
+    def _whole(self, payload: Any, declared: frozenset) -> frozenset:
+        """Timings and moments that are the whole answer (a probe's `{"latency_ms": 40}`): never metadata."""
+        kinds = {self._key(k)[0]: (self._key(k)[1] or ("moment" if is_date_time(v) else ""), v)
+                 for k, v in payload.items()} if isinstance(payload, dict) else {}
+        whole = kinds and all(kind in ("timing", "moment") and _shaped(kind, v) and name not in declared
+                              for name, (kind, v) in kinds.items())
+        return frozenset(kinds) if whole else frozenset()
+
+    def _key(self, key: Any) -> tuple[str, str, str]:
+        """(key_name, its kind, the key as canonical_data writes it)."""
         known = self._keys.get(key)
         if known is None:
             name, clean = key_name(key), clean_text(key)
-            known = (name, _kind(name), clean, bool(clean) and bool(_DATE_NAME.match(clean.lower())))
+            known = (name, _kind(name), clean)
             if type(key) is str and len(self._keys) < self.KEYS_KEPT:  # JSON's keys (1 and True are one dict key)
                 self._keys[key] = known
         return known
 
-    def _walk(self, value: Any, declared: frozenset, path: str, dated: bool, key: Any,
-              found: Optional[set[str]]) -> Any:
+    def _walk(self, value: Any, declared: frozenset, path: str, key: Any, found: Optional[set[str]]) -> Any:
         """canonical_data of the value without its metadata; its leaf values added to `found`. `path` is the
-        metadata path (without_metadata's, kept only when the tool declares metadata), `dated` whether
-        canonical_data's name is a date's, `key` the raw key leaf_values gives a boolean."""
+        metadata path (without_metadata's, kept only when the tool declares metadata), `key` the raw key
+        leaf_values gives a boolean."""
         if isinstance(value, str):  # the commonest leaf first
             text = clean_text(value)
             if found is not None and value != "":
                 found.add(encode_basestring(text))  # _leaf_text(value), the text cleaned once
-            return canonical_date(text, None) if dated else text
+            return text
         if isinstance(value, dict):
             out = {}
             keys = self._keys
             for k, v in value.items():
                 known = keys.get(k)
-                name, kind, clean, is_date = self._key(k) if known is None else known
+                name, kind, clean = self._key(k) if known is None else known
                 kind = kind or ("moment" if is_date_time(v) else "")
                 here = (f"{path}.{name}" if path else name) if declared else ""
                 if ((declared and (name in declared or here in declared)) or (kind and _shaped(kind, v))) \
-                        and not (kind == "moment" and name in self._owned):
+                        and not (kind in ("moment", "timing") and name in self._owned):
                     if kind == "moment" and self._moments is not None:
                         self._moments[name] = v
                     continue  # metadata: neither part of the answer nor news
-                out[clean] = self._walk(v, declared, here, is_date, k, found)
+                out[clean] = self._walk(v, declared, here, k, found)
             return out
         if isinstance(value, list):
-            return [self._walk(v, declared, path, dated, key, found) for v in value]
+            return [self._walk(v, declared, path, key, found) for v in value]
         if found is not None and not (value is None or value == ""):
             found.add(f"{key}={value}" if isinstance(value, bool) else _leaf_text(value))
         return _number(value) if isinstance(value, (int, float)) else value
@@ -257,9 +261,7 @@ def without_echoes(payload: Any, arguments: Any, spelled: Any = None) -> Any:
     def walk(value: Any) -> Any:
         if isinstance(value, dict):
             return {k: walk(v) for k, v in value.items() if not echoed(k, v)}
-        if isinstance(value, list):
-            return [walk(v) for v in value]
-        return value
+        return [walk(v) for v in value] if isinstance(value, list) else value
     return walk(payload)
 
 
@@ -269,7 +271,8 @@ def subject_of(arguments: Any, positions: bool = True) -> str:
     numbers too (a page, an offset say where in a list, not what about) and case-folded, so that pages 2 and 3
     share one, and "Kubernetes" and "kubernetes" do."""
     def left_out(value: Any) -> bool:
-        return _wording(value) or not positions and isinstance(value, (int, float)) and not isinstance(value, bool)
+        wording = isinstance(value, str) and len(value.split()) >= 2
+        return wording or not positions and isinstance(value, (int, float)) and not isinstance(value, bool)
 
     def walk(value: Any) -> Any:
         if isinstance(value, dict):
@@ -278,10 +281,6 @@ def subject_of(arguments: Any, positions: bool = True) -> str:
             return [walk(v) for v in value if not left_out(v)]
         return value if positions or not isinstance(value, str) else value.casefold()
     return _sorted_json(walk(arguments))
-
-
-def _wording(value: Any) -> bool:
-    return isinstance(value, str) and len(value.split()) >= 2
 
 
 def found_nothing(payload: Any) -> bool:

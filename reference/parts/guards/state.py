@@ -145,7 +145,8 @@ class Transcript:
 
 @dataclass
 class Memory:
-    """Everything the detectors may read; the guard (guard.py) is the only one that writes it."""
+    """Everything the detectors may read; the guard (guard.py) writes it, but for the marks a detector leaves on
+    the call it is judging (`recheck`, `asked`: repeats.py), read back when that call's answer comes."""
 
     tools: dict[str, ToolInfo]
     thresholds: Thresholds
@@ -160,6 +161,7 @@ class Memory:
     changing: set[str] = field(default_factory=set)  # actions whose last re-run changed their answer
     moments: dict[str, tuple] = field(default_factory=dict)  # action -> (its last answer without moments, them)
     owned: dict[str, frozenset] = field(default_factory=dict)  # tool -> moments its answers showed to be state
+    alone: dict[str, frozenset] = field(default_factory=dict)  # tool -> date-times that moved alone: the response's
     answers: dict[tuple, list[GuardedCall]] = field(default_factory=dict)  # (tool, subject, result, epoch) -> calls
     seen: set[str] = field(default_factory=set)  # every value the run's results have shown, and each subject asked
     errors: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (tool, error class) -> actions

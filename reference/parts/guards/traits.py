@@ -46,7 +46,6 @@ from collections.abc import Mapping  # not typing.Mapping: its isinstance check 
 from typing import Any, Optional
 
 from ...core import jsontext
-from ...core.canonical import is_airport, is_date
 from .effects import SAFE_METHODS, http_method
 
 OPTION_NAMES = {"limit", "max_results", "page_size", "per_page", "top_k", "k", "count", "size", "page", "offset",
@@ -73,19 +72,6 @@ class ToolInfo:
     volatile: Optional[bool] = None  # the kit's explicit override; None: not said
     annotations: Mapping[str, Any] = field(default_factory=dict)  # MCP: readOnlyHint, idempotentHint, ...
     metadata: frozenset = frozenset()  # result keys the tool declares as metadata
-
-    @functools.cached_property
-    def checked(self) -> bool:
-        """Has the schema an airport or date property anywhere (checks.py has something to check)?"""
-        def walk(schema: Any, name: str) -> bool:
-            if not isinstance(schema, Mapping):
-                return False
-            if is_airport(schema) or is_date(schema, name):
-                return True
-            props = schema.get("properties")
-            subs = [walk(v, k) for k, v in props.items()] if isinstance(props, Mapping) else []
-            return any(subs) or walk(schema.get("items"), name)
-        return walk(self.parameters, "")
 
     @functools.cached_property
     def polls(self) -> Optional[str]:

@@ -1,6 +1,6 @@
 """Retries and waits: a call sent again after a failure that passes by itself, or after the wait the server
 asked for, is a retry within a budget; a call that is itself a wait repeats no answer of its own (repeats.py,
-rules 3 and 5; answers.py and cycles.py read the same tests).
+rules 3 and 6; answers.py and cycles.py read the same tests).
 
 A failure that passes by itself changed nothing, so the same call may be sent again: three attempts in all, as
 the OpenAI and Anthropic SDKs retry by default, or three waits where the server said how long to wait and the
