@@ -101,7 +101,7 @@ retried; a failed call and a read asked again both run once and are judged by th
 by what a call created; given values telling questions apart) it ran them again at 9eed74f in 8 min 51 s and 6.8
 CPU-minutes (351.6 s user, 55.5 s system, load average 2-3): the five framework rows with the kit's guard no
 longer intervene on cancel-after-step, a healthy investigation of three different logs (1 intervention each
-before, 0 now); no end, model call, tool call or *done* changed. Again at be7bbd5, after a write resent in
+before, 0 now); no end, model call, tool call or *done* changed. Again at 950c36d, after a write resent in
 other words and the reviewer's fixes, in 8 min 11 s and 6.9 CPU-minutes (357.8 s user, 56.1 s system): no run
 changed its end, model calls, tool calls, interventions or *done*. A run that ends
 at the wall-time cap with little CPU was waiting, not starved: smolagents sleeps through a provider's long
