@@ -1,11 +1,9 @@
 """Lesson 3: what a tool result says, normalised, without its metadata.
 
 Two results say the same thing when their payloads are equal after the arguments' normalisation and without
-METADATA: the parts that change on every call whatever the world does. A stuck job answered with a fresh
-`checked_at` is still stuck; a new `request_id` is not a new answer. Metadata is never news either.
-
-A key is metadata when (normalised: camelCase and dashes to snake_case, lower case)
-
+METADATA, the parts that change on every call whatever the world does (a stuck job answered with a fresh
+`checked_at` is still stuck; a new `request_id` is not a new answer); metadata is never news either. A key
+(normalised: camelCase and dashes to snake_case, lower case) is metadata when
 - the tool declares it: `metadata: [checked_at, meta.server]` (a key name anywhere, or a dotted path);
 - it names a request or transport identifier, whatever its value: it is or ends in request_id, trace_id, span_id,
   correlation_id, traceparent, etag, nonce; or it says how long this request took, and its value is a number:
@@ -91,19 +89,30 @@ def _shaped(kind: str, value: Any) -> bool:
     return False
 
 
-def without_metadata(payload: Any, declared: Iterable[str] = (), path: str = "") -> Any:
-    """The payload with every metadata key dropped, at any depth."""
+def without_metadata(payload: Any, declared: Iterable[str] = (), path: str = "", whole: Any = None) -> Any:
+    """The payload with every metadata key dropped, at any depth, but for the `whole_answer`."""
     declared = declared if isinstance(declared, (set, frozenset)) else frozenset(declared)
+    whole = whole_answer(payload, declared) if whole is None else whole
     if isinstance(payload, dict):
         out = {}
         for key, value in payload.items():
-            here = f"{path}.{key_name(key)}" if path else key_name(key)
-            if not is_metadata(key, value, here, declared):
-                out[key] = without_metadata(value, declared, here)
+            name = key_name(key)
+            here = f"{path}.{name}" if path else name
+            if not is_metadata(key, value, here, declared) or name in whole:  # the whole answer: all timed
+                out[key] = without_metadata(value, declared, here, whole)
         return out
     if isinstance(payload, list):
-        return [without_metadata(v, declared, path) for v in payload]
+        return [without_metadata(v, declared, path, whole) for v in payload]
     return payload
+
+
+def whole_answer(payload: Any, declared: frozenset) -> frozenset:
+    """Timings and moments that are the whole answer (a probe's `{"latency_ms": 40}`): never metadata."""
+    names = {key_name(k): v for k, v in payload.items()} if isinstance(payload, dict) else {}
+    kinds = {n: _kind(n) or ("moment" if is_date_time(v) else "") for n, v in names.items()}
+    timed = all(kinds[n] in ("moment", "timing") and _shaped(kinds[n], v) and n not in declared
+                for n, v in names.items())
+    return frozenset(names) if names and timed else frozenset()
 
 
 def result_fingerprint(content: str, is_error: bool = False, metadata: Iterable[str] = ()) -> str:
@@ -178,17 +187,9 @@ class ResultReader:
         moments left out go to `moments` (key name -> value)."""
         declared = declared if isinstance(declared, (set, frozenset)) else frozenset(declared)
         found: set[str] = set()
-        self._owned, self._moments = owned | self._whole(payload, declared), moments
+        self._owned, self._moments = owned | whole_answer(payload, declared), moments
         canonical = self._walk(payload, declared, "", "", found if values else None)
         return _hashed(ok, canonical), found
-
-    def _whole(self, payload: Any, declared: frozenset) -> frozenset:
-        """Timings and moments that are the whole answer (a probe's `{"latency_ms": 40}`): never metadata."""
-        kinds = {self._key(k)[0]: (self._key(k)[1] or ("moment" if is_date_time(v) else ""), v)
-                 for k, v in payload.items()} if isinstance(payload, dict) else {}
-        whole = kinds and all(kind in ("timing", "moment") and _shaped(kind, v) and name not in declared
-                              for name, (kind, v) in kinds.items())
-        return frozenset(kinds) if whole else frozenset()
 
     def _key(self, key: Any) -> tuple[str, str, str]:
         """(key_name, its kind, the key as canonical_data writes it)."""
