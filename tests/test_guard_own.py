@@ -3,21 +3,11 @@ minted is the same acknowledgement, a read of the write's own effect is no news 
 a batch answer for that batch; each with the legitimate work it must leave alone."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import yaml
 
-from reference import parse_scenario
 from reference.parts.guards.own import asked_for, minted_apart
-from reference.runs.runner import completed, evaluate, interventions, run
-
-FIELD = Path(__file__).parent / "field_scenarios"
-
-
-def _run(name: str):
-    scenario = parse_scenario(yaml.safe_load((FIELD / f"{name}.yaml").read_text(encoding="utf-8")), name)
-    return scenario, run(scenario, "guarded")
+from reference.runs.runner import completed, evaluate, interventions
+from tests.helpers.field_runs import run_field
 
 
 @pytest.mark.parametrize("loop, legitimate", [
@@ -30,10 +20,10 @@ def _run(name: str):
     ("insert-again-after-reading-its-total", "remaining-count-read-after-each-batch"),
 ])
 def test_a_duplicate_write_is_caught_and_the_work_beside_it_is_left_alone(loop, legitimate):
-    scenario, result = _run(loop)
+    scenario, result = run_field(loop)
     failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
     assert not failed and interventions(result)[0] == "repeated_call", (failed, interventions(result))
-    scenario, result = _run(legitimate)
+    scenario, result = run_field(legitimate)
     assert completed(scenario, result) and not interventions(result), interventions(result)
 
 

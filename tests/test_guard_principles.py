@@ -132,6 +132,16 @@ def _ends(name: str):
     return scenario, run(scenario, "guarded")
 
 
+def _ends_as_labelled(name: str, caught: bool) -> None:
+    """A loop is stopped within its scenario's limits; legitimate work completes with no intervention."""
+    scenario, result = _ends(name)
+    if caught:
+        assert result.stop_reason.value in scenario.expect.stop_reasons and interventions(result)
+        assert result.model_calls <= scenario.expect.model_calls.max
+    else:
+        assert completed(scenario, result) and not interventions(result), interventions(result)
+
+
 def test_patience_grows_with_the_movement_a_poll_showed():
     """A status read a minute apart (a wait that prints nothing between) that moved twice may answer alike once on
     a long step and runs on; one that moved once and then answers the same forever is still told, then stopped."""
@@ -159,12 +169,7 @@ def test_a_retry_the_server_asked_for_is_no_repeat(name, caught):
     """A 503 with Retry-After, the wait slept as told, is a retry (three in a row at most), and so is one after a
     refused connection: one budget; the same 503 sent again at once, or honoured without end, is a loop, and so
     is a request failing one way, then the other, without end."""
-    scenario, result = _ends(name)
-    if caught:
-        assert result.stop_reason.value in scenario.expect.stop_reasons and interventions(result)
-        assert result.model_calls <= scenario.expect.model_calls.max
-    else:
-        assert completed(scenario, result) and not interventions(result), interventions(result)
+    _ends_as_labelled(name, caught)
 
 
 def test_a_read_beside_a_new_question_in_one_batch_is_no_repeat():
@@ -522,9 +527,4 @@ def test_a_failure_passes_by_itself_when_a_standard_says_so_where_the_answer_say
 def test_a_write_that_failed_for_a_transient_reason_is_sent_again_three_attempts_in_all(name, caught):
     """A send refused at the connect step, then answered 503, changed nothing: the third identical send runs. The
     fourth after three such failures, or the same send after a 400 (the input is wrong), is a repeat."""
-    scenario, result = _ends(name)
-    if caught:
-        assert result.stop_reason.value in scenario.expect.stop_reasons and interventions(result)
-        assert result.model_calls <= scenario.expect.model_calls.max
-    else:
-        assert completed(scenario, result) and not interventions(result), interventions(result)
+    _ends_as_labelled(name, caught)

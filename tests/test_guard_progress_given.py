@@ -1,28 +1,19 @@
 """No progress and the things the agent was given: a checklist the user wrote is worked through, even by empty
 answers; names the agent made up, each answering empty, are still no progress. And one instant respelled in
 another offset is one value."""
-from pathlib import Path
 
 import pytest
-import yaml
 
 from reference.core.canonical import call_fingerprint
 from reference.core.dates import canonical_moment
-from reference import parse_scenario
-from reference.runs.runner import completed, evaluate, interventions, run
-
-FIELD = Path(__file__).parent / "field_scenarios"
-
-
-def _run(name: str):
-    scenario = parse_scenario(yaml.safe_load((FIELD / f"{name}.yaml").read_text(encoding="utf-8")), name)
-    return scenario, run(scenario, "guarded")
+from reference.runs.runner import completed, evaluate, interventions
+from tests.helpers.field_runs import run_field
 
 
 def test_empty_answers_about_what_the_user_listed_are_progress_and_made_up_names_are_not():
-    scenario, result = _run("repos-the-user-listed-all-empty")
+    scenario, result = run_field("repos-the-user-listed-all-empty")
     assert completed(scenario, result) and not interventions(result), interventions(result)
-    scenario, result = _run("repos-the-agent-made-up-all-empty")
+    scenario, result = run_field("repos-the-agent-made-up-all-empty")
     failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
     assert not failed and interventions(result)[0] == "no_progress", (failed, interventions(result))
 
@@ -48,8 +39,8 @@ def test_a_local_time_a_date_and_another_instant_keep_their_own_value():
     ("search-reworded-after-its-answer", "parallel-searches-two-rate-limited"),
 ])
 def test_the_days_of_a_window_and_a_batch_sent_together_are_not_loops(loop, legitimate):
-    scenario, result = _run(legitimate)
+    scenario, result = run_field(legitimate)
     assert completed(scenario, result) and not interventions(result), interventions(result)
-    scenario, result = _run(loop)
+    scenario, result = run_field(loop)
     failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
     assert not failed and interventions(result)[0] == scenario.expect.stop_reason, (failed, interventions(result))

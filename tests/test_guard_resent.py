@@ -3,31 +3,20 @@ only in the agent's own wording is the same write sent again; the same notes pos
 caught, and the repost the user asked for, and writes told apart by what the user listed, are left alone."""
 from __future__ import annotations
 
-from pathlib import Path
-
-import yaml
-
-from reference import parse_scenario
 from reference.parts.guards.resent import _reworded
 from reference.parts.guards.state import GuardedCall
-from reference.runs.runner import completed, evaluate, interventions, run
-
-FIELD = Path(__file__).parent / "field_scenarios"
-
-
-def _run(name: str):
-    scenario = parse_scenario(yaml.safe_load((FIELD / f"{name}.yaml").read_text(encoding="utf-8")), name)
-    return scenario, run(scenario, "guarded")
+from reference.runs.runner import completed, evaluate, interventions
+from tests.helpers.field_runs import run_field
 
 
 def test_the_same_notes_posted_again_under_an_emoji_are_caught_before_they_run():
-    scenario, result = _run("notes-posted-again-with-a-prefix")
+    scenario, result = run_field("notes-posted-again-with-a-prefix")
     failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
     assert not failed and interventions(result)[0] == "repeated_call", (failed, interventions(result))
 
 
 def test_a_repost_the_user_asked_for_runs():
-    scenario, result = _run("notes-posted-twice-as-the-user-asked")
+    scenario, result = run_field("notes-posted-twice-as-the-user-asked")
     assert completed(scenario, result) and not interventions(result), interventions(result)
 
 

@@ -1,22 +1,13 @@
 """A failure the standards call transient, however it is framed: a one-line answer carrying one is a failure on a
 wire with no error flag; a timeout is known by words that say one happened; an HTTP status answered while a poll
 waits longer each time is a state; and a call asked before is asked before however many calls ago (a batch reissued whole)."""
-from pathlib import Path
 
 import pytest
-import yaml
 
-from reference import parse_scenario
 from reference.diagnosis.logs.chat import says_error
 from reference.parts.guards.responses import transient
-from reference.runs.runner import completed, evaluate, interventions, run
-
-FIELD = Path(__file__).parent / "field_scenarios"
-
-
-def _run(name: str):
-    scenario = parse_scenario(yaml.safe_load((FIELD / f"{name}.yaml").read_text(encoding="utf-8")), name)
-    return scenario, run(scenario, "guarded")
+from reference.runs.runner import completed, evaluate, interventions
+from tests.helpers.field_runs import run_field
 
 
 @pytest.mark.parametrize("text", ["Failed to send email: connect ECONNREFUSED 10.0.4.12:587",
@@ -50,8 +41,8 @@ def test_a_timeout_is_known_by_words_that_say_one_happened_not_by_words_about_on
     ("batch-of-six-reads-reissued-whole", "six-listed-incidents-read-in-two-batches"),
 ])
 def test_the_legitimate_run_completes_and_the_loop_is_still_caught(loop, legitimate):
-    scenario, result = _run(legitimate)
+    scenario, result = run_field(legitimate)
     assert completed(scenario, result) and not interventions(result), interventions(result)
-    scenario, result = _run(loop)
+    scenario, result = run_field(loop)
     failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
     assert not failed and interventions(result)[0] == scenario.expect.stop_reason, (failed, interventions(result))
