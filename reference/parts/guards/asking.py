@@ -33,7 +33,7 @@ from .results import argument_leaves
 from .state import GuardedCall, Memory
 
 _WORD = re.compile(r"\w+")
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
 SENTENCE = 12  # words: a status and a note of how the command ended, not a page of content
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
@@ -61,7 +61,7 @@ def _by_key(arguments: Any) -> dict[str, list[Any]]:
     return out
 
 
-def _differences(x: GuardedCall, a: GuardedCall) -> list[tuple[str, str]]:
+def differences(x: GuardedCall, a: GuardedCall) -> list[tuple[str, str]]:
     """The arguments in which two calls differ, as text, key by key (a key only one of them has counts too)."""
     was, now = _by_key(x.arguments), _by_key(a.arguments)
     pairs = []
@@ -97,7 +97,7 @@ def told_apart(x: GuardedCall, a: GuardedCall, given: Given) -> bool:
     word for word (a line of the user's manifest), since any rewording reuses the user's words; a one-word value
     (a key, an id) by the words in which the two differ (banner:acme and banner:globex, the user having listed
     acme and globex), when they are more than numbers; two dates, when both lie in a window the user bounded."""
-    for u, v in _differences(x, a):
+    for u, v in differences(x, a):
         if len(u.split()) > 1 or len(v.split()) > 1:
             if all(clean_text(t).casefold() in given.text for t in (u, v)) or _slot_filled(u, v, given):
                 return True
@@ -166,7 +166,7 @@ def waits_longer(x: GuardedCall, a: GuardedCall) -> bool:
     """Do the two calls differ only by numbers, each of `a`'s at least `x`'s and one of them larger (a back-off)?
     A wait put before or after a call that had none (`curl ...`, then `sleep 2 && curl ...`: whole words added,
     one of them a number) waits longer than no wait; a cache-buster glued to a word (`?nocache=1`) is a respelling."""
-    pairs = _differences(x, a)
+    pairs = differences(x, a)
     if not pairs:
         return False
     grew = False
@@ -174,9 +174,9 @@ def waits_longer(x: GuardedCall, a: GuardedCall) -> bool:
         if _wait_added(u, v):
             grew = True
             continue
-        if _NUMBER.sub("#", u) != _NUMBER.sub("#", v):
+        if NUMBER.sub("#", u) != NUMBER.sub("#", v):
             return False  # other words changed too: not only a wait
-        for p, q in zip(_NUMBER.findall(u), _NUMBER.findall(v)):
+        for p, q in zip(NUMBER.findall(u), NUMBER.findall(v)):
             if float(q) < float(p):
                 return False
             grew = grew or float(q) > float(p)
@@ -190,7 +190,7 @@ def _wait_added(u: str, v: str) -> bool:
         return False
     n = len(now) - len(was)
     added = now[:n] if now[n:] == was else now[len(was):] if now[:len(was)] == was else None
-    return added is not None and any(_NUMBER.fullmatch(w) and float(w) > 0 for w in added)
+    return added is not None and any(NUMBER.fullmatch(w) and float(w) > 0 for w in added)
 
 
 def backing_off(chain: list[GuardedCall], a: GuardedCall) -> bool:

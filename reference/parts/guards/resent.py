@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Optional
 
 from . import feedback
-from .asking import _NUMBER, _differences, given_before, told_apart
+from .asking import NUMBER, differences, given_before, told_apart
 from .feedback import Detection
 from .own import asked_for, marks, only_own_news
 from .state import Detector, GuardedCall, Memory
@@ -66,9 +66,9 @@ class ResentWrite(Detector):
 def _reworded(x: GuardedCall, a: GuardedCall) -> bool:
     """Do the two calls differ only in words: every argument in which they differ names the same values
     (identifiers, numbers long enough to tell things apart) on both sides, and sends more than a word?"""
-    pairs = _differences(x, a)
+    pairs = differences(x, a)
     return bool(pairs) and all(len(u.split()) > 1 and marks(u) == marks(v) and marks(u)
-                               and _NUMBER.sub("#", u) != _NUMBER.sub("#", v) for u, v in pairs)
+                               and NUMBER.sub("#", u) != NUMBER.sub("#", v) for u, v in pairs)
 
 
 def _acknowledged(x: GuardedCall) -> bool:
