@@ -89,7 +89,6 @@ def test_otlp_spans_with_and_without_captured_content(tmp_path):
 
 
 def test_the_kits_own_span_lines_and_traces(tmp_path):
-    pytest.importorskip("opentelemetry.sdk")
     from reference.diagnosis.otel import export, file_exporter, tracer_provider
     from reference.harness.episode import Episode
     from reference.harness.trace import Trace

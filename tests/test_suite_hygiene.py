@@ -1,5 +1,5 @@
 """The test suite stays hermetic: a test imports helpers from tests.helpers only, never edits sys.path, never
-skips on a broken import of the kit, and starts Python tools through sys.executable, not through PATH.
+skips on a broken import of the kit or of what it declares it needs, and starts Python tools through sys.executable, not through PATH.
 
 Each rule is read from the test files' syntax trees, so a string that merely mentions `sys.path` (code a test
 runs in a child, say) is not a violation.
@@ -7,7 +7,8 @@ runs in a child, say) is not a violation.
 from __future__ import annotations
 
 import ast
-from importlib.metadata import entry_points
+import re
+from importlib.metadata import entry_points, packages_distributions, requires
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,21 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 FILES = sorted(p for p in TESTS.rglob("*.py") if not {"red_flags", "candidates"} & set(p.relative_to(TESTS).parts))
 CONSOLE_SCRIPTS = {e.name for e in entry_points(group="console_scripts")}  # lint-imports, pytest, loopkit, jupyter...
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503's normalised distribution name
+
+
+def declared_modules() -> set[str]:
+    """The top-level modules of what the kit declares it needs (its dependencies and its dev extra), as installed:
+    a skip on one of them would hide a broken install, as a skip on the kit's own would hide a broken kit."""
+    wanted = {_normal(re.split(r"[\s;<>=!~\[(]", r, maxsplit=1)[0]) for r in requires("agent-loop-interview-kit") or []
+              if ";" not in r or re.search(r"extra\s*==\s*['\"]dev['\"]", r)}
+    return {module for module, dists in packages_distributions().items() if wanted & {_normal(d) for d in dists}}
+
+
+DECLARED = declared_modules() | {"reference"}
 
 
 def imported(node: ast.AST) -> list[str]:
@@ -47,8 +63,8 @@ def violations(code: str, name: str) -> list[str]:
             if called.startswith("sys.path."):
                 found.append(f"{where} calls {called}: import through tests.helpers or load_script instead")
             if called in ("pytest.importorskip", "importorskip") and node.args and isinstance(node.args[0], ast.Constant) \
-                    and str(node.args[0].value).split(".")[0] == "reference":
-                found.append(f"{where} skips when the kit's own {node.args[0].value} fails to import")
+                    and str(node.args[0].value).split(".")[0] in DECLARED:
+                found.append(f"{where} skips when {node.args[0].value}, which the kit needs, fails to import")
             tool = None
             on_path = not any(k.arg == "path" for k in node.keywords)  # which(name, path=a venv's bin) is no lookup
             if called == "shutil.which" and on_path and node.args and isinstance(node.args[0], ast.Constant):
@@ -79,6 +95,7 @@ def test_the_rules_are_read_from_every_test_file_and_helper():
     ("import sys\nsys.path.insert(0, 'x')", True),
     ("import sys\nsys.path[:0] = ['x']", True),
     ("import pytest\npytest.importorskip('reference.parts.executor')", True),
+    ("import pytest\npytest.importorskip('opentelemetry.sdk')", True),  # declared in the dev extra
     ("import subprocess\nsubprocess.run(['pytest', '-q'])", True),
     ("import shutil\nshutil.which('pytest')", True),
     # what must stay allowed
