@@ -1,7 +1,8 @@
 """A failure the standards call transient, however it is framed: a one-line answer carrying one is a failure on a
 wire with no error flag; a timeout is known by words that say one happened; an HTTP status answered while a poll
-waits longer each time is a state; a call asked before is asked before however many calls ago (a batch reissued whole);
-and a name or code a standard gives the failure (PEP 3151, Winsock, getaddrinfo) decides whatever language follows it."""
+waits longer each time is a state; a call asked before is asked before however many calls ago (a batch reissued
+whole); and a name or code a standard gives the failure (PEP 3151, Winsock, getaddrinfo) decides whatever language
+follows it."""
 
 import pytest
 
