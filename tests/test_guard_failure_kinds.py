@@ -66,3 +66,32 @@ def test_one_failure_said_again_is_one_kind_whatever_the_call_sent_beside_it():
 ])
 def test_codes_tell_kinds_apart_and_numbers_in_words_do_not(x, y, same):
     assert alike(failure(x, {}), failure(y, {})) is same
+
+
+@pytest.mark.parametrize("text, failed", [
+    ("KeyError: 'region'", True), ("pandas.errors.ParserError: bad line 4", True),  # Python's last traceback line
+    ("java.lang.IllegalStateException: closed", True), ("java.lang.NullPointerException", True),  # Throwable.toString
+    ("TypeError: x is not a function", True), ("Error: ENOENT", True),  # ECMAScript's Error.prototype.toString
+    ("ERROR:  relation \"order\" does not exist", True), ("fatal: not a git repository", True),  # severities
+    ("Errors found: 0", False), ("Error rate: 3%", False), ("mean_error: 0.31", False), ("ErrorBoundary: ok", False),
+    ("Fehler: Datei nicht gefunden", False),  # a word in another language names no standard form
+])
+def test_a_flagless_result_fails_when_it_opens_as_the_languages_print_a_failure(text, failed):
+    from reference.diagnosis.logs.chat import says_error
+    assert says_error(text) is failed
+
+
+def test_a_cell_fixed_through_distinct_exceptions_is_a_converging_debug_loop(tmp_path):
+    cells = [_tool("execute_cell", "Run a notebook cell.", cell_index="integer"),
+             _tool("overwrite_cell_source", "Replace a cell's source.", cell_index="integer", cell_source="string")]
+    errors = ["KeyError: 'signup_date'", "DateParseError: Unknown datetime string format, unable to parse: 31/12/2025",
+              "TypeError: '<' not supported between instances of 'str' and 'int'"]
+    fixes = ["df['signup_dt'] = pd.to_datetime(df['signup_dt'])\ndf.shape",
+             "df['signup_dt'] = pd.to_datetime(df['signup_dt'], dayfirst=True)\ndf.shape",
+             "df['signup_dt'] = pd.to_datetime(df['signup_dt'], dayfirst=True)\ndf['ltv'] = pd.to_numeric(df['ltv'])"]
+    steps = []
+    for error, fix in zip(errors, fixes):
+        steps += [("execute_cell", {"cell_index": 3}, error),
+                  ("overwrite_cell_source", {"cell_index": 3, "cell_source": fix}, "Cell 3 overwritten.")]
+    steps.append(("execute_cell", {"cell_index": 3}, "(48211, 9)"))
+    assert flags(tmp_path, cells, "Cell 3 (the cleaning step) errors. Fix it and make sure it runs.", steps) == []

@@ -105,8 +105,9 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
     elif reached and not a.transient:  # a deterministic failure: news the first time, a guess after
         kind = next((k for tool, k in m.errors if tool == a.call.name and alike(k, a.error_class)), a.error_class)
         tried = m.errors.setdefault((a.call.name, kind), set())
-        if not tried:
+        if not tried:  # a new kind of failure says something new, as a first answer does (answers.py)
             fresh.add(f"error {a.call.name} {kind}")
+            m.told += 1
         m.now.counts = m.now.counts or a.action not in tried
         tried.add(a.action)
     fresh -= m.seen

@@ -159,7 +159,7 @@ _TEXT = re.compile(
     r"|\b([1-5][0-9]{2}) +(?:" + _PHRASES + r")\b"  # a status code and its reason phrase ("504 Gateway Timeout")
     r"|\bstatus(?: code)?[:= ]+([1-5][0-9]{2})\b"  # "status code 503", "status: 429"
     r"|\bStatusCode\.(UNAVAILABLE|DEADLINE_EXCEEDED)\b|\bcode = (Unavailable|DeadlineExceeded)\b"  # gRPC's own
-    r"|(?-i:\b(" + "|".join(_EXCEPTIONS) + r"|EAI_AGAIN|" + "|".join(_WINSOCK) + r")\b)"  # PEP 3151's, POSIX's, Winsock's
+    r"|(?-i:\b(" + "|".join([*_EXCEPTIONS, "EAI_AGAIN", *_WINSOCK]) + r")\b)"  # PEP 3151's, POSIX's, Winsock's names
     r"|(\[WinError (?:" + "|".join(map(str, _WINSOCK.values())) + r")\]"  # a Winsock code as Python prints it
     r"|temporary failure in name resolution|" + "|".join(_WINSOCK_TEXT) + ")",  # EAI_AGAIN's and Windows' words
     re.IGNORECASE)

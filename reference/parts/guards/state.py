@@ -171,7 +171,7 @@ class Memory:
     words: dict[str, str] = field(default_factory=dict)  # tool -> its last call's arguments but numbers
     # reply_key -> (calls in a row that got that answer, `told` after the last of them, the last of them)
     replies: dict[tuple, tuple[int, int, GuardedCall]] = field(default_factory=dict)
-    told: int = 0  # calls so far whose answer said something new: a first answer to its question, or new values
+    told: int = 0  # calls so far whose answer said something new: a first answer, new values, a new kind of failure
     recent: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest attempts, for cycles
     ran: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest calls that ran
     new_per_step: deque = field(default_factory=lambda: deque(maxlen=16))  # news, per step that counts, since `heard`
