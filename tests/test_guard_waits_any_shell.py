@@ -90,3 +90,14 @@ def test_two_reads_taking_turns_answering_alike_are_still_stopped(tmp_path):
                                                  ("get_order", {"order": 123}, "Order 123 shipped."))]
     found = flags(tmp_path, reads, "Is my order affected by the API incident?", steps)
     assert [v for _, v, _ in found][:2] == ["intervene", "stop"] and found[1][0] <= 9, found
+
+
+@pytest.mark.parametrize("said", ["Paused for 1500 ms.", "Pausa de 1500 milisegundos.", "1500 Millisekunden pausiert.",
+                                  "ok"])
+def test_a_build_never_moving_between_pauses_is_stopped_alike_in_any_language(tmp_path, said):
+    tools = [tool("pause", "Pause before the next step.", ms="integer"),
+             tool("build_status", "Where a preview build stands.", branch="string")]
+    steps = [step for _ in range(7) for step in (("build_status", {"branch": "feat-login"}, "building"),
+                                                 ("pause", {"ms": 1500}, said))]
+    found = flags(tmp_path, tools, "Deploy the preview for feat-login; send me the link once it is ready.", steps)
+    assert found[:2] == [(17, "intervene", "same_result"), (21, "stop", "repeated_call")], found

@@ -191,11 +191,12 @@ def paused(m: Memory, x: GuardedCall) -> bool:
 
 
 def _between_runs(m: Memory, x: GuardedCall) -> bool:
-    """Do the calls just before and just after `x` run one other call, each answering (a poll around its wait)?"""
+    """Are the calls just before and just after `x` one other call, the one before answering (a poll around its wait)?
+    When `x` is the latest call, the one after it is the call being judged now, a run of the call before it."""
     before = m.attempts[x.index - 1] if x.index > 0 else None
     after = m.attempts[x.index + 1] if x.index + 1 < len(m.attempts) else None
-    return before is not None and after is not None and before.action == after.action != x.action \
-        and all(y.ran and not y.failed for y in (before, after))
+    return before is not None and before.action != x.action and before.ran and not before.failed \
+        and (after is None or after.action == before.action)
 
 
 # A number and a symbol of a unit of time (ISO 80000-3 and the SI: the second, the millisecond, the minute, the
