@@ -95,3 +95,9 @@ def test_a_cell_fixed_through_distinct_exceptions_is_a_converging_debug_loop(tmp
                   ("overwrite_cell_source", {"cell_index": 3, "cell_source": fix}, "Cell 3 overwritten.")]
     steps.append(("execute_cell", {"cell_index": 3}, "(48211, 9)"))
     assert flags(tmp_path, cells, "Cell 3 (the cleaning step) errors. Fix it and make sure it runs.", steps) == []
+
+
+def test_the_words_the_model_spelled_are_the_calls_own_too():
+    said = {"message": "No such file: ./Docs/Guide.MD"}
+    assert alike(failure(said, {"path": "docs/guide.md"}, {"path": "./Docs/Guide.MD"}),
+                 failure({"message": "No such file: notes/todo.txt"}, {"path": "notes/todo.txt"}))

@@ -32,10 +32,11 @@ class Failure(NamedTuple):
     sent: frozenset[str]
 
 
-def failure(body: Any, arguments: Any) -> Failure:
+def failure(body: Any, arguments: Any, spelled: Any = None) -> Failure:
     """A failed call's answer (`body`, parsed or as text) read for its kind, beside the words of the `arguments`
-    it was sent with."""
-    texts = [clean_text(v).casefold() for _, v in argument_leaves(arguments) if isinstance(v, str)]
+    it was sent with, canonical and as the model `spelled` them."""
+    texts = [clean_text(v).casefold() for _, v in [*argument_leaves(arguments), *argument_leaves(spelled)]
+             if isinstance(v, str)]
     sent = frozenset(w for t in texts for w in _WORD.findall(t) if not _DIGIT.search(w))
     codes, words = [], []
     for key, value in _leaves(body):
