@@ -1,12 +1,15 @@
 """A failure the standards call transient, however it is framed: a one-line answer carrying one is a failure on a
 wire with no error flag; a timeout is known by words that say one happened; an HTTP status answered while a poll
-waits longer each time is a state; and a call asked before is asked before however many calls ago (a batch reissued whole)."""
+waits longer each time is a state; a call asked before is asked before however many calls ago (a batch reissued
+whole); and a name or code a standard gives the failure (PEP 3151, Winsock, getaddrinfo) decides whatever language
+follows it."""
 
 import pytest
 
 from reference.diagnosis.logs.chat import says_error
 from reference.parts.guards.responses import transient
 from reference.runs.runner import completed, evaluate, interventions
+from tests.helpers.chat_logs import flags, tool
 from tests.helpers.field_runs import run_field
 
 
@@ -46,3 +49,31 @@ def test_the_legitimate_run_completes_and_the_loop_is_still_caught(loop, legitim
     scenario, result = run_field(loop)
     failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
     assert not failed and interventions(result)[0] == scenario.expect.stop_reason, (failed, interventions(result))
+
+
+@pytest.mark.parametrize("text, passes", [
+    ("[WinError 10061] No connection could be made because the target machine actively refused it", True),
+    ("[WinError 10054] An existing connection was forcibly closed by the remote host", True),
+    ("socket.error: WSAETIMEDOUT", True),
+    ("ConnectionRefusedError: [Errno 111] Verbindungsaufbau abgelehnt", True),  # the name decides, not the words
+    ("BrokenPipeError: [Errno 32] Datenübergabe unterbrochen", True),
+    ("socket.gaierror: [Errno -3] Temporary failure in name resolution", True),
+    ("getaddrinfo EAI_AGAIN api.internal", True),
+    ("ConnectionResetError: HTTP 404 Not Found", False),  # the input is wrong, whatever else it says
+    ("the connectionrefusederror field is deprecated", False),  # an exception's name is spelled as Python spells it
+    ({"error": {"code": "RESOURCE_EXHAUSTED", "message": "Quota exceeded"}}, False),  # AIP-194: a quota may not pass
+])
+def test_a_failure_is_transient_by_the_name_or_code_a_standard_gives_it(text, passes):
+    assert transient(text if isinstance(text, dict) else {"message": text}) is passes
+
+
+@pytest.mark.parametrize("refusal", [
+    "[WinError 10061] No connection could be made because the target machine actively refused it",
+    "ConnectionRefusedError: [Errno 111] Verbindungsaufbau abgelehnt",
+    "socket.gaierror: [Errno -3] Temporary failure in name resolution",
+])
+def test_a_server_still_starting_is_fetched_a_third_time_whatever_system_refused_it(tmp_path, refusal):
+    tools = [tool("http_get", "Fetch a URL.", {"readOnlyHint": True}, url="string")]
+    url = {"url": "http://localhost:8080/health"}
+    steps = [("http_get", url, f"Error: {refusal}", True)] * 2 + [("http_get", url, '{"status": "ok"}')]
+    assert flags(tmp_path, tools, "The dev server is starting; fetch its health page once it is up.", steps) == []

@@ -477,9 +477,12 @@ plt.show()
 #   new subject is news even if it says `true` again; a changed answer to the same call (polling) is news.
 #   An answer that lists things of its own is compared across subjects: pages 2, 3 and 4 that list the same
 #   items asked one question, whatever their page numbers say.
-#   *It prevents* flagging a batch of stock checks that all say "in stock", and a poll whose status moves;
+#   A failure's kind is what it says beyond the call's own words (its standard codes, its wording with the
+#   call's words and every number left out): a new kind is news, the same kind again is not.
+#   *It prevents* flagging a batch of stock checks that all say "in stock", a poll whose status moves, and a
+#   query debugged through a syntax error, a missing column and a missing table;
 #   it *catches* searches whose only "new" value is their own echoed query, and guessing (404 after 404
-#   on id after id).
+#   on id after id, "no such column" after guessed column).
 # - **Rephrasing is wording, not a new subject.** Calls of one tool that differ only in free wording (text
 #   of two words or more) and get one answer are one question. *It prevents* flagging four SKUs that share
 #   an answer: an id is a subject, a phrase is wording.

@@ -22,10 +22,16 @@ from ...core.messages import SystemMessage, UserMessage
 from ...parts.guards.responses import states_transient
 from .conversation import Conversation, Pairing, arguments_text, text_of
 
-# A plain-text result that opens by saying it failed: "Error: ...", "ERROR - ...", a Python traceback.
-# "Errors found: 0", "Error rate: 3%" or "Error-free run" do not open that way and stay successes.
-_SAYS_ERROR = re.compile(r"^\s*(?:error|exception|fatal)(?:\s*[:!]|\s+-\s)|^\s*Traceback \(most recent call last\)",
-                         re.IGNORECASE)
+# A plain-text result that opens by saying it failed, in the forms the languages and tools print untranslated: an
+# exception's class name, then its message (Python's traceback and its last line `KeyError: 'region'`, PEP 8's
+# CapWords names ending in Error; Java's `Throwable.toString`, `java.io.IOException: ...`; ECMAScript's
+# `Error.prototype.toString`, `Error: ...`, `TypeError: ...`), or a severity name before the message (PostgreSQL's
+# ERROR and FATAL, Python logging's `ERROR - ...`, git's `error:` and `fatal:`). "Errors found: 0", "Error rate: 3%"
+# or "Error-free run" do not open that way and stay successes. A word in another language ("Fehler: ...") names no
+# such form and is not read: where the wire carries a failure flag, the flag decides.
+_SAYS_ERROR = re.compile(r"^\s*(?:(?i:error|exception|fatal)(?:\s*[:!]|\s+-\s)"
+                         r"|(?:[A-Za-z_$][\w$]*\.)*(?:[A-Z][A-Za-z0-9]*)?(?:Error|Exception)(?::|\s*$)"
+                         r"|Traceback \(most recent call last\))")
 
 
 def says_error(text: str) -> bool:

@@ -14,6 +14,7 @@
     arguments.py    what a call's arguments say: their leaves, its subject, their echoes in its result
     results.py      what a result says: its fingerprint without metadata, its values, whether it found nothing
     books.py        what one result brought, written into the guard's memory: news, failures, state epochs
+    failures.py     what kind of failure a call met: its standard codes and its words beyond the call's own
     state.py        what the guard remembers (Memory): each call, its state epoch, the transcript read so far
     detectors.py    the small pure functions the detectors share (counts, A-B-A-B windows, echo)
     thresholds.py   how much repetition passes, per intent

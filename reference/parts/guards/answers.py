@@ -22,9 +22,10 @@ speaks first: measured, it relabels stops and splits a run from its replay):
   updates of nine entities are nine), and when its answer only acknowledges, holding no content and no list
   (zeros, empty texts, `{"affected_rows": 10000}`), all it was sent, quoting and spacing aside: an acknowledgement
   answers no question, so three `mv` commands are three moves and UPDATEs over six id ranges six acts (a search's
-  empty list is an answer, and reworded searches answered by it ask one question). Any call in between that said something
-  new (a first answer to its question, or a value no result had shown) restarts the count: a probe that fails while
-  the server's log moves on is a wait. Answers that move by themselves (a job's state, a moment still to come, a
+  empty list is an answer, and reworded searches answered by it ask one question). Any call in between that said
+  something new (a first answer to its question, a value no result had shown, a first failure of its kind) restarts
+  the count: a probe that fails while the server's log moves on is a wait; a cell rewritten between runs that each
+  fail anew is debugged, however alike each rewrite is acknowledged. Answers that move by themselves (a job's state, a moment still to come, a
   call whose answer changed before), silent waits and the calls around a poll are watched, not looped on.
   Legitimate: four tickets a search found, closed one by one, each acknowledged alike (`LEGITIMATE`).
 In both, calls told apart by a value the agent was given are different questions (asking.py): ten addresses of a

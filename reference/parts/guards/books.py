@@ -4,7 +4,7 @@ Every result is read once, after its call ran, and written into the guard's memo
 without metadata and without the call's own echoes (results.py, arguments.py), the values no earlier result
 held (news), whether it failed and how (responses.py), and whether it may have changed state, which opens a
 new epoch for the reads it can affect. The detectors judge from these books alone. A write that took is news;
-so is a re-read whose answer moved (a poll), and the first failure of a kind. The same answer to an
+so is a re-read whose answer moved (a poll), and the first failure of a kind (failures.py). The same answer to an
 idempotent write, or a deterministic failure on argument after argument (guessing), is not.
 """
 from __future__ import annotations
@@ -15,6 +15,7 @@ from ...core.messages import ToolCall, ToolMessage
 from ...core.toolresult import read_body
 from .arguments import argument_leaves, without_echoes
 from .effects import resource_changed
+from .failures import alike, failure
 from .metadata import is_moment_name
 from .responses import (owned_moments, parse_result, reports, says_final, still_to_come, timed_out, transient,
                         without_call_counts)
@@ -69,7 +70,7 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
     a.transient = transient(body)  # passes by itself: sent again, it is a retry (responses.py)
     a.unsettled = a.writes and timed_out(body)  # it may have acted: a read after it checks (state.py)
     a.final = says_final(body)  # says it will not pass: sent again unchanged, it is the repeat
-    a.error_class = str(body.get("error_type") or "error") if body else None
+    a.error_class = failure(body, a.arguments, _spelled(a.call)) if body else None  # its kind (failures.py)
     last = m.last_result.get(a.action)  # (the epoch once it ran, heard, its answer)
     before = last[2] if last and last[:2] == (a.epoch, a.heard) else None  # nothing else changed state since
     fresh = values - m.seen
@@ -102,9 +103,11 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
     elif resource_changed(body):  # 409, 412, a new ETag: what was read is stale
         m.epoch += 1
     elif reached and not a.transient:  # a deterministic failure: news the first time, a guess after
-        tried = m.errors.setdefault((a.call.name, a.error_class or "error"), set())
-        if not tried:
-            fresh.add(f"error {a.call.name} {a.error_class}")
+        kind = next((k for tool, k in m.errors if tool == a.call.name and alike(k, a.error_class)), a.error_class)
+        tried = m.errors.setdefault((a.call.name, kind), set())
+        if not tried:  # a new kind of failure says something new, as a first answer does (answers.py)
+            fresh.add(f"error {a.call.name} {kind}")
+            m.told += 1
         m.now.counts = m.now.counts or a.action not in tried
         tried.add(a.action)
     fresh -= m.seen

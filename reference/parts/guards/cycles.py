@@ -52,6 +52,6 @@ class Cycle(Detector):
             return None  # each turn answered what it never had: a walk through pages, not a loop
         if any(m.info(x.call.name).moves_by_itself or x.action in m.changing for x in window):
             return None  # answers that move are being watched, not looped on
-        if any(printed_nothing(x) for x in window if x.ran):
+        if any(printed_nothing(m, x) for x in window if x.ran):
             return None  # a call and a wait that answers nothing (a poll and its `sleep`): the call's repeats judge it
         return feedback.alternation(*pair, [x.step for x in window], length, list(m.tools), feedback.echo_of(m))

@@ -3,9 +3,10 @@ their calls look.
 
 New information is a value no result showed before (echoes of the call's own arguments and metadata
 removed), an answer about a subject not asked about before, a write that succeeded, or a kind of error not
-seen before. Empty answers bring nothing; the same error class on argument after argument (guessing ids,
-404 after 404) brings nothing; a changed answer to the same call (polling) is new, flag or no flag. A step
-whose calls only failed for a transient reason says nothing either way (the executor retries those). A read
+seen before (failures.py: its standard codes and its words beyond the call's own). Empty answers bring nothing;
+the same kind of failure on argument after argument (guessing ids, 404 after 404) brings nothing; a changed
+answer to the same call (polling) is new, flag or no flag. A step whose calls only failed for a transient reason
+says nothing either way (the executor retries those). A read
 about a thing the agent was given and had not asked about (a value the user or an earlier answer named, which
 tells it apart from every earlier call of its tool: asking.py) is news even when its answer is empty, a checklist
 worked through; names the agent made up, each answering empty, are still no progress. Legitimate: nine

@@ -27,7 +27,7 @@ it must not fire on):
    showed (`_patient`): a job polled until it is done, a log tailed while training runs. A call that may act,
    answered anew only by the UUIDs the service minted for it (RFC 9562: a send's new message id, own.py's
    `minted_only`), gave the same answer; a read's new UUID is the world's (a message that arrived in an inbox).
-   A call the agent spaced by a wait of its own (a command of its list is POSIX `sleep`, or a call that printed
+   A call the agent spaced by a wait of its own (a command of its list is its shell's wait, or a call that printed
    nothing or only the time it spent ran since its last run: `sleep 30` between rounds of checks), or that answers only
    the state a write's answer gave the thing both name (`get-agent` answering the PREPARING that `prepare-agent`
    answered), is a poll, judged so whatever its tool declares (waits.py); it must not fire on a workflow run polled

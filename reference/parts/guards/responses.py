@@ -4,6 +4,7 @@ that passes by itself, the response's own clock, and its own count of calls, as 
 from __future__ import annotations
 
 import ast
+import builtins
 import errno
 import re
 from http import HTTPStatus
@@ -117,12 +118,23 @@ def is_date_time(value: Any) -> bool:
 
 
 # A failure that passes by itself, as the standards name it: a connection refused, reset, aborted or timed out
-# (the errnos Python raises as ConnectionError or TimeoutError, PEP 3151's table in OSError) or a host or
-# network unreachable; HTTP 408, 429, 502, 503 and 504 (RFC 9110, RFC 6585); gRPC's UNAVAILABLE and
-# DEADLINE_EXCEEDED; the APIs' own fields: `retryable: true`, Slack's `ratelimited`, Anthropic's
-# `rate_limit_error` and `overloaded_error`.
+# (the errnos Python raises as ConnectionError or TimeoutError, PEP 3151's table in OSError, and those exceptions'
+# own names; Winsock's codes for the same errors) or a host or network unreachable; a name lookup that failed
+# for now (getaddrinfo's EAI_AGAIN, POSIX); HTTP 408, 429, 502, 503 and 504 (RFC 9110, RFC 6585); gRPC's
+# UNAVAILABLE and DEADLINE_EXCEEDED; the APIs' own fields: `retryable: true`, Slack's `ratelimited`, Anthropic's
+# `rate_limit_error` and `overloaded_error`. Not gRPC's RESOURCE_EXHAUSTED: a quota, which Google's retry guidance
+# (AIP-194) says generally should not be retried, as it may not pass for hours. A name or code read before a text
+# in the system's own language ("ConnectionRefusedError: [Errno 111] Verbindungsaufbau abgelehnt") decides.
 _ERRNOS = {code for code in errno.errorcode if isinstance(OSError(code, ""), (ConnectionError, TimeoutError))} \
     | {errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ENETDOWN}
+_EXCEPTIONS = sorted(name for name, kind in vars(builtins).items()  # ConnectionRefusedError, BrokenPipeError...
+                     if isinstance(kind, type) and issubclass(kind, (ConnectionError, TimeoutError)))
+# Windows Sockets' codes for the errnos above (WSAENETDOWN ... WSAEHOSTUNREACH), as Python prints them
+# ("[WinError 10061]") and Windows' own texts for the three a client meets (refused, reset, timed out).
+_WINSOCK = {"WSAENETDOWN": 10050, "WSAENETUNREACH": 10051, "WSAECONNABORTED": 10053, "WSAECONNRESET": 10054,
+            "WSAETIMEDOUT": 10060, "WSAECONNREFUSED": 10061, "WSAEHOSTUNREACH": 10065}
+_WINSOCK_TEXT = ["the target machine actively refused it", "forcibly closed by the remote host",
+                 "did not properly respond after a period of time"]
 # The C library's words for them (strerror, the same on glibc and BSD); a timeout is known by its words said as a
 # failure, never by one library's code for it: the event ("timed out", ETIMEDOUT's "Connection timed out"), an error
 # named for it (Python's TimeoutError, a client's "Headers Timeout Error"), or "timeout" closing a clause ("Error:
@@ -146,14 +158,18 @@ _TEXT = re.compile(
     r"|\bHTTP(?:/[0-9.]+)? +([1-5][0-9]{2})\b"  # a status line, or the protocol's name and a status ("HTTP 503")
     r"|\b([1-5][0-9]{2}) +(?:" + _PHRASES + r")\b"  # a status code and its reason phrase ("504 Gateway Timeout")
     r"|\bstatus(?: code)?[:= ]+([1-5][0-9]{2})\b"  # "status code 503", "status: 429"
-    r"|\bStatusCode\.(UNAVAILABLE|DEADLINE_EXCEEDED)\b|\bcode = (Unavailable|DeadlineExceeded)\b",  # gRPC's own
+    r"|\bStatusCode\.(UNAVAILABLE|DEADLINE_EXCEEDED)\b|\bcode = (Unavailable|DeadlineExceeded)\b"  # gRPC's own
+    r"|(?-i:\b(" + "|".join([*_EXCEPTIONS, "EAI_AGAIN", *_WINSOCK]) + r")\b)"  # PEP 3151's, POSIX's, Winsock's names
+    r"|(\[WinError (?:" + "|".join(map(str, _WINSOCK.values())) + r")\]"  # a Winsock code as Python prints it
+    r"|temporary failure in name resolution|" + "|".join(_WINSOCK_TEXT) + ")",  # EAI_AGAIN's and Windows' words
     re.IGNORECASE)
 
 
 def transient(body: Any) -> bool:
     """Did a failure pass by itself: a refused, reset or unreachable connection, a timeout, an HTTP 408, 429, 502,
     503 or 504, gRPC's UNAVAILABLE or DEADLINE_EXCEEDED, or an API's own retryable field, where it appears in the
-    answer (a status field, a status line, an errno name, the C library's words)? Such a failure changed nothing,
+    answer (a status field, a status line, an errno, exception or Winsock name or code, the C library's words)? A
+    name or code decides whatever language the words after it are in. Such a failure changed nothing,
     so the same call may be sent again. A failure that also names another 4xx status (400, 404, 422: the input is
     wrong) is not transient, whatever else it says; an answer's own `retryable` field outranks its words (a tool
     withdrawn after its timeouts says `retryable: false`). A timeout is known by words that say one happened

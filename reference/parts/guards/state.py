@@ -67,7 +67,7 @@ class GuardedCall:
     unsettled: bool = False  # a write that timed out: it may have acted (responses.timed_out)
     final: bool = False  # it failed and said of itself it will not pass (responses.says_final)
     failed: bool = False  # it ran and the tool refused it or failed
-    error_class: Optional[str] = None  # the error's type, when it failed
+    error_class: Any = None  # the failure's kind, when it failed (failures.Failure)
     recheck: bool = False  # a repeat let through because its answer may have moved: judged by its result
     asked: bool = False  # it carries a passage the user quoted: the user asked for it in these words
     empty: bool = True  # it brought no content (no values once echoes and metadata are removed)
@@ -165,13 +165,13 @@ class Memory:
     alone: dict[str, frozenset] = field(default_factory=dict)  # tool -> date-times that moved alone: the response's
     answers: dict[tuple, list[GuardedCall]] = field(default_factory=dict)  # (tool, subject, result, epoch) -> calls
     seen: set[str] = field(default_factory=set)  # every value the run's results have shown, and each subject asked
-    errors: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (tool, error class) -> actions
+    errors: dict[tuple[str, Any], set[str]] = field(default_factory=dict)  # (tool, failure's kind) -> actions
     tool_runs: dict[str, int] = field(default_factory=dict)  # tool -> its calls answered so far
     counting: dict[str, set[str]] = field(default_factory=dict)  # tool -> members equal to its call number last time
     words: dict[str, str] = field(default_factory=dict)  # tool -> its last call's arguments but numbers
     # reply_key -> (calls in a row that got that answer, `told` after the last of them, the last of them)
     replies: dict[tuple, tuple[int, int, GuardedCall]] = field(default_factory=dict)
-    told: int = 0  # calls so far whose answer said something new: a first answer to its question, or new values
+    told: int = 0  # calls so far whose answer said something new: a first answer, new values, a new kind of failure
     recent: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest attempts, for cycles
     ran: deque = field(default_factory=lambda: deque(maxlen=8))  # the latest calls that ran
     new_per_step: deque = field(default_factory=lambda: deque(maxlen=16))  # news, per step that counts, since `heard`

@@ -4,14 +4,17 @@ rules 3 and 6; answers.py and cycles.py read the same tests).
 
 A failure that passes by itself changed nothing, so the same call may be sent again: three attempts in all, as
 the OpenAI and Anthropic SDKs retry by default, or three waits where the server said how long to wait and the
-wait was kept. It must not fire on the third send after two refused connections, nor on a 503 with Retry-After
-60 answered three times and slept out each time; it still catches a fourth attempt after three transient
-failures in a row, and the same 503 sent again at once.
+wait was kept (a shell's wait read in its own units: `sleep 2m` keeps a Retry-After of 90). It must not fire on the
+third send after two refused connections, nor on a 503 with Retry-After 60 answered three times and slept out each
+time; it still catches a fourth attempt after three transient failures in a row, and the same 503 sent again at once.
 
 A call the agent spaced by a wait of its own is a poll, judged by its answers (repeats.py, rule 7), and one whose
-answer says nothing has come yet is waiting: it must not fire on a workflow run polled `sleep 10; gh run view ...`
-until it succeeds, nor on a commit's runs listed empty twice before the run registers; it still catches the same
-poll answering `completed` again and again, and a fourth empty list.
+answer says nothing has come yet is waiting. A wait of its own is each shell's documented wait command in its list
+(POSIX `sleep`, PowerShell's `Start-Sleep`, cmd's `TIMEOUT /T`, Python's `time.sleep` in `python -c`), or a call that
+only spent time (`paused`: known by its structure, in any language). It must not fire on a workflow run polled
+`sleep 10; gh run view ...` or `Start-Sleep -Seconds 10; gh run view ...` until it succeeds, nor on a commit's runs
+listed empty twice before the run registers; it still catches the same poll answering `completed` again and again,
+and a fourth empty list.
 
 A state read asked again is a wait for an end (`awaiting`), judged by whether it ends within the answers alike the
 run affords: it must not fire on a container read `starting` three times behind `cd /srv/app && sleep 5; ...`
@@ -65,9 +68,10 @@ def _retries(m: Memory, a: GuardedCall) -> list[bool]:
 
 
 # An answer that is an HTTP response telling the client to come back later (RFC 9110: 503 Service Unavailable,
-# RFC 6585: 429 Too Many Requests) and when (Retry-After in seconds), wherever the response text appears.
-_STATUS = re.compile(r"^HTTP/[0-9.]+ +(503|429)\b", re.MULTILINE)
-_RETRY_AFTER = re.compile(r"^retry-after: *([0-9]+) *$", re.IGNORECASE | re.MULTILINE)
+# RFC 6585: 429 Too Many Requests) and when (Retry-After in seconds), wherever the response text appears: its status
+# line and header field each open a line, or a run of words once a plain-text answer's lines are joined.
+_STATUS = re.compile(r"(?:^|\s)HTTP/[0-9.]+ +(503|429)\b")
+_RETRY_AFTER = re.compile(r"(?:^|\s)retry-after: *([0-9]+)(?!\S)", re.IGNORECASE)
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 
 
@@ -81,15 +85,27 @@ def retry_after(a: GuardedCall) -> Optional[float]:
 
 def _waited_as_told(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
     """Was the call's last answer a 503 or 429 with Retry-After, and did a wait between it and now (a call that
-    printed nothing) carry at least that many seconds? Then sending it again is the retry the server asked for."""
+    printed nothing, or a wait `a` runs before it asks) carry at least that many seconds? Then sending it again is
+    the retry the server asked for. A shell's wait is read in its own units (`sleep 2m` is 120 seconds)."""
     seconds = retry_after(last) if last.ran and not last.failed else None
     if seconds is None:
         return False
+    if (waited := _waited_first(a)) is not None and waited >= seconds:
+        return True
     for x in m.attempts[last.index + 1:a.index]:
-        said = [float(n) for _, v in argument_leaves(x.arguments) for n in _NUMBER.findall(str(v))]
-        if printed_nothing(x) and any(n >= seconds for n in said):
+        if printed_nothing(m, x) and any(n >= seconds for n in _seconds(x)):
             return True
     return False
+
+
+def _seconds(x: GuardedCall) -> list[float]:
+    """The seconds a wait's arguments give: each shell's wait command read in its own units, or else every number
+    it sent (a wait tool's `{"seconds": 30}`)."""
+    said: list[float] = []
+    for _, v in argument_leaves(x.arguments):
+        waits = [seconds for seconds, _ in _shell_waits(v)] if isinstance(v, str) else []
+        said += waits or [float(n) for n in _NUMBER.findall(str(v))]
+    return said
 
 
 def a_wait(m: Memory, last: GuardedCall, a: GuardedCall, adds: bool = False) -> bool:
@@ -97,48 +113,95 @@ def a_wait(m: Memory, last: GuardedCall, a: GuardedCall, adds: bool = False) -> 
     since (a `sleep` between polls), or it says nothing of its effects, adds nothing, and a poll ran since (a capped
     back-off's `sleep 240` that echoes)? Its repeats are then judged by those calls' answers."""
     between = m.attempts[last.index + 1:a.index]
-    if printed_nothing(last):
-        return any(x.ran and not printed_nothing(x) for x in between)
+    if printed_nothing(m, last):
+        return any(x.ran and not printed_nothing(m, x) for x in between)
     return a.writes and m.info(a.call.name).unknown and not adds and m.polled_between(last, a)
 
 
-# A command list that waits before a later command: POSIX's `sleep` utility ("suspend execution for an interval",
-# XCU) with a number of seconds, as any command of the list (at its start, after `;`, `&&`, `||`, `|`, `(` or a new
-# line, or first inside a quoted `sh -c` script), then the list goes on: the wait the agent put before its call.
-_WAITS_FIRST = re.compile(r"(?:^|[;&|(\n]|['\"])\s*sleep +[0-9]+(?:\.[0-9]+)?[smhd]? *(?:;|&&|\n)")
+# Each shell's own wait, as its definition reads its operand: POSIX's `sleep` utility ("suspend execution for an
+# interval", XCU: seconds; GNU coreutils and BusyBox also take a fraction and a suffix s, m, h or d, and BusyBox is
+# asked as `busybox sleep`); PowerShell's `Start-Sleep` (seconds by `-Seconds` or position, thousandths by
+# `-Milliseconds`, a parameter named by any prefix of its name, case aside); cmd's `TIMEOUT /T` (seconds; GNU's
+# `timeout 20 cmd`, a time limit, not a wait, has no `/T`); Python's `time.sleep(secs)` in a `python -c` program.
+# Each is a command of a list: at its start, after `;`, `&`, `&&`, `||`, `|`, `(` or a new line, or first inside a
+# quoted `sh -c` script; `(seconds, the list goes on after it)`.
+_START = r"(?:^|[;&|(\n]|['\"])\s*"
+_NEXT = r"\s*(;|&&?|\|\||\n|['\"]|$)"
+_POSIX = re.compile(_START + r"(?:busybox\s+|(?:/usr)?/bin/)?sleep\s+([0-9]+(?:\.[0-9]+)?)([smhd]?)" + _NEXT)
+_POWERSHELL = re.compile(_START + r"Start-Sleep(?:\s+-(s|m)[a-z]*)?\s+([0-9]+(?:\.[0-9]+)?)" + _NEXT, re.IGNORECASE)
+_CMD = re.compile(_START + r"timeout\s+/t\s+([0-9]+)(?:\s+/nobreak)?(?:\s*[12]?>\s*nul)?" + _NEXT, re.IGNORECASE)
+_PYTHON = re.compile(_START + r"python[0-9.]*(?:\.exe)?\s+-c\s*(['\"])[^'\"]*?\bsleep\(\s*([0-9]+(?:\.[0-9]+)?)\s*\)"
+                     r"[^'\"]*\1" + _NEXT)
+_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _shell_waits(text: str) -> list[tuple[float, bool]]:
+    """Every wait command of a command list, each shell's read by its own definition: (its seconds, does the list
+    go on after it with another command)."""
+    waits = [(float(n) * _UNITS[unit], _goes_on(after)) for n, unit, after in _POSIX.findall(text)]
+    waits += [(float(n) / (1000 if (unit or "s").lower() == "m" else 1), _goes_on(after))
+              for unit, n, after in _POWERSHELL.findall(text)]
+    waits += [(float(n), _goes_on(after)) for n, after in _CMD.findall(text)]
+    waits += [(float(n), _goes_on(after)) for _, n, after in _PYTHON.findall(text)]
+    return waits
+
+
+def _goes_on(after: str) -> bool:
+    """Does a command separator follow the wait (a quote or the end closes the list)?"""
+    return after not in ("", "'", '"')
 
 
 def waits_first(a: GuardedCall) -> bool:
-    """Does the call wait before it asks (`sleep 10; gh run view ...`, `cd repo && sleep 10; ...`)? The agent spaced
-    it to give something time to move: sent again, it is a poll, judged by its answers (repeats.py, rule 7), not a
-    write sent twice."""
-    return any(isinstance(v, str) and _WAITS_FIRST.search(v) for _, v in argument_leaves(a.arguments))
+    """Does the call wait before it asks (`sleep 10; gh run view ...`, `cd repo && sleep 10; ...`, `Start-Sleep
+    -Seconds 20; ...`, `timeout /t 20 /nobreak >nul && ...`)? The agent spaced it to give something time to move:
+    sent again, it is a poll, judged by its answers (repeats.py, rule 7), not a write sent twice."""
+    return _waited_first(a) is not None
+
+
+def _waited_first(a: GuardedCall) -> Optional[float]:
+    """The seconds the call waits before it asks, if it does (`waits_first`)."""
+    waits = [seconds for _, v in argument_leaves(a.arguments) if isinstance(v, str)
+             for seconds, goes_on in _shell_waits(v) if goes_on]
+    return max(waits) if waits else None
 
 
 def spaced(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
     """Did the agent space `a` from its last run by a wait of its own: `a` waits before it asks (`waits_first`), or
     a wait ran between the two (a call that printed nothing: `sleep 30` between two rounds of version checks)?"""
-    return waits_first(a) or any(printed_nothing(x) for x in m.attempts[last.index + 1:a.index])
+    return waits_first(a) or any(printed_nothing(m, x) for x in m.attempts[last.index + 1:a.index])
 
 
-def paused(x: GuardedCall) -> bool:
-    """Did a call only spend time: it sent nothing but a number (`{"seconds": 30}`) and answered one short sentence
-    that gives a duration and no number but the ones it sent ("Waited 30 seconds.")? It tells nothing of the world, as a `sleep` that
-    prints nothing does: a poll after it is spaced. Not a read of order 123 answered "Order 123 shipped." (no
-    duration), nor a call that sends a name or a text."""
+def paused(m: Memory, x: GuardedCall) -> bool:
+    """Did a call only spend time? It sent nothing but numbers (`{"seconds": 30}`) and answered one short sentence
+    whose only numbers are ones it sent, and either that sentence gives one back in a unit of time (ISO 80000-3's
+    symbols: "Slept 30 s", "500 ms"), or the call sits between two runs of another call that both answered (a poll
+    and its wait: "Se esperó 30 segundos.", "30 Sekunden gewartet.", "已等待 30 秒。", "ok", in any language). It
+    tells nothing of the world, as a `sleep` that prints nothing does: a poll after it is spaced. Not a read of order
+    123 answered "Order 123 shipped." on its own or after another read (no unit, no poll around it), nor a call that
+    sends a name or a text."""
     sent = [v for _, v in argument_leaves(x.arguments)]
     if not (x.ran and not x.failed and sent and all(isinstance(v, (int, float)) and not isinstance(v, bool)
                                                     for v in sent)):
         return False
     said = " ".join(v for _, v in argument_leaves(x.content) if isinstance(v, str))
     numbers = {float(n) for n in _NUMBER.findall(said)}
-    return 0 < len(said.split()) <= SENTENCE and bool(_DURATION.search(said)) and numbers <= {float(v) for v in sent}
+    if not (0 < len(said.split()) <= SENTENCE and numbers <= {float(v) for v in sent}):
+        return False
+    return bool(_DURATION.search(said)) or _between_runs(m, x)
 
 
-# A number of a unit of time (ISO 80000-3: the second, its SI submultiples, the minute and the hour), as an answer
-# gives a duration back ("Waited 30 seconds.", "slept 500 ms"); "Order 123 shipped." gives none.
-_DURATION = re.compile(r"\b[0-9]+(?:\.[0-9]+)? ?(?:s|sec|secs|seconds?|ms|milliseconds?|min|mins|minutes?|h|hours?)\b",
-                       re.IGNORECASE)
+def _between_runs(m: Memory, x: GuardedCall) -> bool:
+    """Are the calls just before and just after `x` one other call, the one before answering (a poll around its wait)?
+    When `x` is the latest call, the one after it is the call being judged now, a run of the call before it."""
+    before = m.attempts[x.index - 1] if x.index > 0 else None
+    after = m.attempts[x.index + 1] if x.index + 1 < len(m.attempts) else None
+    return before is not None and before.action != x.action and before.ran and not before.failed \
+        and (after is None or after.action == before.action)
+
+
+# A number and a symbol of a unit of time (ISO 80000-3 and the SI: the second, the millisecond, the minute, the
+# hour), as a wait's answer gives its duration back in any language ("Slept 30 s", "esperé 500 ms").
+_DURATION = re.compile(r"(?<![\w.])[0-9]+(?:\.[0-9]+)? ?(?:s|ms|min|h)(?!\w)")
 
 
 def not_yet(content: object) -> bool:
@@ -207,11 +270,11 @@ def _names(arguments: object) -> set[str]:
             if any(c.isalpha() for c in w) and any(c.isdigit() for c in w)}
 
 
-def printed_nothing(a: GuardedCall) -> bool:
+def printed_nothing(m: Memory, a: GuardedCall) -> bool:
     """Did a call succeed and answer no text at all: nothing, or texts all empty beside its numbers (a `sleep`'s
     empty output, its exit code and how long it took), or only the time it was sent to spend (`paused`: a wait tool's
     "Waited 30 seconds.")? Such an answer repeats nothing."""
-    if a.silent or paused(a):
+    if a.silent or paused(m, a):
         return True
     if not a.ran or a.failed:
         return False

@@ -1,0 +1,65 @@
+"""What kind of failure a failed call met, for the books (books.py): the same kind on argument after argument
+is guessing, a new kind is news.
+
+Two failures of a tool are of one kind when they carry the same standard codes and say the same words once the
+words either call sent are left out. The codes are the members a standard names for one (an HTTP status, RFC
+9110; JSON-RPC 2.0's and google.rpc.Status's `code`; POSIX's `errno`; SQLSTATE, ISO/IEC 9075); every word that
+holds a digit (a number, an id, a time the server put there) reads as any other. It must not fire on a query
+debugged through a syntax error, a missing column and a missing table (three kinds); it still catches columns
+guessed one after another, each answered "no such column: <the guess>", and ids each answered "order W2800001 not
+found" (one kind, whatever the guess).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+from ...core.canonical import clean_text
+from .arguments import argument_leaves
+
+# The members a standard names for a failure's code, whose digits are the code and never a count: HTTP's status
+# (RFC 9110, as the answers' status members spell it), JSON-RPC 2.0's and google.rpc.Status's `code`, POSIX's
+# `errno`, ISO SQL's SQLSTATE.
+_CODES = {"code", "status", "statuscode", "status_code", "httpstatus", "http_status", "errno", "sqlstate"}
+_WORD = re.compile(r"\w+")
+_DIGIT = re.compile(r"\d")
+
+
+class Failure(NamedTuple):
+    """A failure as its kind is judged: its codes, its words (digits masked, case aside), the words its call sent."""
+    codes: tuple[str, ...]
+    words: tuple[str, ...]
+    sent: frozenset[str]
+
+
+def failure(body: Any, arguments: Any, spelled: Any = None) -> Failure:
+    """A failed call's answer (`body`, parsed or as text) read for its kind, beside the words of the `arguments`
+    it was sent with, canonical and as the model `spelled` them."""
+    texts = [clean_text(v).casefold() for _, v in [*argument_leaves(arguments), *argument_leaves(spelled)]
+             if isinstance(v, str)]
+    sent = frozenset(w for t in texts for w in _WORD.findall(t) if not _DIGIT.search(w))
+    codes, words = [], []
+    for key, value in _leaves(body):
+        if isinstance(value, bool) or value is None:
+            continue
+        if key.lower() in _CODES and not (isinstance(value, str) and clean_text(value).casefold() in texts):
+            codes.append(f"{key.lower()}={value}")
+        elif isinstance(value, str):
+            words += ["#" if _DIGIT.search(w) else w for w in _WORD.findall(clean_text(value).casefold())]
+    return Failure(tuple(sorted(codes)), tuple(words), sent)
+
+
+def alike(x: Failure, y: Failure) -> bool:
+    """Are two failures of one kind: the same codes, and the same words once the words either call sent are out?
+    "no such column: started_at" and "no such column: start_time" are, when each call sent its own column."""
+    sent = x.sent | y.sent
+    return x.codes == y.codes and [w for w in x.words if w not in sent] == [w for w in y.words if w not in sent]
+
+
+def _leaves(value: Any, key: str = "") -> list[tuple[str, Any]]:
+    """(member name, scalar) of every scalar in an answer, in order."""
+    if isinstance(value, dict):
+        return [leaf for k, v in value.items() for leaf in _leaves(v, str(k))]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v, key)]
+    return [(key, value)]

@@ -1,0 +1,103 @@
+"""A failure's kind (reference/parts/guards/failures.py): two failures of a tool are one kind when they carry the
+same standard codes and say the same words once the words either call sent are left out. A query debugged through
+distinct errors is progress; guesses each answered the same refusal are not. Judged in shadow mode on conversations
+in the chat-log format, the path `loopkit diagnose` takes."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from reference.parts.guards.failures import alike, failure
+from tests.helpers.chat_logs import flags, tool as _tool
+
+SQL = [_tool("run_sql", "Run a SQL query against the warehouse.", query="string")]
+QUERIES = ["SELECT SUM(amount) FORM orders", "SELECT SUM(amout) FROM orders", "SELECT SUM(amount) FROM order",
+           "SELECT SUM(note) FROM orders"]
+ERRORS = ['ERROR: syntax error at or near "FORM"', 'ERROR: column "amout" does not exist',
+          'ERROR: relation "order" does not exist', "ERROR: function sum(text) does not exist"]
+SQLSTATES = ["42601", "42703", "42P01", "42883"]
+
+
+@pytest.mark.parametrize("framing", [
+    lambda text, code: text,  # an MCP server's isError text
+    lambda text, code: {"error": {"code": code, "message": text}},  # an error object with its SQLSTATE
+    lambda text, code: {"jsonrpc": "2.0", "id": 1, "error": {"code": -32000, "message": text}},  # one JSON-RPC code
+])
+def test_a_query_debugged_through_distinct_errors_is_progress(tmp_path, framing):
+    steps = [("run_sql", {"query": q}, framing(e, c), True) for q, e, c in zip(QUERIES, ERRORS, SQLSTATES)]
+    steps.append(("run_sql", {"query": "SELECT SUM(amount) FROM orders"}, [{"sum": 18230.5}]))
+    assert flags(tmp_path, SQL, "What was the total order amount last week?", steps) == []
+
+
+def test_columns_guessed_one_after_another_are_one_kind_of_failure_and_stopped(tmp_path):
+    guesses = ["session_id", "started_at", "start_time", "created", "timestamp", "begin_ts"]
+    steps = [("run_sql", {"query": f"SELECT COUNT(*) FROM sessions WHERE {g} >= date('now','-7 days')"},
+              f"Error: no such column: {g}", True) for g in guesses]
+    found = flags(tmp_path, SQL, "How many chat sessions did I start last week?", steps)
+    assert ("stop", "no_progress") in [(v, r) for _, v, r in found], found
+
+
+ORDERS = [_tool("get_order", "Look up an order by its number.", order_id="string")]
+
+
+@pytest.mark.parametrize("answer", ["order {} not found",
+                                    {"error": {"code": 404, "message": "Order {} not found (request req_{}a9)"}}])
+def test_ids_guessed_one_after_another_are_one_kind_of_failure_and_stopped(tmp_path, answer):
+    ids = [f"W28000{n:02d}" for n in range(1, 7)]
+    steps = [("get_order", {"order_id": i}, answer.format(i) if isinstance(answer, str) else json.loads(
+        json.dumps(answer).replace("{}", i)), True) for i in ids]
+    found = flags(tmp_path, ORDERS, "Find my order, the one from last spring.", steps)
+    assert ("stop", "no_progress") in [(v, r) for _, v, r in found], found
+
+
+def test_one_failure_said_again_is_one_kind_whatever_the_call_sent_beside_it():
+    trace = "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe6 in position 2047"
+    assert alike(failure({"message": trace}, {"code": "pd.read_csv(p, sep=';')"}),
+                 failure({"message": trace}, {"code": "pd.read_csv(p, sep=';', encoding='utf-8')"}))
+
+
+@pytest.mark.parametrize("x, y, same", [
+    ({"status": 404, "message": "Not found"}, {"status": 400, "message": "Not found"}, False),
+    ({"errno": 2, "message": "No such file"}, {"errno": 13, "message": "No such file"}, False),
+    ("Exit code 2: No rule to make target", "Exit code 1: No rule to make target", True),  # digits are not a kind
+    ({"ok": False, "error_type": "not_found", "message": "x"}, {"ok": False, "error_type": "conflict", "message": "x"},
+     False),  # the kit's own envelope: its error_type is one of its words
+])
+def test_codes_tell_kinds_apart_and_numbers_in_words_do_not(x, y, same):
+    assert alike(failure(x, {}), failure(y, {})) is same
+
+
+@pytest.mark.parametrize("text, failed", [
+    ("KeyError: 'region'", True), ("pandas.errors.ParserError: bad line 4", True),  # Python's last traceback line
+    ("java.lang.IllegalStateException: closed", True), ("java.lang.NullPointerException", True),  # Throwable.toString
+    ("TypeError: x is not a function", True), ("Error: ENOENT", True),  # ECMAScript's Error.prototype.toString
+    ("ERROR:  relation \"order\" does not exist", True), ("fatal: not a git repository", True),  # severities
+    ("Errors found: 0", False), ("Error rate: 3%", False), ("mean_error: 0.31", False), ("ErrorBoundary: ok", False),
+    ("Fehler: Datei nicht gefunden", False),  # a word in another language names no standard form
+])
+def test_a_flagless_result_fails_when_it_opens_as_the_languages_print_a_failure(text, failed):
+    from reference.diagnosis.logs.chat import says_error
+    assert says_error(text) is failed
+
+
+def test_a_cell_fixed_through_distinct_exceptions_is_a_converging_debug_loop(tmp_path):
+    cells = [_tool("execute_cell", "Run a notebook cell.", cell_index="integer"),
+             _tool("overwrite_cell_source", "Replace a cell's source.", cell_index="integer", cell_source="string")]
+    errors = ["KeyError: 'signup_date'", "DateParseError: Unknown datetime string format, unable to parse: 31/12/2025",
+              "TypeError: '<' not supported between instances of 'str' and 'int'"]
+    fixes = ["df['signup_dt'] = pd.to_datetime(df['signup_dt'])\ndf.shape",
+             "df['signup_dt'] = pd.to_datetime(df['signup_dt'], dayfirst=True)\ndf.shape",
+             "df['signup_dt'] = pd.to_datetime(df['signup_dt'], dayfirst=True)\ndf['ltv'] = pd.to_numeric(df['ltv'])"]
+    steps = []
+    for error, fix in zip(errors, fixes):
+        steps += [("execute_cell", {"cell_index": 3}, error),
+                  ("overwrite_cell_source", {"cell_index": 3, "cell_source": fix}, "Cell 3 overwritten.")]
+    steps.append(("execute_cell", {"cell_index": 3}, "(48211, 9)"))
+    assert flags(tmp_path, cells, "Cell 3 (the cleaning step) errors. Fix it and make sure it runs.", steps) == []
+
+
+def test_the_words_the_model_spelled_are_the_calls_own_too():
+    said = {"message": "No such file: ./Docs/Guide.MD"}
+    assert alike(failure(said, {"path": "docs/guide.md"}, {"path": "./Docs/Guide.MD"}),
+                 failure({"message": "No such file: notes/todo.txt"}, {"path": "notes/todo.txt"}))
