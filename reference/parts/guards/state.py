@@ -135,6 +135,7 @@ class Transcript:
     heard: int = 0  # user messages that came after the model's first turn: each one refreshes what reads knew
     said: list[str] = field(default_factory=list)  # the model's last two non-empty texts
     folded: str = ""  # what the user wrote, and the system prompt, case-folded (Memory.named_in)
+    users: str = ""  # what the user alone wrote, case-folded: the days it names bound a window (asking.py)
     _request: Optional[str] = None
 
     def catch_up(self, messages: Sequence[Message]) -> None:
@@ -151,6 +152,7 @@ class Transcript:
                 self.folded += "\n" + clean_text(m.text or "").casefold()
                 self.heard += isinstance(m, UserMessage) and self.steps > 0
                 if isinstance(m, UserMessage):
+                    self.users += "\n" + clean_text(m.text or "").casefold()
                     passages = (clean_text("".join(g)).casefold() for g in _QUOTED.findall(clean_text(m.text or "")))
                     self.quoted += [q for q in passages if len(q.split()) >= 2]
                 self._request = None
