@@ -12,8 +12,8 @@ import pytest
 from reference.core.messages import ToolCall
 from reference.diagnosis.logs import read_log
 from reference.diagnosis.shadow import judge
-from reference.parts.guards.asking import (Given, backing_off, bare_state, days_written, listed_by, told_apart,
-                                          waits_longer)
+from reference.parts.guards.asking import Given, backing_off, bare_state, listed_by, told_apart, waits_longer
+from reference.parts.guards.days import days_written
 from reference.parts.guards.state import GuardedCall
 
 CASES6 = Path(__file__).parent / "field" / "cases6"

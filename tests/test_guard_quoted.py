@@ -1,4 +1,4 @@
-"""A passage the user quoted (reference/parts/guards/state.py): between a Markdown code span, ASCII double quotes
+"""A passage the user quoted (reference/parts/guards/quotes.py): between a Markdown code span, ASCII double quotes
 or any pair of quotation marks a locale uses (CLDR's delimiters), so a write the user asked for in those words runs
 as often as asked whatever the user's language; an apostrophe inside a word is no quotation mark."""
 from __future__ import annotations
@@ -10,6 +10,7 @@ import pytest
 from reference.core.messages import UserMessage
 from reference.diagnosis.logs import read_log
 from reference.diagnosis.shadow import judge
+from reference.parts.guards.quotes import quoted
 from reference.parts.guards.state import Transcript
 
 COMMAND = "pytest tests/test_sync.py -q"
@@ -31,10 +32,17 @@ def test_a_passage_between_any_locales_quotation_marks_is_quoted(asked):
     assert read.quoted == [COMMAND]
 
 
-def test_an_apostrophe_inside_a_word_quotes_nothing():
+def test_an_apostrophe_quotes_nothing():
+    """Inside a word (don’t) or after one (the students’ work), U+2019 is the apostrophe, not a closing mark."""
     read = Transcript()
-    read.catch_up([UserMessage("It’s flaky, and I don’t know why: the user’s sync test fails.")])
+    read.catch_up([UserMessage("It’s flaky, and I don’t know why: the students’ sync tests and the users’ ones fail.")])
     assert read.quoted == []
+    assert quoted("Run ‘make it’s-fine target’ now") == ["make it’s-fine target"]
+
+
+def test_a_quotation_holds_the_quotes_and_code_inside_it():
+    assert quoted('Lance « git commit -m "fix sync" » puis « `make test` ».') == \
+        ["make test", 'git commit -m "fix sync"', "`make test`"]
 
 
 def _judged(tmp_path, user: str):

@@ -19,13 +19,8 @@ member named as an id, an RFC 3339 creation time, or in text a name of letters a
 a certificate number, a temporary branch) is the same acknowledgement: the call acted, and acts again when sent
 again with nothing new in between; as many runs as the user asked for are no duplicate (three runs of a job the
 user asked for three of, each given its own generated name, the jobs listed after each), nor is a run after a read
-that showed something new and none of what the call made (a comment list without the first reply). In text, a value
-the answer labels as an id (`{'id': 31877152210}`, a Python repr, not JSON) is minted as a member named as an id is
-(a step count moved in text is news). A member's name says it holds an id as JSON:API (`id`) and JSON-LD (`@id`)
-define it, or by the `*_id` convention; whatever its name or label, a value of the answer that a later call sent back
-whole names the thing the call made (a message's `ts` the next call reads the message by, an issue's `number`:
-`sent_back`), while a total read from by the next call, which then shows new rows, is news (legitimate: batches
-loaded and each read from the total the load answered).
+that showed something new and none of what the call made (a comment list without the first reply). In text, a value the answer labels as an id (`{'id':
+31877152210}`, a Python repr, not JSON) is minted as a member named as an id is (a step count moved in text is news).
 
 A call that names or shows a name the write's answers minted (`kubectl logs job/<the job it created>`, a listing
 of the jobs with it) reads that write's effect, whatever else it shows of it: it is no news that lets the write run
@@ -46,6 +41,7 @@ import re
 from typing import Any, Optional
 
 from .responses import is_date_time
+from .sent_back import sent_back
 from .arguments import argument_leaves
 from .state import GuardedCall, Memory, identifiers
 
@@ -200,19 +196,6 @@ def same_acknowledgement(before: GuardedCall, now: GuardedCall, m: Optional[Memo
         and (m is None or (beyond_asked(m, now) and not learned_elsewhere(m, before, now)))
 
 
-def sent_back(m: Memory, x: GuardedCall, until: Optional[GuardedCall] = None) -> frozenset[str]:
-    """The values of `x`'s answer that a later call (before `until`) sent back as one of its arguments, whole: what
-    the answer gave to name a thing by (a message's `ts` the next call reads the message by, an issue's `number`),
-    whatever the member or the label it came under."""
-    if x.content is None:
-        return frozenset()
-    later = m.attempts[x.index + 1:until.index if until is not None else len(m.attempts)]
-    sent = {str(v) for y in later for _, v in argument_leaves(y.arguments)
-            if isinstance(v, (str, int, float)) and not isinstance(v, bool)}
-    shown = {w for w in _words(x.content) | {str(v) for _, v in argument_leaves(x.content)} if w in sent}
-    return frozenset(shown - {str(v) for _, v in argument_leaves(x.arguments)})
-
-
 def minted_apart(was: Any, is_: Any, named: frozenset[str] = frozenset()) -> bool:
     """Are two answers alike but for values the second one minted, at least one: a member named as an id, an
     RFC 3339 date-time, or in text a word of letters and digits together that the first answer did not hold
@@ -248,9 +231,8 @@ def minted_apart(was: Any, is_: Any, named: frozenset[str] = frozenset()) -> boo
 
 
 def made_a_thing(m: Memory, x: GuardedCall) -> bool:
-    """Did the write `x` make a thing: does its answer hold a member named as an id, or a value a later call sent
-    back to name the thing by (`sent_back`), whose value nothing before it showed and it did not send (a new
-    ticket's id; an update names the id of what it changes)?"""
+    """Did the write `x` make a thing: does its answer hold an id (a member named as one, or a value a later call sent
+    back: sent_back.py) that nothing before it showed and it did not send (an update names the id it changes)?"""
     back = sent_back(m, x)
     ids = set().union(*(marks(v) for k, v in argument_leaves(x.content)
                         if id_member(str(k).rsplit(".", 1)[-1]) or str(v) in back))
@@ -258,8 +240,7 @@ def made_a_thing(m: Memory, x: GuardedCall) -> bool:
 
 
 def id_member(key: str) -> bool:
-    """Does a member's name say it holds an id: JSON:API's `id`, JSON-LD's `@id`, or by convention `email_id`,
-    `branchId`, `uuid`? Where no name says so, a value a later call sent back names the thing (`sent_back`)."""
+    """Does a member's name say it holds an id (JSON:API's `id`, JSON-LD's `@id`, `email_id`, `branchId`, `uuid`)?"""
     return key.casefold() in ("id", "@id", "uuid") or key.casefold().endswith(("_id", "-id")) \
         or (key.endswith("Id") and key[:-2][-1:].islower())
 

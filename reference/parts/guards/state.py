@@ -17,6 +17,7 @@ from ...core.canonical import clean_text
 from .effects import ToolInfo
 from .arguments import argument_leaves
 from .results import leaf_values
+from .quotes import quoted
 from .wording import plainly
 from .thresholds import Thresholds
 
@@ -39,30 +40,6 @@ def _names_a_thing(value: str) -> bool:
     wherever the agent got it (a range the user gave as "KB-101 to KB-104", its own knowledge): four of them
     answered alike are four answers. A bare number (a window, a limit) names nothing by itself."""
     return identifiers(value) == {value} and any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
-
-
-# The quotation marks a locale opens and closes a quotation with: every pair CLDR 47 lists as a locale's
-# `quotationStart`/`quotationEnd` or `alternateQuotationStart`/`alternateQuotationEnd` (common/main/*.xml, the
-# `delimiters` element), most used first. Arabic and Hebrew locales store theirs in logical order (” “, ’ ‘).
-QUOTATION_PAIRS = (("\u201c", "\u201d"), ("\u2018", "\u2019"), ("\u00ab", "\u00bb"), ("\u201e", "\u201c"),
-                   ("\u2019", "\u2018"), ("\u201d", "\u201c"), ("\u201e", "\u201d"), ("\u201a", "\u2018"),
-                   ("\u2019", "\u2019"), ("\u2039", "\u203a"), ("\u201a", "\u2019"), ("\u201d", "\u201d"),
-                   ("\u300c", "\u300d"), ("\u300e", "\u300f"), ("\u00bb", "\u00ab"), ("\u201c", "\u2019"),
-                   ("\u203a", "\u2039"))
-
-
-def _mark(mark: str) -> str:
-    """A quotation mark as a pattern. The single marks ‘ ’ are also the apostrophe: between two letters (don’t) it
-    sits inside a word, as Unicode's word boundaries read it (UAX #29: MidNumLet), and is no quotation's edge."""
-    if mark in "\u2018\u2019":
-        return rf"(?:(?<!\w){mark}|{mark}(?!\w))"
-    return re.escape(mark)
-
-
-# What a user quotes: a Markdown code span (CommonMark), a passage between ASCII double quotes, or one between a
-# pair of a locale's quotation marks (CLDR), the text read in its NFKC form (a full-width ＂ is ").
-_QUOTED = re.compile("|".join([r"`+([^`]+)`+", r"\"([^\"]+)\"",
-                               *(f"{_mark(o)}(.+?){_mark(c)}" for o, c in QUOTATION_PAIRS)]))
 
 
 @dataclass
@@ -153,7 +130,7 @@ class Transcript:
                 self.heard += isinstance(m, UserMessage) and self.steps > 0
                 if isinstance(m, UserMessage):
                     self.users += "\n" + clean_text(m.text or "").casefold()
-                    passages = (clean_text("".join(g)).casefold() for g in _QUOTED.findall(clean_text(m.text or "")))
+                    passages = (clean_text(q).casefold() for q in quoted(m.text or ""))
                     self.quoted += [q for q in passages if len(q.split()) >= 2]
                 self._request = None
         self.read = len(messages)
