@@ -86,7 +86,7 @@ def readings(text: str, today: dt.date) -> tuple[str, ...]:
     if found is None:
         return ()
     if found.iso is None:
-        return found.readings
+        return tuple(sorted(found.readings))
     said = " ".join(text.split())
     if not _SHORT_NUMERIC.match(said):
         return (found.iso,)
