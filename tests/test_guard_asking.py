@@ -13,6 +13,7 @@ from reference.core.messages import ToolCall
 from reference.diagnosis.logs import read_log
 from reference.diagnosis.shadow import judge
 from reference.parts.guards.asking import Given, backing_off, bare_state, listed_by, told_apart, waits_longer
+from reference.parts.guards.days import days_written
 from reference.parts.guards.state import GuardedCall
 
 CASES6 = Path(__file__).parent / "field" / "cases6"
@@ -105,3 +106,49 @@ def test_field_work_on_different_things_that_answers_alike_is_left_alone(name):
                                   "loop_deerflow_bash_respelled_ls", "loop_cline_read_same_file_volatile_progress"])
 def test_field_questions_asked_again_in_other_words_are_still_caught(name):
     assert "same_result" in _flags(name)
+
+
+def test_the_days_a_user_writes_are_read_as_core_dates_reads_them():
+    """Numeric forms in both orders, a number beside a month name dateutil knows; no month names of the kit's own."""
+    assert days_written("from 5/20 to 5/26") == days_written("from 20/05 to 26/05") == ((5, 20), (5, 26))
+    assert days_written("from may 20 to 26th of may") == ((5, 20), (5, 26))
+    assert days_written("on 01/02") == ((1, 2), (2, 1))  # day and month could swap: both days
+    assert days_written("python 3.14, 20 seats") == ()
+    assert days_written("del 20 al 26 de mayo") == days_written("vom 20. bis 26. mai") == ()
+
+
+def _bookings(tmp_path, user: str, days: list[int]) -> list[tuple[int, str]]:
+    """A studio's bookings asked for day by day (`days` of May 2026), each answering none: the calls flagged."""
+    tool = {"type": "function", "function": {
+        "name": "get_bookings", "description": "Bookings of the studio on one day.",
+        "parameters": {"type": "object", "properties": {"date": {"type": "string", "format": "date"}}},
+        "annotations": {"readOnlyHint": True, "openWorldHint": False}}}
+    messages = [{"role": "user", "content": user}]
+    for day in days:
+        messages.append({"role": "assistant", "content": None, "tool_calls": [{
+            "id": f"c{day}", "type": "function",
+            "function": {"name": "get_bookings", "arguments": json.dumps({"date": f"2026-05-{day:02d}"})}}]})
+        answer = json.dumps({"bookings": [], "total": 0})
+        messages.append({"role": "tool", "tool_call_id": f"c{day}", "content": answer})
+    messages.append({"role": "assistant", "content": "No bookings."})
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps({"tools": [tool], "messages": messages}), encoding="utf-8")
+    (conversation,) = list(read_log(path))
+    return [(c["message"], c["rule"]) for c in judge(conversation).calls if c["verdict"] != "run"]
+
+
+@pytest.mark.parametrize("user", ["Any bookings from May 20 to May 26?", "Any bookings from 5/20 to 5/26?",
+                                  "Any bookings from 20/05 to 26/05?", "¿Hay reservas del 20 al 26 de mayo?",
+                                  "Gibt es Buchungen vom 20. bis 26. Mai?", "Any bookings next week?"])
+def test_a_walk_over_the_days_of_a_week_asks_about_another_day_each_time(tmp_path, user):
+    assert _bookings(tmp_path, user, list(range(20, 27))) == []
+
+
+@pytest.mark.parametrize("user", ["Any bookings on May 20?", "Any bookings on 20/05?"])
+def test_days_past_the_one_day_the_user_wrote_are_no_walk_the_user_asked_for(tmp_path, user):
+    assert [rule for _, rule in _bookings(tmp_path, user, list(range(20, 27)))][:1] == ["no_progress"]
+
+
+def test_days_tried_in_no_order_are_no_walk(tmp_path):
+    """Without days the user wrote, only dates moved on by one step each walk the calendar: jumps are guesses."""
+    assert _bookings(tmp_path, "Find a free day for the studio.", [20, 27, 3, 14, 9, 30, 1])

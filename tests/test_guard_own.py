@@ -3,8 +3,13 @@ minted is the same acknowledgement, a read of the write's own effect is no news 
 a batch answer for that batch; each with the legitimate work it must leave alone."""
 from __future__ import annotations
 
+import json
+from typing import Optional
+
 import pytest
 
+from reference.diagnosis.logs import read_log
+from reference.diagnosis.shadow import judge
 from reference.parts.guards.own import asked_for, minted_apart
 from reference.runs.runner import completed, evaluate, interventions
 from tests.helpers.field_runs import run_field
@@ -53,3 +58,64 @@ def test_the_user_asks_for_a_count_in_words():
     assert asked_for("Kick off three runs, so just create it three times.") == 3
     assert asked_for("Run it 4 times.") == 4
     assert asked_for("My flight HAT045 on May 14 was cancelled. Send the compensation.") == 1
+
+
+def test_a_value_a_later_call_sent_back_is_minted_whatever_it_is_labelled():
+    """A message's `ts`, an issue's `number`: no name says id, but the next call named the thing by it."""
+    was, is_ = "Message posted: {'ts': '1712345678.123456'}", "Message posted: {'ts': '1712345679.223456'}"
+    assert not minted_apart(was, is_)
+    assert minted_apart(was, is_, frozenset({"1712345678.123456"}))
+    assert minted_apart({"number": 4242, "state": "open"}, {"number": 4243, "state": "open"}, frozenset({"4242"}))
+    assert minted_apart({"@id": "urn:x:issue:4242"}, {"@id": "urn:x:issue:4243"})  # JSON-LD's identifier
+
+
+def _judged(tmp_path, user: str, tools: list[dict], steps: list[tuple[str, dict, object]]) -> list[tuple[int, str]]:
+    """A chat log of `steps` (tool, arguments, answer), judged in shadow mode: the calls flagged and their rules."""
+    messages = [{"role": "user", "content": user}]
+    for n, (name, arguments, answer) in enumerate(steps):
+        messages.append({"role": "assistant", "content": None, "tool_calls": [{
+            "id": f"c{n}", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}]})
+        content = answer if isinstance(answer, str) else json.dumps(answer)
+        messages.append({"role": "tool", "tool_call_id": f"c{n}", "content": content})
+    messages.append({"role": "assistant", "content": "Done."})
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps({"tools": tools, "messages": messages}), encoding="utf-8")
+    (conversation,) = list(read_log(path))
+    return [(c["message"], c["rule"]) for c in judge(conversation).calls if c["verdict"] != "run"]
+
+
+def _tool(name: str, description: str, properties: dict, annotations: Optional[dict] = None) -> dict:
+    function = {"name": name, "description": description, "parameters": {"type": "object", "properties": properties}}
+    if annotations is not None:
+        function["annotations"] = annotations
+    return {"type": "function", "function": function}
+
+
+POST = _tool("post_message", "Post a message to a channel.",
+             {"channel": {"type": "string"}, "text": {"type": "string"}})
+GET = _tool("get_message", "Get a message.", {"channel": {"type": "string"}, "message": {"type": "string"}},
+            {"readOnlyHint": True})
+
+
+@pytest.mark.parametrize("label", ["id", "ts", "number"])
+def test_a_message_posted_again_after_reading_it_back_by_what_its_answer_gave_is_a_duplicate(tmp_path, label):
+    steps = []
+    for ts in ("1712345678.123456", "1712345679.223456", "1712345680.323456"):
+        steps.append(("post_message", {"channel": "C0123", "text": "Deploy 2.4.1 finished"},
+                      f"Message posted: {{'{label}': '{ts}', 'channel': 'C0123'}}"))
+        steps.append(("get_message", {"channel": "C0123", "message": ts}, {"text": "Deploy 2.4.1 finished", label: ts}))
+    flagged = _judged(tmp_path, "Tell #deploys that deploy 2.4.1 finished.", [POST, GET], steps)
+    assert flagged[:1] == [(5, "repeated_call")]
+
+
+def test_a_total_read_from_by_the_next_call_is_not_minted(tmp_path):
+    """Rows loaded batch by batch, each read from the total the load answered: the reads show new rows."""
+    load = _tool("load_more", "Load the next batch of rows into the workspace.", {"table": {"type": "string"}})
+    read = _tool("read_rows", "Read rows of the workspace from an offset.", {"offset": {"type": "integer"}},
+                 {"readOnlyHint": True})
+    steps = []
+    for total in (250, 500, 750, 1000):
+        steps.append(("load_more", {"table": "orders"}, f"Loaded batch: {{'loaded': 250, 'total': {total}}}"))
+        steps.append(("read_rows", {"offset": total}, [{"order": f"W{total + k}", "amount": 10 + k} for k in range(3)]))
+    user = "Load the orders table and summarise the new rows as they come."
+    assert _judged(tmp_path, user, [load, read], steps) == []

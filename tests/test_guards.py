@@ -63,6 +63,14 @@ def test_relative_dates_resolve_against_the_clock_on_date_properties_only():
     assert canonical({"date": "tomorrow"}, FLIGHTS, None)["date"] == "tomorrow", "no clock, no guess"
 
 
+def test_every_reading_of_a_date_counts_both_orders_of_a_numeric_form():
+    from reference.core.dates import readings
+    assert readings("05/06", TODAY) == ("2026-05-06", "2026-06-05")  # day and month could swap, its year or not
+    assert readings("01/02/2026", TODAY) == ("2026-01-02", "2026-02-01")
+    assert readings("5/20", TODAY) == readings("20/05", TODAY) == ("2026-05-20",)
+    assert readings("Dec 1, 2026", TODAY) == ("2026-12-01",) and readings("soon", TODAY) == ()
+
+
 def test_nested_objects_and_arrays_follow_their_schema():
     schema = {"properties": {"legs": {"type": "array", "items": {"type": "object", "properties": {
         "from": {"type": "string", "format": "iata"}, "day": {"type": "integer"}}}}}}

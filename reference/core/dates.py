@@ -39,6 +39,7 @@ WEEKDAYS = {name: i for i, names in enumerate((("monday", "mon"), ("tuesday", "t
 _WEEKDAY = re.compile(r"^(?:(?:next|this|on|coming)\s+)?([a-z]+)\.?$")
 _NUMERIC = re.compile(r"^\d{1,2}[/.\-]\d{1,2}[/.\-]\d{2,4}$")  # 01/02/2026: day and month could swap
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_SHORT_NUMERIC = re.compile(r"^\d{1,2}[/.\-]\d{1,2}$")  # 01/02 without its year: day and month could swap too
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,22 @@ def read_date(text: str, today: dt.date) -> Optional[DateReading]:
     if _NUMERIC.match(said) and len(set(readings)) > 1:
         return DateReading(said, None, tuple(readings))
     return DateReading(said, readings[-1])  # month-first only matters for numeric forms, handled above
+
+
+def readings(text: str, today: dt.date) -> tuple[str, ...]:
+    """Every date `text` can mean on `today`'s clock: its one reading, or both readings of a numeric form whose day
+    and month could swap, with its year written or not (05/06 is 5 June or 6 May; 5/20 only 20 May)."""
+    found = read_date(text, today)
+    if found is None:
+        return ()
+    if found.iso is None:
+        return tuple(sorted(found.readings))
+    said = " ".join(text.split())
+    if not _SHORT_NUMERIC.match(said):
+        return (found.iso,)
+    default = dt.datetime(today.year, today.month, today.day)
+    both = (_parse(said, default, dayfirst=True), _parse(said, default, dayfirst=False))
+    return tuple(sorted({r for r in both if r}))
 
 
 def _parse(text: str, default: dt.datetime, dayfirst: bool) -> Optional[str]:

@@ -7,6 +7,7 @@
       answers.py      the same answer to one question, asked again in other words or a third time
       progress.py     steps that bring no new information (empty answers, guessing), however different they look
     asking.py       which calls ask one question: values the agent was given tell them apart; a back-off
+    days.py         the days a user writes and the day an argument names, read as core/dates reads them
     effects.py      may a call change state: MCP annotations, then the HTTP method, then the name (last resort)
     waits.py        retries within a budget (a failure that passes by itself, a Retry-After kept) and waits
     responses.py    what belongs to the response: a failure by its protocol's rule, one that passes by itself
@@ -16,6 +17,8 @@
     books.py        what one result brought, written into the guard's memory: news, failures, state epochs
     failures.py     what kind of failure a call met: its standard codes and its words beyond the call's own
     state.py        what the guard remembers (Memory): each call, its state epoch, the transcript read so far
+    quotes.py       what a user quotes: a code span, or a passage between any locale's quotation marks (CLDR)
+    sent_back.py    what an answer gave to name a thing by: a value of it a later call sent back whole
     detectors.py    the small pure functions the detectors share (counts, A-B-A-B windows, echo)
     thresholds.py   how much repetition passes, per intent
     feedback.py     what the model is told: evidence, options, the `loop_detected` body

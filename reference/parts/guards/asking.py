@@ -22,16 +22,23 @@ A page at the position the answer before it gave is a new question, however alik
 on by exactly the rows the page before returned (legitimate: five windows of 100 rows, each answered "100 rows"),
 while the same step after a short page of 37 rows asks past the end (`next_page`).
 
-A day inside a window the user bounded (May 20 to May 26, written as its two ends) is a day the user gave, though
-only the window's ends are written: seven dates of the window are seven questions (`in_the_window`).
+A walk over a calendar is a new question at each day, as a page at the position the last answer gave is: calls that
+differ only in dates (RFC 3339 dates or date-times, as the kit writes a date a schema's `format: date` reads), each
+moved on by the same step from the call before it, ask about another day each time, whatever the language the user
+named the week in (legitimate: seven days of the week the user asked about, each answering no bookings). Where the
+user wrote days the kit reads (core/dates: a numeric form in both orders, 5/20 or 20/05, or a month dateutil names),
+those days bound the walk instead: a date between the first and the last of them is a day the user gave (May 20 to
+May 26, written as its two ends), and a day past them is not (the days after the one day the user asked about,
+tried one by one, are guessing: `Given.days`, `Given.walk`).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Optional
 
 from ...core.canonical import clean_text
+from .days import day_of, days_written, in_the_window
 from .responses import transient
 from .arguments import argument_leaves
 from .state import GuardedCall, Memory
@@ -39,12 +46,6 @@ from .state import GuardedCall, Memory
 _WORD = re.compile(r"\w+")
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
 SENTENCE = 12  # words: a status and a note of how the command ended, not a page of content
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
-# a day as people write it: "may 20", "20 may", "may 20th", "2026-05-20" (the text is case-folded)
-_DAY = re.compile(r"\b" + _MONTH + r" (\d{1,2})(?:st|nd|rd|th)?\b|\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?" + _MONTH
-                  + r"|\b\d{4}-(\d{2})-(\d{2})\b")
-_ISO_DAY = re.compile(r"^\d{4}-(\d{2})-(\d{2})(?:$|[Tt ])")
 
 
 def _words(value: Any) -> set[str]:
@@ -79,10 +80,13 @@ def differences(x: GuardedCall, a: GuardedCall) -> list[tuple[str, str]]:
 @dataclass
 class Given:
     """What the agent was given: the text the user and the system prompt wrote and the earlier answers showed
-    (their echoes of the calls' own arguments aside), folded, and its words."""
+    (their echoes of the calls' own arguments aside), folded, and its words; the days the user wrote, as (month,
+    day); and, where the user wrote none, the dates of the calendar walk the call goes on with."""
 
     text: str
     words: set[str]
+    days: tuple[tuple[int, int], ...] = ()
+    walk: frozenset[str] = frozenset()
 
 
 def given_before(m: Memory, a: GuardedCall) -> Given:
@@ -92,7 +96,8 @@ def given_before(m: Memory, a: GuardedCall) -> Given:
         if x.ran and x.content is not None:
             texts += [clean_text(str(v)).casefold() for _, v in argument_leaves(x.content)]
     text = "\n".join(texts)
-    return Given(text, set(_WORD.findall(text)))
+    days = days_written(m.read.users)
+    return Given(text, set(_WORD.findall(text)), days, frozenset() if days else _walk(m, a))
 
 
 def told_apart(x: GuardedCall, a: GuardedCall, given: Given) -> bool:
@@ -100,14 +105,15 @@ def told_apart(x: GuardedCall, a: GuardedCall, given: Given) -> bool:
     both given to the agent? Free wording (two words or more, a search, an address) counts as given only whole,
     word for word (a line of the user's manifest), since any rewording reuses the user's words; a one-word value
     (a key, an id) by the words in which the two differ (banner:acme and banner:globex, the user having listed
-    acme and globex), when they are more than numbers; two dates, when both lie in a window the user bounded."""
+    acme and globex), when they are more than numbers; two dates, when both lie in a window the user bounded or, the
+    user having written no day, on one walk over the calendar."""
     for u, v in differences(x, a):
         if len(u.split()) > 1 or len(v.split()) > 1:
             if all(clean_text(t).casefold() in given.text for t in (u, v)) or _slot_filled(u, v, given):
                 return True
             continue
-        if in_the_window(u, given.text) and in_the_window(v, given.text):
-            return True  # two days of a window the user bounded
+        if in_the_window(u, given.days) and in_the_window(v, given.days) or {u, v} <= given.walk:
+            return True  # two days of a window the user bounded, or of a walk over the calendar
         only_u, only_v = _words(u) - _words(v), _words(v) - _words(u)
         if _names(only_u) and _names(only_v) and only_u <= given.words and only_v <= given.words:
             return True
@@ -147,22 +153,32 @@ def listed_by(x: GuardedCall, a: GuardedCall) -> bool:
     return any(w in shown for w in _words(a.arguments) - _words(x.arguments) if not w.isdigit())
 
 
-def days_written(text: str) -> list[tuple[int, int]]:
-    """The days (month, day) a case-folded text names, its year aside (a user rarely writes it)."""
-    out = []
-    for month, day, day2, month2, iso_month, iso_day in _DAY.findall(text):
-        if iso_month:
-            out.append((int(iso_month), int(iso_day)))
-        else:
-            out.append((_MONTHS.index(month or month2) + 1, int(day or day2)))
-    return [(m, d) for m, d in out if 1 <= m <= 12 and 1 <= d <= 31]
+def _date_step(x: GuardedCall, a: GuardedCall) -> Optional[int]:
+    """The days by which `a` moved on from `x`, when the two differ only in dates, each moved by that many days."""
+    steps = set()
+    for u, v in differences(x, a):
+        was, now = day_of(u), day_of(v)
+        if was is None or now is None or u[10:] != v[10:]:
+            return None  # another argument changed, or the time of day did
+        steps.add((now - was).days)
+    return steps.pop() if len(steps) == 1 and 0 not in steps else None
 
 
-def in_the_window(value: Any, text: str) -> bool:
-    """Is `value` a date (YYYY-MM-DD, or a date-time on it) that lies between the first and last days `text` names?"""
-    found = _ISO_DAY.match(value) if isinstance(value, str) else None
-    days = days_written(text) if found else []
-    return len(days) >= 2 and min(days) <= (int(found.group(1)), int(found.group(2))) <= max(days)
+def _walk(m: Memory, a: GuardedCall) -> frozenset[str]:
+    """The dates of the walk over the calendar that `a` goes on with: the latest calls of its tool that answered,
+    each moved on from the one before by the same number of days as `a` moved on from the last of them."""
+    dates: set[str] = set()
+    step, later = None, a
+    for x in reversed(m.attempts[:a.index]):
+        if x.call.name != a.call.name or not x.ran or x.failed:
+            continue
+        moved = _date_step(x, later)
+        if moved is None or step not in (None, moved):
+            break
+        step = moved
+        dates |= {t for pair in differences(x, later) for t in pair}
+        later = x
+    return frozenset(dates)
 
 
 def bare_state(a: GuardedCall) -> bool:

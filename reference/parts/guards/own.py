@@ -41,6 +41,7 @@ import re
 from typing import Any, Optional
 
 from .responses import is_date_time
+from .sent_back import sent_back
 from .arguments import argument_leaves
 from .state import GuardedCall, Memory, identifiers
 
@@ -190,15 +191,17 @@ def same_acknowledgement(before: GuardedCall, now: GuardedCall, m: Optional[Memo
     new and none of what it made (`m`: the run; a list without the first reply says it did not land)?"""
     if moved_by(before.content, now.content, amounts(now.arguments)):
         return True
-    return minted_apart(before.content, now.content) \
+    named = sent_back(m, before, now) if m is not None else frozenset()
+    return minted_apart(before.content, now.content, named) \
         and (m is None or (beyond_asked(m, now) and not learned_elsewhere(m, before, now)))
 
 
-def minted_apart(was: Any, is_: Any) -> bool:
+def minted_apart(was: Any, is_: Any, named: frozenset[str] = frozenset()) -> bool:
     """Are two answers alike but for values the second one minted, at least one: a member named as an id, an
     RFC 3339 date-time, or in text a word of letters and digits together that the first answer did not hold
     (`job.batch/loadtest-9mdqw`, a UUID) or a value the text labels as an id (`{'id': 31877152210}`: a Python repr,
-    not JSON)? A count, a measure or a clock in text moved is news, not minted."""
+    not JSON), or a value of the first answer a later call sent back to name the thing by (`named`: a message's
+    `ts`, read back by it)? A count, a measure or a clock in text moved is news, not minted."""
     minted: list[bool] = []
 
     def alike(was: Any, is_: Any, key: str) -> bool:
@@ -208,7 +211,8 @@ def minted_apart(was: Any, is_: Any) -> bool:
             return len(was) == len(is_) and all(alike(x, y, key) for x, y in zip(was, is_))
         if was == is_:
             return True
-        if (id_member(key) and not isinstance(is_, (bool, dict, list))) or (is_date_time(was) and is_date_time(is_)):
+        if ((id_member(key) or str(was) in named) and not isinstance(is_, (bool, dict, list))) \
+                or (is_date_time(was) and is_date_time(is_)):
             minted.append(True)
             return True
         if not (isinstance(was, str) and isinstance(is_, str)) or _WORD.sub(" ", was) != _WORD.sub(" ", is_):
@@ -219,7 +223,7 @@ def minted_apart(was: Any, is_: Any) -> bool:
         held = set(old)
         for i, (w, v) in enumerate(zip(old, new)):
             if w != v:
-                if v in held or not (a_name(v) or _labelled_id(old, i)):
+                if v in held or not (a_name(v) or _labelled_id(old, i) or w.strip("./:@-") in named):
                     return False
                 minted.append(True)
         return True
@@ -227,15 +231,17 @@ def minted_apart(was: Any, is_: Any) -> bool:
 
 
 def made_a_thing(m: Memory, x: GuardedCall) -> bool:
-    """Did the write `x` make a thing: does its answer hold a member named as an id whose value nothing before it
-    showed and it did not send (a new ticket's id; an update names the id of what it changes)?"""
-    ids = set().union(*(marks(v) for k, v in argument_leaves(x.content) if id_member(str(k).rsplit(".", 1)[-1])))
+    """Did the write `x` make a thing: does its answer hold an id (a member named as one, or a value a later call sent
+    back: sent_back.py) that nothing before it showed and it did not send (an update names the id it changes)?"""
+    back = sent_back(m, x)
+    ids = set().union(*(marks(v) for k, v in argument_leaves(x.content)
+                        if id_member(str(k).rsplit(".", 1)[-1]) or str(v) in back))
     return bool(ids - marks(x.arguments) - set().union(*(marks(y.content) for y in m.attempts[:x.index])))
 
 
 def id_member(key: str) -> bool:
-    """Does a member's name say it holds an id (`id`, `email_id`, `branchId`, `uuid`)?"""
-    return key.casefold() in ("id", "uuid") or key.casefold().endswith(("_id", "-id")) \
+    """Does a member's name say it holds an id (JSON:API's `id`, JSON-LD's `@id`, `email_id`, `branchId`, `uuid`)?"""
+    return key.casefold() in ("id", "@id", "uuid") or key.casefold().endswith(("_id", "-id")) \
         or (key.endswith("Id") and key[:-2][-1:].islower())
 
 

@@ -17,6 +17,7 @@ from ...core.canonical import clean_text
 from .effects import ToolInfo
 from .arguments import argument_leaves
 from .results import leaf_values
+from .quotes import quoted
 from .wording import plainly
 from .thresholds import Thresholds
 
@@ -39,10 +40,6 @@ def _names_a_thing(value: str) -> bool:
     wherever the agent got it (a range the user gave as "KB-101 to KB-104", its own knowledge): four of them
     answered alike are four answers. A bare number (a window, a limit) names nothing by itself."""
     return identifiers(value) == {value} and any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
-
-
-# What a user quotes: a Markdown code span (CommonMark) or a passage in double quotation marks.
-_QUOTED = re.compile(r"`+([^`]+)`+|\"([^\"]+)\"|\u201c([^\u201d]+)\u201d")
 
 
 @dataclass
@@ -115,6 +112,7 @@ class Transcript:
     heard: int = 0  # user messages that came after the model's first turn: each one refreshes what reads knew
     said: list[str] = field(default_factory=list)  # the model's last two non-empty texts
     folded: str = ""  # what the user wrote, and the system prompt, case-folded (Memory.named_in)
+    users: str = ""  # what the user alone wrote, case-folded: the days it names bound a window (asking.py)
     _request: Optional[str] = None
 
     def catch_up(self, messages: Sequence[Message]) -> None:
@@ -131,8 +129,9 @@ class Transcript:
                 self.folded += "\n" + clean_text(m.text or "").casefold()
                 self.heard += isinstance(m, UserMessage) and self.steps > 0
                 if isinstance(m, UserMessage):
-                    self.quoted += [q for q in (clean_text("".join(g)).casefold() for g in _QUOTED.findall(m.text or ""))
-                                    if len(q.split()) >= 2]
+                    self.users += "\n" + clean_text(m.text or "").casefold()
+                    passages = (clean_text(q).casefold() for q in quoted(m.text or ""))
+                    self.quoted += [q for q in passages if len(q.split()) >= 2]
                 self._request = None
         self.read = len(messages)
 
