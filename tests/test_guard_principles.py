@@ -101,6 +101,24 @@ def test_a_call_of_unknown_effect_is_judged_by_what_it_answered(name):
     assert not failed, f"{name}: {'; '.join(failed)}"
 
 
+@pytest.mark.parametrize("loop, legitimate", [
+    ("refund-status-in-spanish-that-never-moves", "refund-status-polled-by-a-tool-named-in-spanish"),
+    ("refund-created-again-by-a-tool-named-in-spanish", "refund-status-polled-by-a-tool-named-in-spanish"),
+])
+def test_an_answer_that_names_only_what_the_call_sent_reads_the_thing_it_names(loop, legitimate):
+    """A tool that declares nothing of its effects, whatever language its name is in, answering only the state of
+    the thing the call names (no minted id, no number) reads it: asked again it runs and is judged by its answer, so
+    a refund polled until it went through is left alone and one whose answer never moves is caught; a call whose
+    answer holds a new id each time made something, and is not sent twice."""
+    scenario = _load(next(p for p in FIELD if p.stem == loop))
+    result = run(scenario, "guarded")
+    failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
+    assert not failed and interventions(result)[0] == "repeated_call", (failed, interventions(result))
+    scenario = _load(next(p for p in FIELD if p.stem == legitimate))
+    result = run(scenario, "guarded")
+    assert completed(scenario, result) and not interventions(result), interventions(result)
+
+
 @pytest.mark.parametrize("name", ["rows-inserted-again-after-find", "credit-added-again-total-moved",
                                   "ticket-filed-again-after-list-misses-it", "load-more-after-snapshot"])
 def test_news_a_write_made_itself_is_not_news_for_that_write(name):
