@@ -119,6 +119,36 @@ def test_an_answer_that_names_only_what_the_call_sent_reads_the_thing_it_names(l
     assert completed(scenario, result) and not interventions(result), interventions(result)
 
 
+@pytest.mark.parametrize("text, content", [
+    ("status: in_progress", False),  # as {"status": "in_progress"}: one state word
+    ("  status: queued\nconclusion:", False),
+    ("status: completed\nconclusion: success", True),  # two values printed one a line: a listing
+    ("Memory saved.", True),  # a sentence of two words, no name labels it
+    ("Error: file not found", True),
+    ("w_101", False),
+])
+def test_a_name_a_text_prints_before_a_colon_labels_its_value_and_is_no_word_of_the_answer(text, content):
+    from reference.parts.guards.responses import reports
+    assert reports(text) is content
+
+
+@pytest.mark.parametrize("loop, legitimate", [
+    ("run-polled-behind-its-own-sleep-printing-its-status-after-it-ended",
+     "run-polled-behind-its-own-sleep-printing-its-status"),
+    ("run-polled-behind-its-own-sleep-printing-queued-forever", "run-polled-behind-its-own-sleep-printing-its-status"),
+])
+def test_a_status_printed_as_a_name_value_line_is_polled_as_its_json_is(loop, legitimate):
+    """A workflow run polled behind the agent's own sleep whose shell prints `status: in_progress` waits as the
+    same status in JSON does; the same poll after it answered completed, or queued for ever, is still caught."""
+    scenario = _load(next(p for p in FIELD if p.stem == loop))
+    result = run(scenario, "guarded")
+    failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
+    assert not failed and interventions(result)[0] == "repeated_call", (failed, interventions(result))
+    scenario = _load(next(p for p in FIELD if p.stem == legitimate))
+    result = run(scenario, "guarded")
+    assert completed(scenario, result) and not interventions(result), interventions(result)
+
+
 @pytest.mark.parametrize("name", ["rows-inserted-again-after-find", "credit-added-again-total-moved",
                                   "ticket-filed-again-after-list-misses-it", "load-more-after-snapshot"])
 def test_news_a_write_made_itself_is_not_news_for_that_write(name):
