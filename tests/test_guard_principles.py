@@ -149,6 +149,37 @@ def test_a_status_printed_as_a_name_value_line_is_polled_as_its_json_is(loop, le
     assert completed(scenario, result) and not interventions(result), interventions(result)
 
 
+@pytest.mark.parametrize("loop", ["search-asked-again-timed-by-a-member-of-any-name",
+                                  "search-asked-again-with-a-fresh-edge-id"])
+def test_a_member_that_moved_alone_as_a_responses_own_does_is_the_responses_whatever_its_name(loop):
+    """A search asked again unchanged whose hits never move is caught in its window though each answer carries a
+    timing or a request id under a name no convention lists; a job whose count of rows grows beside a fresh request
+    token each time is polled to its end."""
+    scenario = _load(next(p for p in FIELD if p.stem == loop))
+    result = run(scenario, "guarded")
+    failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
+    assert not failed and interventions(result), (failed, interventions(result))
+    scenario = _load(next(p for p in FIELD if p.stem == "job-progress-polled-beside-a-fresh-request-token"))
+    result = run(scenario, "guarded")
+    assert completed(scenario, result) and not interventions(result), interventions(result)
+
+
+def test_what_moved_alone_is_the_responses_only_as_a_fresh_token_or_a_number_that_turned_back():
+    from reference.parts.guards.metadata import moved_alone
+    hits = [{"title": "Key management"}]
+    turned: dict = {}
+    assert moved_alone({"hits": hits, "rid": "a1f3"}, {"hits": hits, "rid": "b7c2"}, (), lambda v: True, turned) == {"rid"}
+    assert not moved_alone({"hits": hits, "rid": "a1f3"}, {"hits": hits, "rid": "b7c2"}, (), lambda v: False, turned)
+    assert not moved_alone({"hits": hits, "ms": 41}, {"hits": hits, "ms": 37}, (), lambda v: True, turned)
+    assert moved_alone({"hits": hits, "ms": 37}, {"hits": hits, "ms": 52}, (), lambda v: True, turned) == {"ms"}
+    grows: dict = {}
+    for was, now in ((10, 40), (40, 70)):
+        assert not moved_alone({"state": "running", "done": was}, {"state": "running", "done": now}, (),
+                               lambda v: True, grows)
+    assert not moved_alone({"state": "running"}, {"state": "done"}, (), lambda v: True, {})  # a word: the answer
+    assert not moved_alone({"rid": "a1f3"}, {"rid": "b7c2"}, (), lambda v: True, {})  # the whole answer
+
+
 @pytest.mark.parametrize("name", ["rows-inserted-again-after-find", "credit-added-again-total-moved",
                                   "ticket-filed-again-after-list-misses-it", "load-more-after-snapshot"])
 def test_news_a_write_made_itself_is_not_news_for_that_write(name):
