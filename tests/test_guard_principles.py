@@ -104,12 +104,14 @@ def test_a_call_of_unknown_effect_is_judged_by_what_it_answered(name):
 @pytest.mark.parametrize("loop, legitimate", [
     ("refund-status-in-spanish-that-never-moves", "refund-status-polled-by-a-tool-named-in-spanish"),
     ("refund-created-again-by-a-tool-named-in-spanish", "refund-status-polled-by-a-tool-named-in-spanish"),
+    ("reminder-sent-again-answering-only-its-state", "refund-status-polled-by-a-tool-named-in-spanish"),
 ])
 def test_an_answer_that_names_only_what_the_call_sent_reads_the_thing_it_names(loop, legitimate):
     """A tool that declares nothing of its effects, whatever language its name is in, answering only the state of
     the thing the call names (no minted id, no number) reads it: asked again it runs and is judged by its answer, so
     a refund polled until it went through is left alone and one whose answer never moves is caught; a call whose
-    answer holds a new id each time made something, and is not sent twice."""
+    answer holds a new id each time made something, and is not sent twice. A send answering only its recipient and
+    a state word reads the same way: its second send runs once and is caught on its answer."""
     scenario = _load(next(p for p in FIELD if p.stem == loop))
     result = run(scenario, "guarded")
     failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
