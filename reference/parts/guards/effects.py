@@ -12,12 +12,14 @@ they do carry, strongest source first:
 3. Last resort, documented as such: the first word of the name or of the description is an English verb
    that reads (READ_VERBS). A description that only names a thing ("A message to a recipient", "The status of
    a job") says nothing of effects, so such a tool may change state, as the MCP default says. What the words
-   decide is narrow: whether a call's success opens a new state epoch for the reads around it and counts as a
-   write's news (books.py), whether the duplicate-write rules look at it (resent.py, amended.py, landed.py) and
-   whether its answers are judged for progress (progress.py). Whether the identical call runs again is decided
-   by what it answered (repeats.py): content marks a read, and so does an answer that gives only the state of
-   the thing the call names (no minted id, no number: a refund's status, whatever language the tool is named
-   in); the words decide it only where the answer is an acknowledgement holding an id, a number or flags alone.
+   decide is narrow: whether a call counts as a write in the guard's books (its success opens a new state epoch
+   and is news for the reads around it, its answer stands until the user speaks: books.py, state.py), for the
+   duplicate-write rules (resent.py, amended.py, landed.py) and for progress (progress.py); measured, a shell or an
+   editor that answers content still writes, so content alone cannot take their place there. Whether the
+   identical call runs again is decided by what it answered (repeats.py): content marks a read, and so does an
+   answer that gives only the state of the thing the call names (no minted id, no number: a refund's status,
+   whatever language the tool is named in); the words decide it only where the answer is an acknowledgement
+   holding an id, a number or flags alone.
 
 Where only the last resort speaks, a call may change state whatever its tool's name when it sends an SQL
 data-change or schema statement (ISO/IEC 9075: INSERT INTO, UPDATE ... SET, DELETE FROM, MERGE INTO, CREATE,
