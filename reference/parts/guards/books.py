@@ -18,7 +18,7 @@ from .effects import resource_changed
 from .metadata import is_moment_name, moved_alone
 from .responses import (owned_moments, parse_result, reports, says_final, still_to_come, timed_out, transient,
                         without_call_counts)
-from .results import ResultReader, _leaf_text, found_nothing
+from .results import ResultReader, found_nothing, leaf_values
 from .state import GuardedCall, Memory
 from .wording import says_nothing
 
@@ -61,7 +61,7 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
         a.result, values = reader.read(ok, content, declared, ok, owned | by_form)
     # a member that moved alone across identical calls as a request's own does is the response's, whatever its name
     if ok and seen_before and a.action in m.last_result and (earlier := _last_content(m, a)) is not None and (
-            own := moved_alone(earlier, content, declared, lambda v: _leaf_text(v) not in m.seen,
+            own := moved_alone(earlier, content, declared, lambda v: not leaf_values(v) <= m.seen,
                                m.turned.setdefault(a.action, {}))):
         m.own[a.call.name] = m.own.get(a.call.name, frozenset()) | own
         declared |= own

@@ -148,7 +148,8 @@ def moved_alone(before: Any, now: Any, declared: Iterable[str], fresh: Callable[
     found = set()
     for path, (x, y) in moved.items():
         if isinstance(y, str):
-            found |= {path} if fresh(y) else set()
+            if fresh(y):
+                found.add(path)
             continue
         way = 1 if y > x else -1
         if turned.get(path, way) != way:
@@ -165,4 +166,3 @@ def _a_token(value: Any) -> bool:
 
 def _a_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
-
