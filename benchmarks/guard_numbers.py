@@ -31,7 +31,7 @@ from tool_corpus_generate import generate  # noqa: E402
 from reference import catalogue  # noqa: E402
 from reference.diagnosis.logs import read_log  # noqa: E402
 from reference.diagnosis.shadow import judge  # noqa: E402
-from reference.parts.guards import asking, own, repeats, thresholds, waits  # noqa: E402
+from reference.parts.guards import arguments, asking, own, repeats, resent, responses, thresholds, waits  # noqa: E402
 from reference.runs.runner import evaluate, run  # noqa: E402
 
 SETS = ["cases", *(f"cases{n}" for n in range(2, 13))]
@@ -113,6 +113,9 @@ SWEEPS: dict[str, tuple[Any, Callable, list[Any]]] = {  # name: (value now, sett
     "waits.TRANSIENT_ATTEMPTS": (waits.TRANSIENT_ATTEMPTS, global_in(waits, "TRANSIENT_ATTEMPTS"), [2, 3, 4, 5]),
     "own._DISTINCT": (own._DISTINCT, global_in(own, "_DISTINCT"), [2, 3, 4, 5]),
     "own._PASSAGE": (own._PASSAGE, global_in(own, "_PASSAGE"), [4, 6, 8, 10, 12]),
+    "resent._PART": (resent._PART, global_in(resent, "_PART"), [2, 3, 4, 5]),
+    "arguments._QUOTED": (arguments._QUOTED, global_in(arguments, "_QUOTED"), [1, 2, 3, 4, 6]),
+    "responses._WORDS": (responses._WORDS, global_in(responses, "_WORDS"), [1, 2, 3]),
 }
 
 

@@ -101,6 +101,87 @@ def test_a_call_of_unknown_effect_is_judged_by_what_it_answered(name):
     assert not failed, f"{name}: {'; '.join(failed)}"
 
 
+@pytest.mark.parametrize("loop, legitimate", [
+    ("refund-status-in-spanish-that-never-moves", "refund-status-polled-by-a-tool-named-in-spanish"),
+    ("refund-created-again-by-a-tool-named-in-spanish", "refund-status-polled-by-a-tool-named-in-spanish"),
+    ("reminder-sent-again-answering-only-its-state", "refund-status-polled-by-a-tool-named-in-spanish"),
+])
+def test_an_answer_that_names_only_what_the_call_sent_reads_the_thing_it_names(loop, legitimate):
+    """A tool that declares nothing of its effects, whatever language its name is in, answering only the state of
+    the thing the call names (no minted id, no number) reads it: asked again it runs and is judged by its answer, so
+    a refund polled until it went through is left alone and one whose answer never moves is caught; a call whose
+    answer holds a new id each time made something, and is not sent twice. A send answering only its recipient and
+    a state word reads the same way: its second send runs once and is caught on its answer."""
+    scenario = _load(next(p for p in FIELD if p.stem == loop))
+    result = run(scenario, "guarded")
+    failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
+    assert not failed and interventions(result)[0] == "repeated_call", (failed, interventions(result))
+    scenario = _load(next(p for p in FIELD if p.stem == legitimate))
+    result = run(scenario, "guarded")
+    assert completed(scenario, result) and not interventions(result), interventions(result)
+
+
+@pytest.mark.parametrize("text, content", [
+    ("status: in_progress", False),  # as {"status": "in_progress"}: one state word
+    ("  status: queued\nconclusion:", False),
+    ("status: completed\nconclusion: success", True),  # two values printed one a line: a listing
+    ("Memory saved.", True),  # a sentence of two words, no name labels it
+    ("Error: file not found", True),
+    ("w_101", False),
+])
+def test_a_name_a_text_prints_before_a_colon_labels_its_value_and_is_no_word_of_the_answer(text, content):
+    from reference.parts.guards.responses import reports
+    assert reports(text) is content
+
+
+@pytest.mark.parametrize("loop, legitimate", [
+    ("run-polled-behind-its-own-sleep-printing-its-status-after-it-ended",
+     "run-polled-behind-its-own-sleep-printing-its-status"),
+    ("run-polled-behind-its-own-sleep-printing-queued-forever", "run-polled-behind-its-own-sleep-printing-its-status"),
+])
+def test_a_status_printed_as_a_name_value_line_is_polled_as_its_json_is(loop, legitimate):
+    """A workflow run polled behind the agent's own sleep whose shell prints `status: in_progress` waits as the
+    same status in JSON does; the same poll after it answered completed, or queued for ever, is still caught."""
+    scenario = _load(next(p for p in FIELD if p.stem == loop))
+    result = run(scenario, "guarded")
+    failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
+    assert not failed and interventions(result)[0] == "repeated_call", (failed, interventions(result))
+    scenario = _load(next(p for p in FIELD if p.stem == legitimate))
+    result = run(scenario, "guarded")
+    assert completed(scenario, result) and not interventions(result), interventions(result)
+
+
+@pytest.mark.parametrize("loop", ["search-asked-again-timed-by-a-member-of-any-name",
+                                  "search-asked-again-with-a-fresh-edge-id"])
+def test_a_member_that_moved_alone_as_a_responses_own_does_is_the_responses_whatever_its_name(loop):
+    """A search asked again unchanged whose hits never move is caught in its window though each answer carries a
+    timing or a request id under a name no convention lists; a job whose count of rows grows beside a fresh request
+    token each time is polled to its end."""
+    scenario = _load(next(p for p in FIELD if p.stem == loop))
+    result = run(scenario, "guarded")
+    failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
+    assert not failed and interventions(result), (failed, interventions(result))
+    scenario = _load(next(p for p in FIELD if p.stem == "job-progress-polled-beside-a-fresh-request-token"))
+    result = run(scenario, "guarded")
+    assert completed(scenario, result) and not interventions(result), interventions(result)
+
+
+def test_what_moved_alone_is_the_responses_only_as_a_fresh_token_or_a_number_that_turned_back():
+    from reference.parts.guards.metadata import moved_alone
+    hits = [{"title": "Key management"}]
+    turned: dict = {}
+    assert moved_alone({"hits": hits, "rid": "a1f3"}, {"hits": hits, "rid": "b7c2"}, (), lambda v: True, turned) == {"rid"}
+    assert not moved_alone({"hits": hits, "rid": "a1f3"}, {"hits": hits, "rid": "b7c2"}, (), lambda v: False, turned)
+    assert not moved_alone({"hits": hits, "ms": 41}, {"hits": hits, "ms": 37}, (), lambda v: True, turned)
+    assert moved_alone({"hits": hits, "ms": 37}, {"hits": hits, "ms": 52}, (), lambda v: True, turned) == {"ms"}
+    grows: dict = {}
+    for was, now in ((10, 40), (40, 70)):
+        assert not moved_alone({"state": "running", "done": was}, {"state": "running", "done": now}, (),
+                               lambda v: True, grows)
+    assert not moved_alone({"state": "running"}, {"state": "done"}, (), lambda v: True, {})  # a word: the answer
+    assert not moved_alone({"rid": "a1f3"}, {"rid": "b7c2"}, (), lambda v: True, {})  # the whole answer
+
+
 @pytest.mark.parametrize("name", ["rows-inserted-again-after-find", "credit-added-again-total-moved",
                                   "ticket-filed-again-after-list-misses-it", "load-more-after-snapshot"])
 def test_news_a_write_made_itself_is_not_news_for_that_write(name):

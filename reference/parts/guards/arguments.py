@@ -15,6 +15,9 @@ from .metadata import key_name
 from .wording import unquoted
 
 _sorted_json = jsontext.dumps(ensure_ascii=False, sort_keys=True)  # made once (reference/core/jsontext.py)
+# Characters a text argument must pass to be cut from a text answer as its echo: a shorter one ("ok", "main") is
+# as likely the answer's own word as the call's.
+_QUOTED = 3
 
 
 def argument_leaves(arguments: Any, key: str = "") -> list[tuple[str, Any]]:
@@ -28,12 +31,12 @@ def argument_leaves(arguments: Any, key: str = "") -> list[tuple[str, Any]]:
 
 def without_echoes(payload: Any, arguments: Any, spelled: Any = None) -> Any:
     """The payload without what the call put there: an entry whose value is one of its text arguments, or whose key
-    and value are one of its arguments (`"offset": 20`); in plain text, a text argument over 3 characters, in its
-    canonical form or as the model spelled it, case aside."""
+    and value are one of its arguments (`"offset": 20`); in plain text, a text argument over `_QUOTED` characters,
+    in its canonical form or as the model spelled it, case aside."""
     leaves = argument_leaves(arguments)
     if isinstance(payload, str):  # an answer in text: the wording it quotes back is the question, not the answer
         said = [*leaves, *argument_leaves(spelled)]
-        return unquoted(payload, [v for _, v in said if isinstance(v, str) and len(v.strip()) > 3])
+        return unquoted(payload, [v for _, v in said if isinstance(v, str) and len(v.strip()) > _QUOTED])
     if not leaves:
         return payload
     texts = {clean_text(v).casefold() for _, v in leaves if isinstance(v, str) and v.strip()}

@@ -16,10 +16,10 @@ from ...core.toolresult import read_body
 from .arguments import argument_leaves, without_echoes
 from .effects import resource_changed
 from .failures import alike, failure
-from .metadata import is_moment_name
+from .metadata import is_moment_name, moved_alone
 from .responses import (owned_moments, parse_result, reports, says_final, still_to_come, timed_out, transient,
                         without_call_counts)
-from .results import ResultReader, found_nothing
+from .results import ResultReader, found_nothing, leaf_values
 from .state import GuardedCall, Memory
 from .wording import says_nothing
 
@@ -43,7 +43,8 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
             content, run, m.counting.get(a.call.name, set()) if same else set())
     owned = m.owned.get(a.call.name, frozenset())
     moments: dict[str, Any] = {}
-    a.result, values = reader.read(ok, content, info.metadata, ok, owned, moments)
+    declared = info.metadata | m.own.get(a.call.name, frozenset())
+    a.result, values = reader.read(ok, content, declared, ok, owned, moments)
     seen_before = m.moments.get(a.action)
     if ok:
         m.moments[a.action] = (a.result, moments)
@@ -58,7 +59,17 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
         m.last_result[a.action] = (*m.last_result[a.action][:2], a.result)
     by_form = {k for k in moments if not is_moment_name(k)} - m.alone.get(a.call.name, frozenset())
     if learned or by_form:
-        a.result, values = reader.read(ok, content, info.metadata, ok, owned | by_form)
+        a.result, values = reader.read(ok, content, declared, ok, owned | by_form)
+    # a member that moved alone across identical calls as a request's own does is the response's, whatever its name
+    if ok and seen_before and a.action in m.last_result and (earlier := _last_content(m, a)) is not None and (
+            own := moved_alone(earlier, content, declared, lambda v: not leaf_values(v) <= m.seen,
+                               m.turned.setdefault(a.action, {}))):
+        m.own[a.call.name] = m.own.get(a.call.name, frozenset()) | own
+        declared |= own
+        was, _ = reader.read(True, earlier, declared, False, owned | by_form)
+        a.result, values = reader.read(ok, content, declared, ok, owned | by_form)
+        if was == a.result:  # the earlier answer, read without them, is what this one is compared with
+            m.last_result[a.action] = (*m.last_result[a.action][:2], a.result)
     a.failed, a.empty = not ok, not values or found_nothing(content)
     a.lists = ok and _lists(content)
     a.to_come = ok and still_to_come(content, is_moment_name)
@@ -121,6 +132,12 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
     m.now.new += len(fresh)
     m.now.counts = m.now.counts or ok
     return before
+
+
+def _last_content(m: Memory, a: GuardedCall) -> Any:
+    """What the same call answered last time, echoes aside, if it succeeded."""
+    earlier = [x for x in m.by_action.get(a.action, []) if x is not a and x.ran and not x.failed]
+    return earlier[-1].content if earlier else None
 
 
 def _lists(value: Any) -> bool:

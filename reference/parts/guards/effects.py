@@ -9,10 +9,17 @@ they do carry, strongest source first:
    openWorldHint is true (it reads a world outside the run).
 2. The HTTP method, where the tool states one (an OpenAPI operation's description starting "GET /..."):
    GET, HEAD and OPTIONS are safe methods (RFC 9110, 9.2.1); any other may change state.
-3. Last resort, documented as such: the first word of the name or of the description is a verb that
-   reads (READ_VERBS). A description that only names a thing ("A message to a recipient", "The status of
-   a job") says nothing of effects, so such a tool may change state, as the MCP default says, and what
-   it answers decides the rest (repeats.py).
+3. Last resort, documented as such: the first word of the name or of the description is an English verb
+   that reads (READ_VERBS). A description that only names a thing ("A message to a recipient", "The status of
+   a job") says nothing of effects, so such a tool may change state, as the MCP default says. What the words
+   decide is narrow: whether a call counts as a write in the guard's books (its success opens a new state epoch
+   and is news for the reads around it, its answer stands until the user speaks: books.py, state.py), for the
+   duplicate-write rules (resent.py, amended.py, landed.py) and for progress (progress.py); measured, a shell or an
+   editor that answers content still writes, so content alone cannot take their place there. Whether the
+   identical call runs again is decided by what it answered (repeats.py): content marks a read, and so does an
+   answer that gives only the state of the thing the call names (no minted id, no number: a refund's status,
+   whatever language the tool is named in); the words decide it only where the answer is an acknowledgement
+   holding an id, a number or flags alone.
 
 Where only the last resort speaks, a call may change state whatever its tool's name when it sends an SQL
 data-change or schema statement (ISO/IEC 9075: INSERT INTO, UPDATE ... SET, DELETE FROM, MERGE INTO, CREATE,
@@ -44,7 +51,8 @@ MCP_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint"
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 IDEMPOTENT_METHODS = SAFE_METHODS | {"PUT", "DELETE"}  # RFC 9110, 9.2.2
 _METHOD = re.compile(r"^\s*(GET|HEAD|OPTIONS|POST|PUT|PATCH|DELETE)\s+/", re.IGNORECASE)
-# The last resort: verbs that read. Only consulted for a tool with neither annotations nor an HTTP method.
+# The last resort: English verbs that read. Only consulted for a tool with neither annotations nor an HTTP method,
+# and outranked by its answers where they tell (repeats.py).
 READ_VERBS = {"get", "list", "search", "find", "read", "fetch", "query", "lookup", "look", "check", "describe",
               "show", "view", "count", "browse", "retrieve", "inspect", "track", "poll", "watch", "status",
               "returns", "gets", "lists", "searches", "finds", "reads", "fetches", "retrieves", "shows", "checks"}

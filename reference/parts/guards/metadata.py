@@ -5,9 +5,16 @@ METADATA, the parts that change on every call whatever the world does (a stuck j
 `checked_at` is still stuck; a new `request_id` is not a new answer); metadata is never news either. A key
 (normalised: camelCase and dashes to snake_case, lower case) is metadata when
 - the tool declares it: `metadata: [checked_at, meta.server]` (a key name anywhere, or a dotted path);
-- it names a request or transport identifier, whatever its value: it is or ends in request_id, trace_id, span_id,
-  correlation_id, traceparent, etag, nonce; or it says how long this request took, and its value is a number:
-  took, elapsed, latency, response_time, query_time, processing_time (with or without a unit: took_ms, latency_s);
+- it moved alone across identical calls of the tool as only a response's own member does, whatever its name
+  (`moved_alone`, learned per tool in books.py as date-times are): the rest of the answer stayed the same and it
+  is a token of letters and digits no earlier result showed (a request id, an edge server's ray id), or a number
+  that moved back the other way since its last move (a timing: 41, 37, 52). Not a count that only grows beside
+  an unchanged state (a job's rows written), nor a word (a status, a phase that moved on): those are the answer;
+- it is a request or transport identifier a standard names, whatever its value: W3C Trace Context's traceparent,
+  OpenTelemetry's trace_id and span_id, RFC 9110's ETag; or, as the last resort for a name seen once, before its
+  tool's answers can show how it moves, the conventions request_id, correlation_id and nonce; or it says how long
+  this request took and its value is a number: W3C's Server-Timing, or the conventions took, elapsed, latency,
+  response_time, query_time, processing_time (with or without a unit: took_ms, latency_s);
 - its value is a moment by the standard's form, an RFC 3339 date-time, whatever its key; or, as the last resort
   for forms no standard fixes, the key names a moment (timestamp, ts, now, server_time, as_of, last_checked,
   last_updated, last_modified, or ends in _at, _ts or _timestamp) and the value is a clock time or an epoch
@@ -20,14 +27,16 @@ Timings and moments that are the whole answer (a latency probe's `{"latency_ms":
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ...core.canonical import clean_text
 from .responses import is_date_time
 
-_ID_SUFFIXES = ("request_id", "trace_id", "span_id", "correlation_id", "traceparent", "etag", "nonce")
+# Standards' names (traceparent, trace_id, span_id, etag, server_timing), then the conventions kept as the last resort
+# for a member seen once; any other is known by how it moves (`moved_alone`).
+_ID_SUFFIXES = ("trace_id", "span_id", "traceparent", "etag", "request_id", "correlation_id", "nonce")
 _MOMENT_NAMES = {"timestamp", "ts", "server_time", "as_of", "last_checked", "last_updated", "last_modified", "now"}
-_TIMING_NAMES = {"took", "elapsed", "latency", "response_time", "query_time", "processing_time", "server_timing"}
+_TIMING_NAMES = {"server_timing", "took", "elapsed", "latency", "response_time", "query_time", "processing_time"}
 _UNIT = re.compile(r"_(ms|us|ns|s|sec|secs|seconds|millis|epoch)$")
 _MOMENT_SUFFIXES = ("_at", "_ts", "_timestamp")
 _TIME_SHAPED = re.compile(r"^(\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2}|UTC)?$", re.I)
@@ -104,3 +113,56 @@ def whole_answer(payload: Any, declared: frozenset) -> frozenset:
     timed = all(kinds[n] in ("moment", "timing") and shaped(kinds[n], v) and n not in declared
                 for n, v in names.items())
     return frozenset(names) if names and timed else frozenset()
+
+
+def moved_alone(before: Any, now: Any, declared: Iterable[str], fresh: Callable[[str], bool],
+                turned: dict[str, int]) -> frozenset[str]:
+    """The members two answers to one call show to be the response's, by how they moved, whatever their names: the
+    answers, without what is already known to be metadata, are alike but for scalar members, none of them a word
+    (a status that moved is the answer moving) and at least one other value stays; when every one of them is a
+    token of letters and digits together that no earlier result of the run showed (`fresh`: a request id, an edge's
+    ray id: `a1f3`, then `b7c2`) or a number that moved back the other way since its last move (a timing: 41, then
+    37, then 52; `turned` keeps each member's last direction, by dotted path), they are returned, as dotted paths
+    (`declared`'s form). A count that only grows (a job's progress, a retried job's new id) moved the answer, and
+    so did a phase that moved on (`download`, then `extract`): nothing beside them is learned."""
+    declared = frozenset(declared)
+    was, is_ = without_metadata(before, declared), without_metadata(now, declared)
+    moved: dict[str, tuple[Any, Any]] = {}
+    kept: list[bool] = []
+
+    def walk(x: Any, y: Any, path: str) -> bool:
+        if isinstance(x, dict) and isinstance(y, dict):
+            return x.keys() == y.keys() and all(walk(x[k], y[k], f"{path}.{key_name(k)}" if path else key_name(k))
+                                                for k in x)
+        if isinstance(x, list) and isinstance(y, list):
+            return len(x) == len(y) and all(walk(u, v, path) for u, v in zip(x, y))
+        if x == y:
+            kept.append(x not in (None, "", [], {}))
+            return True
+        if _a_token(x) and _a_token(y) or _a_number(x) and _a_number(y):
+            moved[path] = (x, y)
+            return True
+        return False
+    if not walk(was, is_, "") or not moved or not any(kept):
+        return frozenset()
+    found = set()
+    for path, (x, y) in moved.items():
+        if isinstance(y, str):
+            if fresh(y):
+                found.add(path)
+            continue
+        way = 1 if y > x else -1
+        if turned.get(path, way) != way:
+            found.add(path)
+        turned[path] = way
+    return frozenset(found) if len(found) == len(moved) else frozenset()  # else the answer moved: a new job's id
+
+
+def _a_token(value: Any) -> bool:
+    """A string of one word with letters and digits together (`req_8f3a`, `8c2f3a1b9d-SJC`), not a word."""
+    return isinstance(value, str) and len(value.split()) == 1 and any(c.isalpha() for c in value) \
+        and any(c.isdigit() for c in value)
+
+
+def _a_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -40,8 +40,11 @@ it must not fire on):
 
 Which calls may act twice: the tool's definition (effects.py). A call whose
 definition says nothing of its effects is judged by what it answered (`responses.reports`): an answer with
-content marks a read, an acknowledgement (a new id, a success flag) a write. News that a write's own runs
-made is not news for that write (own.py).
+content marks a read, and so does one that gives only the state of the thing the call names, nothing the call
+did not send and nothing it minted (`reads_what_it_names`: a refund's status polled until it went through,
+whatever language the tool is named in); an acknowledgement that holds a new id, a number or a success flag
+marks a write, unless the tool's name says it reads. News that a write's own runs made is not news for that
+write (own.py).
 """
 from __future__ import annotations
 
@@ -52,7 +55,8 @@ from typing import Any, Optional
 from . import feedback
 from .effects import ToolInfo
 from .feedback import Detection
-from .own import learned_elsewhere, minted_only, only_own_news, same_acknowledgement
+from .arguments import argument_leaves
+from .own import a_name, id_member, learned_elsewhere, minted_only, only_own_news, same_acknowledgement
 from .state import Detector, GuardedCall, Memory
 from .waits import a_wait, awaiting, honoured_retry, not_yet, reads_a_state, retrying, spaced, waits_first  # noqa: F401  (honoured_retry re-exported: answers.py reads it here)
 
@@ -102,8 +106,8 @@ class RepeatedCall(Detector):
         adds = info.unknown and len(ran) >= 2 and same_acknowledgement(ran[-2], ran[-1], m)
         # what it answered tells what it did; a call the agent spaced by a wait of its own, or that answered only the
         # state a write's answer gave the thing it names, is a poll
-        reads = not a.writes or (info.unknown and (last.reports or spaced(m, last, a) or reads_a_state(m, last)
-                                                   or awaiting(m, standing)) and not adds)
+        reads = not a.writes or (info.unknown and (last.reports or reads_what_it_names(last) or spaced(m, last, a)
+                                                   or reads_a_state(m, last) or awaiting(m, standing)) and not adds)
         polled = not a.writes and info.moves_by_itself
         # 2: the run moved since (for a write that acts twice, by more than what its own runs made): not stuck
         if m.news_between(last, a) and (info.idempotent or not only_own_news(m, last, a)):
@@ -141,6 +145,32 @@ class RepeatedCall(Detector):
             return None  # a call whose run kept moving may answer alike once more before it is stuck
         return feedback.repeated_call(a.action, len(runs), runs, a, list(m.tools), feedback.echo_of(m),
                                       ran_again=True)
+
+
+def reads_what_it_names(x: GuardedCall) -> bool:
+    """Did the call `x`, of a tool whose definition says nothing of its effects, answer only the state of the thing
+    it names? It sends names (letters and digits together: `rf_1`) and nothing it could add or write (no number, no
+    wording of two words or more), and its answer, the call's own echoes aside, holds words and beside them only
+    flags and nulls: no number, no name of letters and digits, no member named as an id. What a write's answer
+    holds that a read's does not is what the write made (a minted id) or a total it moved; an answer with neither
+    reads the thing the call names, whatever language the tool's name is in, so the identical call runs once more
+    and is judged by its answer: a refund's status polled until it went through. Not a refund posted again and
+    answered with a new refund id each time, nor a comment sent again with its text."""
+    if not (x.ran and not x.failed and isinstance(x.content, dict)):
+        return False
+    sent = [v for _, v in argument_leaves(x.arguments)]
+    if not any(isinstance(v, str) and a_name(v) for v in sent) \
+            or any(isinstance(v, str) and len(v.split()) > 1 or _a_number(v) for v in sent):
+        return False
+    said = argument_leaves(x.content)
+    return any(isinstance(v, str) and v.strip() for _, v in said) and all(
+        v is None or isinstance(v, bool) or (isinstance(v, str) and not any(c.isdigit() for c in v)
+                                             and not id_member(k.rsplit(".", 1)[-1]))
+        for k, v in said)
+
+
+def _a_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _failed_alike(m: Memory, runs: list[GuardedCall]) -> bool:

@@ -74,15 +74,24 @@ def still_to_come(content: Any, is_moment) -> bool:
     return isinstance(content, list) and any(still_to_come(v, is_moment) for v in content)
 
 
+# A line's leading name and colon (`status: in_progress`), the name a printed record gives its value.
+_LABEL = re.compile(r"^[ \t]*[^\s:]+:(?=\s|$)", re.MULTILINE)
+# The words of values an acknowledgement holds: one token (an id it created, a status word).
+_WORDS = 1
+
+
 def reports(content: Any) -> bool:
     """Does an answer carry content, more than an acknowledgement? An acknowledgement says that something was
     done and names it: flags, nulls and single tokens (an id it created, a status word), as
     `{"success": true, "record_id": "w_101"}` does. Content is what a read brings: text of more than one word, a
     measure (a number with a fraction), or anything that holds one (a log's last lines, a page, an average).
-    `content`: the answer with the call's own echoes removed."""
+    A name a text prints before a colon at the start of a line labels the value after it, as a JSON member's
+    name does, and is no word of the answer: `status: in_progress` is judged as `{"status": "in_progress"}` is,
+    while "Memory saved." stays two words and two values printed one a line (`gpu0: busy`, `gpu1: busy`) a
+    listing. `content`: the answer with the call's own echoes removed."""
     if isinstance(content, str):
         printed = python_literal(content)
-        return reports(printed) if printed is not None else len(content.split()) > 1
+        return reports(printed) if printed is not None else len(_LABEL.sub(" ", content).split()) > _WORDS
     if isinstance(content, float):
         return not content.is_integer()
     if isinstance(content, dict):

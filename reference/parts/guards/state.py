@@ -162,6 +162,8 @@ class Memory:
     moments: dict[str, tuple] = field(default_factory=dict)  # action -> (its last answer without moments, them)
     owned: dict[str, frozenset] = field(default_factory=dict)  # tool -> moments its answers showed to be state
     alone: dict[str, frozenset] = field(default_factory=dict)  # tool -> date-times that moved alone: the response's
+    own: dict[str, frozenset] = field(default_factory=dict)  # tool -> members that moved alone: the response's
+    turned: dict[str, dict[str, int]] = field(default_factory=dict)  # action -> member -> its last move's direction
     answers: dict[tuple, list[GuardedCall]] = field(default_factory=dict)  # (tool, subject, result, epoch) -> calls
     seen: set[str] = field(default_factory=set)  # every value the run's results have shown, and each subject asked
     errors: dict[tuple[str, Any], set[str]] = field(default_factory=dict)  # (tool, failure's kind) -> actions
