@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from reference.parts.guards.own import asked_for, minted_apart
+from reference.parts.guards.counts import asked_for
+from reference.parts.guards.own import minted_apart
 from reference.runs.runner import completed, evaluate, interventions
 from tests.helpers.field_runs import run_field
 

@@ -7,6 +7,7 @@
       answers.py      the same answer to one question, asked again in other words or a third time
       progress.py     steps that bring no new information (empty answers, guessing), however different they look
     asking.py       which calls ask one question: values the agent was given tell them apart; a back-off
+    counts.py       how many runs the user asked for: a number before the plural of what it counts
     effects.py      may a call change state: MCP annotations, then the HTTP method, then the name (last resort)
     waits.py        retries within a budget (a failure that passes by itself, a Retry-After kept) and waits
     responses.py    what belongs to the response: a failure by its protocol's rule, one that passes by itself

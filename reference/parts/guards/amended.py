@@ -32,7 +32,7 @@ from typing import Optional
 from . import feedback
 from .asking import differences, given_before, told_apart
 from .feedback import Detection
-from .own import asked_for, id_member, made_a_thing, only_own_news
+from .own import asked, id_member, made_a_thing, only_own_news
 from .state import Detector, GuardedCall, Memory
 
 LEGITIMATE = """
@@ -78,7 +78,7 @@ class AmendedAsNew(Detector):
         same = [x for x in made if given is not None and not told_apart(x, a, given)
                 and (not m.news_between(x, a) or only_own_news(m, x, a) or _found_nothing_between(m, x, a))]
         said = m.read.user_texts[-1] if m.read.user_texts else ""
-        if not same or len(same) + 1 <= asked_for(said or "") or _names_the_kind(said or "", kinds(m, same)):
+        if not same or len(same) + 1 <= asked(m) or _names_the_kind(said or "", kinds(m, same)):
             return None
         return feedback.repeated_call(a.action, len(same), same, a, list(m.tools), feedback.echo_of(m))
 

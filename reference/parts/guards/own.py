@@ -17,7 +17,7 @@ adds what it adds each time, and the moved total is its own doing, not news.
 An answer to an identical call of unknown effect that repeats its last answer but for what the call minted (a
 member named as an id, an RFC 3339 creation time, or in text a name of letters and digits new to this answer:
 a certificate number, a temporary branch) is the same acknowledgement: the call acted, and acts again when sent
-again with nothing new in between; as many runs as the user asked for are no duplicate (three runs of a job the
+again with nothing new in between; as many runs as the user asked for (counts.py) are no duplicate (three runs of a job the
 user asked for three of, each given its own generated name, the jobs listed after each), nor is a run after a read
 that showed something new and none of what the call made (a comment list without the first reply). In text, a value the answer labels as an id (`{'id':
 31877152210}`, a Python repr, not JSON) is minted as a member named as an id is (a step count moved in text is news).
@@ -42,6 +42,7 @@ from typing import Any, Optional
 
 from .responses import is_date_time
 from .arguments import argument_leaves
+from .counts import asked_for
 from .state import GuardedCall, Memory, identifiers
 
 # A mark shorter than this, in letters and digits, tells nothing apart (a quantity of 3, a flag "ok").
@@ -253,17 +254,27 @@ def a_name(word: str) -> bool:
         and sum(c.isalnum() for c in word) >= _DISTINCT
 
 
-# The user's counts, as English writes them (a numeral before "times": "3 times").
-_COUNTS = {"two": 2, "twice": 2, "three": 3, "thrice": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-           "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
-_TIMES = re.compile(r"\b(\d{1,2}) times\b")
+def asked(m: Memory) -> int:
+    """How many runs the user's latest message asked for (counts.py), the numbers the run's calls send aside: they
+    name or measure what the acts act on (an issue number, an address, a size), not how many acts there are."""
+    said = m.read.user_texts[-1] if m.read.user_texts else ""
+    return asked_for(said or "", frozenset(n for x in m.attempts for n in _whole_numbers(x.arguments)))
 
 
-def asked_for(request: str) -> int:
-    """How many the user asked for: the largest count its words state (one, when they state none)."""
-    text = request.casefold()
-    counts = [_COUNTS[w] for w in re.findall(r"[a-z]+", text) if w in _COUNTS]
-    return max([1, *counts, *(int(n) for n in _TIMES.findall(text))])
+def _whole_numbers(arguments: Any) -> set[int]:
+    """The whole numbers a call's arguments send, alone or in text (a `replicas: 6`, `LIMIT 10`, `88 Pine St`)."""
+    found: set[int] = set()
+    for _, leaf in argument_leaves(arguments):
+        if isinstance(leaf, (int, float)) and not isinstance(leaf, bool) and float(leaf).is_integer():
+            found.add(int(leaf))
+        elif isinstance(leaf, str):
+            found |= {int(n) for n in _STANDALONE.findall(leaf) if len(n) <= _DIGITS}
+    return found
+
+
+_DIGITS = 3  # digits of the largest count read (counts.MOST): a longer number in text is no count sent
+# A number standing alone in text, not a part of a date, a version, a path or a name ("2026-12-02", "v2", "cr_101").
+_STANDALONE = re.compile(r"(?<![\w./:-])\d+(?![\w./:-])")
 
 
 def beyond_asked(m: Memory, a: GuardedCall) -> bool:
@@ -273,8 +284,7 @@ def beyond_asked(m: Memory, a: GuardedCall) -> bool:
     turn = [x for x in m.attempts[:a.index + 1] if x.call.name == a.call.name and x.heard == a.heard]
     minted = minted_by(m, a)  # a call reading what `a` created (its job listed) is no other unit of the count
     others = len({x.action for x in turn if x.action != a.action and not _names_minted(x, minted)})
-    said = m.read.user_texts[-1] if m.read.user_texts else ""
-    return sum(x.action == a.action for x in turn) > asked_for(said or "") - others
+    return sum(x.action == a.action for x in turn) > asked(m) - others
 
 
 def moved_by(was: Any, is_: Any, sent: set[float]) -> bool:
