@@ -32,7 +32,8 @@ from typing import Optional
 from . import feedback
 from .asking import differences, given_before, told_apart
 from .feedback import Detection
-from .own import asked, id_member, made_a_thing, only_own_news
+from .counts import asked
+from .own import id_member, made_a_thing, only_own_news
 from .state import Detector, GuardedCall, Memory
 
 LEGITIMATE = """

@@ -16,14 +16,41 @@ units, months and the endings plurals take are CLDR's, as Babel holds them, in t
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from functools import lru_cache
-from typing import Optional
+from typing import Any, Optional
+
+from .arguments import argument_leaves
+from .state import Memory
 
 MOST = 100  # the largest count read as one: a larger number names or measures (pipeline 1187342, port 8080)
 _UNIT_WORDS = 6  # words after a number read for a unit's name ("fois l’accélération de pesanteur terrestre")
 SHORT = 2  # letters: a spelled number no longer than this is a common word in another language ("to", "on")
 _STEM = 3  # letters a plural keeps before its ending: "its" is no plural of "it", "runs" is one of "run"
+
+
+def asked(m: Memory) -> int:
+    """How many runs the user's latest message asked for, the numbers the run's calls send aside: they
+    name or measure what the acts act on (an issue number, an address, a size), not how many acts there are."""
+    said = m.read.user_texts[-1] if m.read.user_texts else ""
+    return asked_for(said or "", frozenset(n for x in m.attempts for n in _whole_numbers(x.arguments)))
+
+
+def _whole_numbers(arguments: Any) -> set[int]:
+    """The whole numbers a call's arguments send, alone or in text (a `replicas: 6`, `LIMIT 10`, `88 Pine St`)."""
+    found: set[int] = set()
+    for _, leaf in argument_leaves(arguments):
+        if isinstance(leaf, (int, float)) and not isinstance(leaf, bool) and float(leaf).is_integer():
+            found.add(int(leaf))
+        elif isinstance(leaf, str):
+            found |= {int(n) for n in _STANDALONE.findall(leaf) if len(n) <= _DIGITS}
+    return found
+
+
+_DIGITS = 3  # digits of the largest count read (MOST): a longer number in text is no count sent
+# A number standing alone in text, not a part of a date, a version, a path or a name ("2026-12-02", "v2", "cr_101").
+_STANDALONE = re.compile(r"(?<![\w./:-])\d+(?![\w./:-])")
 
 
 @lru_cache(maxsize=256)
@@ -58,7 +85,8 @@ def _counts(after: list[str], before: str, languages: tuple[str, ...]) -> bool:
     measure, and no month's name beside the number?"""
     data = [_cldr(language) for language in languages]
     word = after[0]
-    return word.isalpha() and any(word.endswith(end) and len(word) - len(end) >= _STEM for _, _, ends in data for end in ends) \
+    return word.isalpha() and any(word.endswith(end) and len(word) - len(end) >= _STEM
+                                  for _, _, ends in data for end in ends) \
         and not any(tuple(after[:len(unit)]) == unit for units, _, _ in data for unit in units) \
         and not any(word in months or before in months for _, months, _ in data)
 
@@ -135,7 +163,8 @@ def _cldr(language: str) -> tuple[frozenset[tuple[str, ...]], frozenset[str], fr
         for forms in patterns[unit].values():
             if not hasattr(forms, "keys"):
                 continue
-            tails = {k: _tail(forms[k]) for k in forms if k != "per" and isinstance(forms[k], str) and "{0}" in forms[k]}
+            tails = {k: _tail(forms[k]) for k in forms
+                     if k != "per" and isinstance(forms[k], str) and "{0}" in forms[k]}
             units |= {tuple(t.split()) for t in tails.values() if t}
             one, other = tails.get("one", ""), tails.get("other", "")
             stem = len(os.path.commonprefix([one, other]))

@@ -17,7 +17,7 @@ adds what it adds each time, and the moved total is its own doing, not news.
 An answer to an identical call of unknown effect that repeats its last answer but for what the call minted (a
 member named as an id, an RFC 3339 creation time, or in text a name of letters and digits new to this answer:
 a certificate number, a temporary branch) is the same acknowledgement: the call acted, and acts again when sent
-again with nothing new in between; as many runs as the user asked for (counts.py) are no duplicate (three runs of a job the
+again with nothing new in between; as many runs as the user asked for are no duplicate (three runs of a job the
 user asked for three of, each given its own generated name, the jobs listed after each), nor is a run after a read
 that showed something new and none of what the call made (a comment list without the first reply). In text, a value the answer labels as an id (`{'id':
 31877152210}`, a Python repr, not JSON) is minted as a member named as an id is (a step count moved in text is news).
@@ -42,7 +42,7 @@ from typing import Any, Optional
 
 from .responses import is_date_time
 from .arguments import argument_leaves
-from .counts import asked_for
+from .counts import asked
 from .state import GuardedCall, Memory, identifiers
 
 # A mark shorter than this, in letters and digits, tells nothing apart (a quantity of 3, a flag "ok").
@@ -252,29 +252,6 @@ def a_name(word: str) -> bool:
     """Is a word a name something was given: letters and digits together, long enough to tell things apart?"""
     return any(c.isalpha() for c in word) and any(c.isdigit() for c in word) \
         and sum(c.isalnum() for c in word) >= _DISTINCT
-
-
-def asked(m: Memory) -> int:
-    """How many runs the user's latest message asked for (counts.py), the numbers the run's calls send aside: they
-    name or measure what the acts act on (an issue number, an address, a size), not how many acts there are."""
-    said = m.read.user_texts[-1] if m.read.user_texts else ""
-    return asked_for(said or "", frozenset(n for x in m.attempts for n in _whole_numbers(x.arguments)))
-
-
-def _whole_numbers(arguments: Any) -> set[int]:
-    """The whole numbers a call's arguments send, alone or in text (a `replicas: 6`, `LIMIT 10`, `88 Pine St`)."""
-    found: set[int] = set()
-    for _, leaf in argument_leaves(arguments):
-        if isinstance(leaf, (int, float)) and not isinstance(leaf, bool) and float(leaf).is_integer():
-            found.add(int(leaf))
-        elif isinstance(leaf, str):
-            found |= {int(n) for n in _STANDALONE.findall(leaf) if len(n) <= _DIGITS}
-    return found
-
-
-_DIGITS = 3  # digits of the largest count read (counts.MOST): a longer number in text is no count sent
-# A number standing alone in text, not a part of a date, a version, a path or a name ("2026-12-02", "v2", "cr_101").
-_STANDALONE = re.compile(r"(?<![\w./:-])\d+(?![\w./:-])")
 
 
 def beyond_asked(m: Memory, a: GuardedCall) -> bool:
