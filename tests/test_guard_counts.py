@@ -17,6 +17,8 @@ from tests.helpers.field_runs import run_field
     ("Créalo tres veces.", 3),
     ("Fais-le trois fois, s'il te plaît.", 3),
     ("请把它创建三次，然后告诉我名字。", 3),  # no spaces, no plural: 三 right before what it counts
+    ("请创建3次。", 3),
+    ("3回実行してください。", 3),
     ("Run it ٣ times.", 3),  # Arabic-Indic digits
 ])
 def test_a_number_before_the_plural_of_what_it_counts_is_the_count(request_, count):
@@ -28,6 +30,8 @@ def test_a_number_before_the_plural_of_what_it_counts_is_the_count(request_, cou
     "Start it by hand, then check back in 5 minutes.",  # a wait, in digits
     "Lanza el export y vuelve a mirar dentro de cinco minutos.",  # a wait, in Spanish
     "启动导出，五分钟后再看一下。",  # a wait, in Chinese
+    "5分後に確認してください。",  # a wait, in Japanese
+    "Enable 2FA for the whole team.",  # digits inside a word are a name
     "Upload 2 GB of logs to the bucket.",  # a measure
     "My flight HAT045 on May 14 was cancelled. Send the compensation.",  # a date
     "Vuelo del 5 de diciembre cancelado: envía la compensación.",  # a date, in Spanish

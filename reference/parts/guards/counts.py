@@ -87,21 +87,23 @@ def _counts(after: list[str], before: str, languages: tuple[str, ...]) -> bool:
     word = after[0]
     return word.isalpha() and any(word.endswith(end) and len(word) - len(end) >= _STEM
                                   for _, _, ends in data for end in ends) \
-        and not any(tuple(after[:len(unit)]) == unit for units, _, _ in data for unit in units) \
+        and not any(tuple(after[:n]) in units for units, _, _ in data for n in range(1, len(after) + 1)) \
         and not any(word in months or before in months for _, months, _ in data)
 
 
 def _unspaced(text: str) -> list[int]:
-    """The numbers written in a script without spaces, each a character with a numeric value right before a letter
-    (三 in 创建三次), unless what follows starts a unit of measure ("五分钟": five minutes)."""
+    """The numbers written in a script without spaces or plurals: a run of digits, or a character with a numeric
+    value, right before a letter of such a script (三 in 创建三次, 3 in 3回), unless what follows starts a unit of
+    measure ("五分钟": five minutes). Digits inside a word of spaced letters are a name ("2FA", "v2", "HAT045")."""
     found = []
-    for i, c in enumerate(text[:-1]):
-        value = unicodedata.numeric(c, None)
-        if value is None or c.isdecimal() or not value.is_integer() or not 2 <= value <= MOST:
+    for match in re.finditer(r"\d+|[^\W\d_a-zA-Z]", text):  # a numeric letter is never ASCII
+        number, start, end = match.group(), match.start(), match.end()
+        value = int(number) if number.isdecimal() else unicodedata.numeric(number, None)
+        before, rest = text[start - 1:start], text[end:]
+        if value is None or not float(value).is_integer() or not 2 <= value <= MOST or not rest \
+                or unicodedata.category(rest[0]) != "Lo" or (before.isalnum() and unicodedata.category(before) != "Lo"):
             continue
-        rest = text[i + 1:]
-        if unicodedata.category(rest[0]).startswith("L") and not any(
-                rest.startswith(u[0]) for language in _languages() for u in _cldr(language)[0] if not u[0].isascii()):
+        if not any(rest.startswith(u[0]) for language in _languages() for u in _cldr(language)[0] if not u[0].isascii()):
             found.append(int(value))
     return found
 
@@ -149,30 +151,30 @@ def _spelled() -> dict[str, dict[str, int]]:
 def _cldr(language: str) -> tuple[frozenset[tuple[str, ...]], frozenset[str], frozenset[str]]:
     """CLDR's words for one language: the words after a number in each unit ("minutes", "GB"), the months' names
     ("december", "dic"), and the endings its units' plurals add to the singular ("s" of "minutes", "er" of
-    "minutter")."""
-    from babel import Locale  # CLDR's data: read when a number stands before a word
-    from babel.core import UnknownLocaleError
-    try:
-        data = Locale.parse(language.split("_")[0])
-    except (UnknownLocaleError, ValueError):
+    "minutter"). An entry CLDR writes as an alias of another is read where it is written."""
+    from babel.localedata import exists, load  # CLDR's data: read when a number stands before a word
+    if not exists(language.split("_")[0]):
         return frozenset(), frozenset(), frozenset()
+    data = load(language.split("_")[0])
     units: set[tuple[str, ...]] = set()
     ends: set[str] = set()
-    patterns = data._data["unit_patterns"]  # noqa: SLF001  (Babel keeps CLDR's unit patterns there, by unit and length)
-    for unit in patterns:
-        for forms in patterns[unit].values():
-            if not hasattr(forms, "keys"):
-                continue
-            tails = {k: _tail(forms[k]) for k in forms
-                     if k != "per" and isinstance(forms[k], str) and "{0}" in forms[k]}
+    for lengths in data["unit_patterns"].values():
+        for forms in (f for d in _written(lengths) for length in d.values() for f in _written(length)):
+            tails = {k: _tail(v) for k, v in forms.items() if k != "per" and isinstance(v, str) and "{0}" in v}
             units |= {tuple(t.split()) for t in tails.values() if t}
             one, other = tails.get("one", ""), tails.get("other", "")
             stem = len(os.path.commonprefix([one, other]))
             if one and one != other and stem >= _STEM and other[stem:].isalpha():
                 ends.add(other[stem:])
-    months = {name.casefold().strip(".") for width in ("wide", "abbreviated")
-              for name in data.months["format"][width].values()}
+    months = {name.casefold().strip(".") for names in _written(data["months"]["format"])
+              for width in ("wide", "abbreviated") for d in _written(names.get(width)) for name in d.values()}
     return frozenset(units), frozenset(months), frozenset(ends)
+
+
+def _written(value: Any) -> list[dict]:
+    """The entries Babel's raw CLDR data writes at a place: a dict, or the dicts beside an alias (`(Alias, {...})`)."""
+    return [value] if isinstance(value, dict) else [v for v in value if isinstance(v, dict)] \
+        if isinstance(value, tuple) else []
 
 
 def _tail(pattern: str) -> str:
