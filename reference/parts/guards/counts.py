@@ -103,7 +103,8 @@ def _unspaced(text: str) -> list[int]:
         if value is None or not float(value).is_integer() or not 2 <= value <= MOST or not rest \
                 or unicodedata.category(rest[0]) != "Lo" or (before.isalnum() and unicodedata.category(before) != "Lo"):
             continue
-        if not any(rest.startswith(u[0]) for language in _languages() for u in _cldr(language)[0] if not u[0].isascii()):
+        units = (u[0] for language in _languages() for u in _cldr(language)[0] if not u[0].isascii())
+        if not any(rest.startswith(unit) for unit in units):
             found.append(int(value))
     return found
 
