@@ -7,7 +7,7 @@ import pytest
 
 from reference import Episode, parse_scenario
 from reference.runs.registry import run_loop
-from reference.parts.guards.amended import _grown, _names_the_kind
+from reference.parts.guards.amended import _answer_kinds, _grown, _names_the_kind
 from reference.parts.guards.state import GuardedCall
 from reference.runs.runner import completed, evaluate, interventions
 from tests.helpers.field_runs import run_field
@@ -50,6 +50,12 @@ def test_a_user_who_names_the_kind_of_thing_the_tool_makes_asks_for_one():
     assert not _names_the_kind("Oh, add that it only happens in Firefox.", {"issue"})
     assert not _names_the_kind("Update: it's only EU traffic, US looks fine.", {"incident"})
     assert not _names_the_kind("Also it happened on Firefox 133 on Windows, if that helps.", {"ticket"})
+
+
+def test_the_kind_is_read_around_the_id_the_write_minted_not_around_ids_it_sent():
+    answer = {"data": {"ticket": {"id": 88412, "project_id": 4471, "requester": {"id": 7310}}}}
+    assert _answer_kinds(answer, "", {"4471", "7310"}) == {"ticket"}  # the project and the requester were sent
+    assert _answer_kinds({"data": {"id": 88412}}, "", set()) == set()  # JSON:API's `data` holds any kind
 
 
 @pytest.mark.parametrize("tool, answer, edit", [

@@ -4,24 +4,23 @@ words added (the detail the user gave since, a field it left out) makes a second
 first one to change.
 
 Made a thing: the write ran, did not fail, and its answer holds a member named as an id (`id`, `ticket_id`) whose
-value nothing before it showed and it did not send (an update names the id of what it changes). Only words added:
-in every argument in which the two calls differ, the first's words are all among the second's (a comment grown by
+value nothing before it showed and it did not send (an update names the id of what it changes). Only words added: in
+every argument in which the two calls differ, the first's words are all among the second's (a comment grown by
 "Browser: Firefox 133", creative ids added to the same booking), and no value apart was given to tell them apart
-(asking.py). The tools offer a write that takes a thing's id (an update, a note: a parameter named as an id), so
-the thing could have been changed in place. Nothing between was news but the write's own effect (own.py), the
-user's latest message asked for fewer runs, and it does not name the kind of thing the tool makes. **The kind is
-what the write's own answer and the tools' schemas call the thing: the member that holds the id the write minted
+(asking.py). The tools offer a write that takes a thing's id (an update, a note: a parameter named as an id), so the
+thing could have been changed in place. Nothing between was news but the write's own effect (own.py), the user's
+latest message asked for fewer runs, and it does not name the kind of thing the tool makes. **The kind is what the
+write's own answer and the tools' schemas call the thing: the member that holds the id the write minted
 (`reminder_id`, the `ticket` of `ticket.id`), the `object` or `type` beside it (Stripe's `object`, JSON:API's
-`type`), or a parameter named as an id of a write that edits it (`issue_id` of `update_issue`), named by the user's
-message in a word that holds it but for its last letter, case aside ("tickets", "Ticket", "entries" for `entry`)**: it
-must not fire on "file another bug ... keep it its own issue" where the tracker's edit takes an `issue_id`, whatever
-the tool is called (`create_issue`, `ticket_create`, `tickets.create`, `NewTicket`); a user who adds a detail names
-no kind. It must not fire on a second thing the user asked for in
-the later turn (a ticket for another page; a narrower bug whose summary holds the first's), on a write told apart
-by a value the user gave (the same reminder to another channel), nor on a write whose answer named no new id (a
-file written again with the section the user asked for: a write in place changes its thing), nor where nothing
-edits what the tool made (an email sent again with the line the user asked to add: sending again is the only way
-to amend it).
+`type`), or, where the answer names none, a parameter named as an id of a write that edits it (`issue_id` of
+`update_issue`), named by the user's message in a word that holds it but for its last letter, case aside ("tickets",
+"Ticket", "entries" for `entry`)**: it must not fire on "file another bug ... keep it its own issue" where the
+tracker's edit takes an `issue_id`, whatever the tool is called (`create_issue`, `ticket_create`, `tickets-create`,
+`NewTicket`); a user who adds a detail names no kind. It must not fire on a second thing the user asked for in the
+later turn (a ticket for another page; a narrower bug whose summary holds the first's), on a write told apart by a
+value the user gave (the same reminder to another channel), nor on a write whose answer named no new id (a file
+written again with the section the user asked for: a write in place changes its thing), nor where nothing edits what
+the tool made (an email sent again with the line the user asked to add: sending again is the only way to amend it).
 """
 from __future__ import annotations
 
@@ -33,7 +32,7 @@ from . import feedback
 from .asking import differences, given_before, told_apart
 from .feedback import Detection
 from .counts import asked
-from .own import id_member, made_a_thing, only_own_news
+from .own import id_member, made_a_thing, marks, only_own_news
 from .state import Detector, GuardedCall, Memory
 
 LEGITIMATE = """
@@ -112,36 +111,36 @@ _KIND_MEMBERS = ("object", "type")
 
 
 def kinds(m: Memory, made: list[GuardedCall]) -> set[str]:
-    """What the things the writes `made` made are called, by their answers and the tools' schemas (never the tool's
-    own name): each id member's name less its id suffix (`reminder_id`), the member that holds an object's `id`
-    (`ticket` of `ticket.id`), the `object` or `type` beside an id, and the id parameters of the other writes that
-    edit a thing (`issue_id`)."""
-    found: set[str] = set()
-    for x in made:
-        found |= _answer_kinds(x.content, "")
-    for name, info in m.tools.items():
-        props = info.parameters.get("properties") if isinstance(info.parameters, Mapping) else None
-        if made and name != made[0].call.name and info.writes and isinstance(props, Mapping):
-            found |= {_less_id(p) for p in props if id_member(p)}
+    """What the things the writes `made` made are called, never by the tool's own name: by their answers, around
+    the ids they minted (`_answer_kinds`); where the answers name no kind (`{"data": {"id": "WEB-4121"}}`), by the
+    id parameters of the other writes, that edit a thing (`issue_id` of `update_issue`)."""
+    found = {k for x in made for k in _answer_kinds(x.content, "", marks(x.arguments)) if len(k) >= _KIND}
+    if not found:
+        for name, info in m.tools.items():
+            props = info.parameters.get("properties") if isinstance(info.parameters, Mapping) else None
+            if made and name != made[0].call.name and info.writes and isinstance(props, Mapping):
+                found |= {_less_id(p) for p in props if id_member(p)}
     return {k.casefold() for k in found if len(k) >= _KIND}
 
 
-def _answer_kinds(value: object, holder: str) -> set[str]:
-    """The kinds an answer names around its ids, at any depth; `holder` is the member the value sits under."""
+def _answer_kinds(value: object, holder: str, sent: set[str]) -> set[str]:
+    """The kinds an answer names around the ids it minted (not those the call sent: a `project_id` it was given), at
+    any depth: the id member's name less its id suffix (`reminder_id`), the member that holds an `id` (`ticket` of
+    `ticket.id`), an `object` or `type` beside it; `holder` is the member the value sits under."""
     found: set[str] = set()
     if isinstance(value, list):
         for item in value:
-            found |= _answer_kinds(item, holder)
+            found |= _answer_kinds(item, holder, sent)
     if not isinstance(value, Mapping):
         return found
     for key, v in value.items():
         key = str(key)
-        if id_member(key) and not isinstance(v, (dict, list)):
-            found.add(_less_id(key))
+        if id_member(key) and not isinstance(v, (dict, list)) and not marks(v) <= sent:
+            found |= {_less_id(key)} - {""}
             if key.casefold() in ("id", "uuid") and holder and holder.casefold() not in _ENVELOPES:
                 found.add(holder)
             found |= {str(value[k]) for k in value if str(k) in _KIND_MEMBERS and isinstance(value[k], str)}
-        found |= _answer_kinds(v, key)
+        found |= _answer_kinds(v, key, sent)
     return found
 
 
