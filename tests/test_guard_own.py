@@ -10,7 +10,8 @@ import pytest
 
 from reference.diagnosis.logs import read_log
 from reference.diagnosis.shadow import judge
-from reference.parts.guards.own import asked_for, minted_apart
+from reference.parts.guards.counts import asked_for
+from reference.parts.guards.own import minted_apart
 from reference.runs.runner import completed, evaluate, interventions
 from tests.helpers.field_runs import run_field
 

@@ -45,7 +45,7 @@ Three kinds of rows, all on that same HTTP path:
 - **framework `+kit-guard`**: the same loop with the kit's loop guard (lesson 3) inside it, through the
   framework's own extension point: one small module each in `reference/bench/inside/`, all calling one
   entry point, `reference/bench/kitguard.py`, which imports no SDK and no pydantic (the kit is installed
-  in the framework's venv with `pip install --no-deps`, plus python-dateutil and airportsdata, so CrewAI
+  in the framework's venv with `pip install --no-deps`, plus the guard's own needs (`GUARD_NEEDS`), so CrewAI
   keeps its own `openai` 2.x). Where the framework has a hook before a tool runs the guard answers a
   repeated call there, and the tool never runs; the table says where each one goes in. When the guard
   stops a run the row says *kit guard: PATTERN*.
@@ -144,10 +144,10 @@ from reference.bench.inside.crewai import install
 install(guard)
 ```
 
-Install the kit beside the framework without its pins: `pip install --no-deps agent-loop-interview-kit
-python-dateutil airportsdata` (from a checkout: `pip install --no-deps .`). After a run, `guard.events`
-says what the guard did, step by step, and `guard.stopping` why it ended the run, if it did (LangChain's
-state also ends on an AIMessage that says so)."""
+Install the kit beside the framework without its pins: `pip install --no-deps agent-loop-interview-kit`, then
+the guard's own needs, `pip install python-dateutil airportsdata sqlparse num2words babel` (from a checkout: `pip
+install --no-deps .`). After a run, `guard.events` says what the guard did, step by step, and `guard.stopping`
+why it ended the run, if it did (LangChain's state also ends on an AIMessage that says so)."""
 
 
 def markdown(outcomes: Sequence[Outcome], versions: dict[str, str], date: str, args: Any,

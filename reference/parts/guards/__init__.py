@@ -8,6 +8,7 @@
       progress.py     steps that bring no new information (empty answers, guessing), however different they look
     asking.py       which calls ask one question: values the agent was given tell them apart; a back-off
     days.py         the days a user writes and the day an argument names, read as core/dates reads them
+    counts.py       how many runs the user asked for: a number before the plural of what it counts
     effects.py      may a call change state: MCP annotations, then the HTTP method, then the name (last resort)
     waits.py        retries within a budget (a failure that passes by itself, a Retry-After kept) and waits
     responses.py    what belongs to the response: a failure by its protocol's rule, one that passes by itself

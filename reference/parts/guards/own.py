@@ -43,6 +43,7 @@ from typing import Any, Optional
 from .responses import is_date_time
 from .sent_back import sent_back
 from .arguments import argument_leaves
+from .counts import asked
 from .state import GuardedCall, Memory, identifiers
 
 # A mark shorter than this, in letters and digits, tells nothing apart (a quantity of 3, a flag "ok").
@@ -259,19 +260,6 @@ def a_name(word: str) -> bool:
         and sum(c.isalnum() for c in word) >= _DISTINCT
 
 
-# The user's counts, as English writes them (a numeral before "times": "3 times").
-_COUNTS = {"two": 2, "twice": 2, "three": 3, "thrice": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-           "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
-_TIMES = re.compile(r"\b(\d{1,2}) times\b")
-
-
-def asked_for(request: str) -> int:
-    """How many the user asked for: the largest count its words state (one, when they state none)."""
-    text = request.casefold()
-    counts = [_COUNTS[w] for w in re.findall(r"[a-z]+", text) if w in _COUNTS]
-    return max([1, *counts, *(int(n) for n in _TIMES.findall(text))])
-
-
 def beyond_asked(m: Memory, a: GuardedCall) -> bool:
     """Has the call `a` run more often, in this user turn, than the user's latest message asked for? The tool's
     other calls in the turn take their share of the count (three emails to three customers are the three asked),
@@ -279,8 +267,7 @@ def beyond_asked(m: Memory, a: GuardedCall) -> bool:
     turn = [x for x in m.attempts[:a.index + 1] if x.call.name == a.call.name and x.heard == a.heard]
     minted = minted_by(m, a)  # a call reading what `a` created (its job listed) is no other unit of the count
     others = len({x.action for x in turn if x.action != a.action and not _names_minted(x, minted)})
-    said = m.read.user_texts[-1] if m.read.user_texts else ""
-    return sum(x.action == a.action for x in turn) > asked_for(said or "") - others
+    return sum(x.action == a.action for x in turn) > asked(m) - others
 
 
 def moved_by(was: Any, is_: Any, sent: set[float]) -> bool:

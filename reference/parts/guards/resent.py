@@ -14,7 +14,7 @@ value the agent chose, and two things it chose to make apart are two things.
 The first took: it ran, did not fail, and answered as a write answers, with a structured acknowledgement or the
 command tag of rows changed (`INSERT 0 1`, PostgreSQL's protocol; a plain text may be an error in words, a shell's
 output is what it read). Nothing between was news but the write's own effect (own.py: the channel history showing
-the post it made), in the same user turn, and the user's latest message asked for fewer runs (own.py's `asked_for`:
+the post it made), in the same user turn, and the user's latest message asked for fewer runs (counts.py's `asked`:
 "two times"). It must not fire on the same notes posted to the channels the user listed (told apart), a repost the
 user asked for, a correction after a failure (the first did not take), nor an edit run again after an error the
 edit did not make (news between). It cannot see a changed choice the user asked for in a later turn (insurance
@@ -31,7 +31,8 @@ from . import feedback
 from .arguments import argument_leaves
 from .asking import NUMBER, Given, given_before, told_apart
 from .feedback import Detection
-from .own import a_name, asked_for, marks, only_own_news
+from .counts import asked
+from .own import a_name, marks, only_own_news
 from .state import Detector, GuardedCall, Memory
 
 LEGITIMATE = """
@@ -68,8 +69,7 @@ class ResentWrite(Detector):
                 and not (info.unknown and x.reports and not changed_rows(x.content))]  # answered content: it read
         same = [x for x in took if not told_apart(x, a, given) and _reworded(x, a, given, info.parameters)
                 and (not m.news_between(x, a) or only_own_news(m, x, a, reworded=True))]
-        said = m.read.user_texts[-1] if m.read.user_texts else ""
-        if not same or len(same) + 1 <= asked_for(said or ""):  # as many as the user asked for are no duplicate
+        if not same or len(same) + 1 <= asked(m):  # as many as the user asked for are no duplicate
             return None
         return feedback.repeated_call(a.action, len(same), same, a, list(m.tools), feedback.echo_of(m))
 

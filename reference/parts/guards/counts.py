@@ -1,0 +1,183 @@
+"""How many runs the user asked for (own.py, resent.py, amended.py: as many identical runs as the user asked for are
+no duplicate).
+
+**A count is a number the user wrote right before the plural of what it counts, that the run's calls do not send**:
+"run it 5 times", "create it three times", "créalo tres veces", and, in a script that writes no spaces or plurals, a
+number before what it counts ("创建三次"). It must not fire on a measure ("check back in five minutes", "2 GB": a
+unit CLDR names), a day of a date ("5 December", "May 14"), a number the calls send (an issue number, an address,
+a size: what the acts act on, not how many of them), a word of two letters that spells a number in another language
+("to" is Danish for two), nor a number before no plural ("trigger it once manually": "once" is Spanish for eleven).
+
+Nothing here is a word list of the kit's own. Numbers are Unicode's (a run of decimal digits in any script, a
+character with a numeric value such as 三) or spelled as num2words spells cardinals in the languages it knows;
+units, months and the endings plurals take are CLDR's, as Babel holds them, in the languages that spell the number
+(all of them, for digits). A count no language spells as a cardinal ("twice") counts one.
+"""
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from functools import lru_cache
+from typing import Any, Optional
+
+from .arguments import argument_leaves
+from .state import Memory
+
+MOST = 100  # the largest count read as one: a larger number names or measures (pipeline 1187342, port 8080)
+_UNIT_WORDS = 6  # words after a number read for a unit's name ("fois l’accélération de pesanteur terrestre")
+SHORT = 2  # letters: a spelled number no longer than this is a common word in another language ("to", "on")
+_STEM = 3  # letters a plural keeps before its ending: "its" is no plural of "it", "runs" is one of "run"
+
+
+def asked(m: Memory) -> int:
+    """How many runs the user's latest message asked for, the numbers the run's calls send aside: they
+    name or measure what the acts act on (an issue number, an address, a size), not how many acts there are."""
+    said = m.read.user_texts[-1] if m.read.user_texts else ""
+    return asked_for(said or "", frozenset(n for x in m.attempts for n in _whole_numbers(x.arguments)))
+
+
+def _whole_numbers(arguments: Any) -> set[int]:
+    """The whole numbers a call's arguments send, alone or in text (a `replicas: 6`, `LIMIT 10`, `88 Pine St`)."""
+    found: set[int] = set()
+    for _, leaf in argument_leaves(arguments):
+        if isinstance(leaf, (int, float)) and not isinstance(leaf, bool) and float(leaf).is_integer():
+            found.add(int(leaf))
+        elif isinstance(leaf, str):
+            found |= {int(n) for n in _STANDALONE.findall(leaf) if len(n) <= _DIGITS}
+    return found
+
+
+_DIGITS = 3  # digits of the largest count read (MOST): a longer number in text is no count sent
+# A number standing alone in text, not a part of a date, a version, a path or a name ("2026-12-02", "v2", "cr_101").
+_STANDALONE = re.compile(r"(?<![\w./:-])\d+(?![\w./:-])")
+
+
+@lru_cache(maxsize=256)
+def asked_for(request: str, sent: frozenset[int] = frozenset()) -> int:
+    """How many runs the user asked for: the largest count `request` states (one, when it states none); `sent`: the
+    numbers the run's calls send, which name or measure what the acts act on."""
+    words = request.split()
+    found = [1]
+    for i, word in enumerate(words):
+        core, closed = _core(word)
+        read = _number(core)
+        if read is None or closed or i + 1 == len(words) or _opens(words[i + 1]):
+            continue  # punctuation after a number ends its clause: it counts nothing after it
+        n, languages = read
+        before = _core(words[i - 1])[0].casefold() if i else ""
+        after = [_core(w)[0].casefold() for w in words[i + 1:i + 1 + _UNIT_WORDS]]
+        if 2 <= n <= MOST and n not in sent and _counts(after, before, languages):
+            found.append(n)
+    return max([*found, *(n for n in _unspaced(request) if n not in sent)])
+
+
+def _number(word: str) -> Optional[tuple[int, tuple[str, ...]]]:
+    """The number a word writes and the languages that spell it so (all of them, for digits)."""
+    if word.isdecimal():
+        return int(word), _languages()
+    spelled = _spelled().get(word.casefold())
+    return (min(spelled.values()), tuple(spelled)) if spelled else None
+
+
+def _counts(after: list[str], before: str, languages: tuple[str, ...]) -> bool:
+    """Does a number count the words after it: the first a plural in one of `languages`, they spelling no unit of
+    measure, and no month's name beside the number?"""
+    data = [_cldr(language) for language in languages]
+    word = after[0]
+    return word.isalpha() and any(word.endswith(end) and len(word) - len(end) >= _STEM
+                                  for _, _, ends in data for end in ends) \
+        and not any(tuple(after[:n]) in units for units, _, _ in data for n in range(1, len(after) + 1)) \
+        and not any(word in months or before in months for _, months, _ in data)
+
+
+def _unspaced(text: str) -> list[int]:
+    """The numbers written in a script without spaces or plurals: a run of digits, or a character with a numeric
+    value, right before a letter of such a script (三 in 创建三次, 3 in 3回), unless what follows starts a unit of
+    measure ("五分钟": five minutes). Digits inside a word of spaced letters are a name ("2FA", "v2", "HAT045")."""
+    found = []
+    for match in re.finditer(r"\d+|[^\W\d_a-zA-Z]", text):  # a numeric letter is never ASCII
+        number, start, end = match.group(), match.start(), match.end()
+        value = int(number) if number.isdecimal() else unicodedata.numeric(number, None)
+        before, rest = text[start - 1:start], text[end:]
+        if value is None or not float(value).is_integer() or not 2 <= value <= MOST or not rest \
+                or unicodedata.category(rest[0]) != "Lo" or (before.isalnum() and unicodedata.category(before) != "Lo"):
+            continue
+        units = (u[0] for language in _languages() for u in _cldr(language)[0] if not u[0].isascii())
+        if not any(rest.startswith(unit) for unit in units):
+            found.append(int(value))
+    return found
+
+
+def _core(word: str) -> tuple[str, bool]:
+    """A word without the brackets and quotes that open it and the punctuation that closes it, and whether that
+    punctuation ends its clause. A sign kept on it marks a measure or a name, not a count ("$100", "#42", "~30")."""
+    core = word
+    while core and unicodedata.category(core[0]) in ("Ps", "Pi"):
+        core = core[1:]
+    closed = bool(core) and unicodedata.category(core[-1]) in ("Pe", "Pf", "Po")
+    while core and unicodedata.category(core[-1]) in ("Pe", "Pf", "Po"):
+        core = core[:-1]
+    return core, closed
+
+
+def _opens(word: str) -> bool:
+    """Does a word open with a bracket or a quote: what follows is an aside, not what a number before it counts?"""
+    return bool(word) and unicodedata.category(word[0]) in ("Ps", "Pi")
+
+
+@lru_cache(maxsize=1)
+def _languages() -> tuple[str, ...]:
+    from num2words import CONVERTER_CLASSES  # imported when a message has a number to read
+    return tuple(CONVERTER_CLASSES)
+
+
+@lru_cache(maxsize=1)
+def _spelled() -> dict[str, dict[str, int]]:
+    """Each one-word cardinal from 2 to MOST, as num2words spells it, longer than SHORT: the languages -> the number."""
+    from num2words import num2words
+    found: dict[str, dict[str, int]] = {}
+    for language in _languages():
+        for n in range(2, MOST + 1):
+            try:
+                word = num2words(n, lang=language).casefold()
+            except (NotImplementedError, KeyError, ValueError, TypeError, IndexError):
+                continue
+            if len(word) > SHORT and not any(c.isspace() for c in word):
+                found.setdefault(word, {})[language] = n
+    return found
+
+
+@lru_cache(maxsize=None)
+def _cldr(language: str) -> tuple[frozenset[tuple[str, ...]], frozenset[str], frozenset[str]]:
+    """CLDR's words for one language: the words after a number in each unit ("minutes", "GB"), the months' names
+    ("december", "dic"), and the endings its units' plurals add to the singular ("s" of "minutes", "er" of
+    "minutter"). An entry CLDR writes as an alias of another is read where it is written."""
+    from babel.localedata import exists, load  # CLDR's data: read when a number stands before a word
+    if not exists(language.split("_")[0]):
+        return frozenset(), frozenset(), frozenset()
+    data = load(language.split("_")[0])
+    units: set[tuple[str, ...]] = set()
+    ends: set[str] = set()
+    for lengths in data["unit_patterns"].values():
+        for forms in (f for d in _written(lengths) for length in d.values() for f in _written(length)):
+            tails = {k: _tail(v) for k, v in forms.items() if k != "per" and isinstance(v, str) and "{0}" in v}
+            units |= {tuple(t.split()) for t in tails.values() if t}
+            one, other = tails.get("one", ""), tails.get("other", "")
+            stem = len(os.path.commonprefix([one, other]))
+            if one and one != other and stem >= _STEM and other[stem:].isalpha():
+                ends.add(other[stem:])
+    months = {name.casefold().strip(".") for names in _written(data["months"]["format"])
+              for width in ("wide", "abbreviated") for d in _written(names.get(width)) for name in d.values()}
+    return frozenset(units), frozenset(months), frozenset(ends)
+
+
+def _written(value: Any) -> list[dict]:
+    """The entries Babel's raw CLDR data writes at a place: a dict, or the dicts beside an alias (`(Alias, {...})`)."""
+    return [value] if isinstance(value, dict) else [v for v in value if isinstance(v, dict)] \
+        if isinstance(value, tuple) else []
+
+
+def _tail(pattern: str) -> str:
+    """What a unit pattern writes after its number ("{0} minutes": "minutes"), spaces of any kind as one."""
+    return " ".join(pattern.replace("{0}", " ").split()).casefold()
