@@ -461,8 +461,9 @@ plt.show()
 #   from its name; a definition that says nothing of its effects (a shell, a browser) is judged by what the
 #   call answered: an acknowledgement (a success flag, the id it created) marks a write, which is never sent
 #   twice, and content marks a read, as does an answer giving only the state of the thing the call names
-#   (no new id, no number: a refund's status, whatever language the tool is named in); an answer new only by what the call itself created (a fresh id, its
-#   creation time) is the same acknowledgement, so the same send twice is a duplicate. *It prevents*
+#   (no new id, no number: a refund's status, whatever language the tool is named in); an answer new only
+#   by what the call itself created (a fresh id, its creation time) is the same acknowledgement, so the same
+#   send twice is a duplicate. *It prevents*
 #   flagging "read the document, change it, read it again to check".
 #   A failed call changed nothing, and its failure may not recur (a database waking up, a fix the user
 #   made outside): sent again it runs once more, and the same failure again is the repeat, whatever the
