@@ -99,6 +99,31 @@ def test_rerun_guard_drops_only_the_rows_the_guard_decides(tmp_path):
     assert rerun_rows(["langgraph", "guard"]) == {"langgraph", *GUARD_ROWS}
 
 
+def test_a_rerun_whose_venv_cannot_be_made_keeps_every_run(tmp_path, monkeypatch):
+    import argparse
+    from dataclasses import asdict
+
+    import reference.cli.bench as bench
+    from reference.bench.run import Outcome
+
+    def no_index(framework, log=print):
+        raise RuntimeError("no package index")  # as pip fails on a machine with no network
+
+    results = tmp_path / "bench.jsonl"
+    fields = {name: 0 for name in Outcome.__dataclass_fields__}
+    rows = [asdict(Outcome(**{**fields, "framework": r, "scenario": "happy-path", "stop": "completed"}))
+            for r in ("kit-react", "langgraph+kit-guard")]
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    before = results.read_text()
+    monkeypatch.setattr(bench, "ensure_venv", no_index)
+    args = argparse.Namespace(frameworks=["kit-react", "langgraph+kit-guard"], scenarios=["happy-path"],
+                              rerun=["guard"], results=str(results), timeout=60, max_requests=None, jobs=1,
+                              fresh=True, plot="", write="")
+    with pytest.raises(RuntimeError, match="no package index"):
+        bench.cmd_bench(args)
+    assert results.read_text() == before
+
+
 def test_the_fork_server_imports_nothing_but_the_standard_library():
     import ast
     from reference.bench.workers import FORKSERVER

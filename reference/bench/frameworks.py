@@ -142,6 +142,8 @@ def ensure_kit(python: Path, log=print) -> None:
 
 def versions(framework: Framework) -> str:
     """'name version, ...' as the framework's venv has them."""
+    if not python_of(framework).exists():
+        return "?"  # its runs were all kept from a results file, and its venv is not on this machine
     code = ("import importlib.metadata as m, sys\n"
             "print(', '.join(f'{n} {m.version(n)}' for n in sys.argv[1:]))")
     out = subprocess.run([str(python_of(framework)), "-c", code, *framework.shown], capture_output=True,

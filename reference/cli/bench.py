@@ -30,15 +30,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
     scenarios = [find(name) for name in args.scenarios] if args.scenarios else catalogue()
     if args.rerun and not args.results:
         raise SystemExit("loopkit bench: --rerun drops rows from a --results file; name the file")
-    if args.rerun:
-        dropped = drop_rows(args.results, rerun_rows(args.rerun))
-        print(f"loopkit bench: {dropped} runs dropped from {args.results}, to run again", file=sys.stderr)
-    kept = read_results(args.results) if args.results else {}
-    shown = {}
+    rerun = rerun_rows(args.rerun) if args.rerun else set()
+    kept = {key: o for key, o in (read_results(args.results) if args.results else {}).items() if key[0] not in rerun}
     for framework in frameworks:
         if any((framework.name, s.name) not in kept for s in scenarios):  # runs to do: its venv, ready
             ensure_venv(framework, log=lambda line: print(line, file=sys.stderr))
-        shown[framework.name] = versions(framework)
+    # every venv the runs need is made before a row leaves the file: a venv that cannot be made loses no run
+    shown = {framework.name: versions(framework) for framework in frameworks}
+    if rerun:
+        dropped = drop_rows(args.results, rerun)
+        print(f"loopkit bench: {dropped} runs dropped from {args.results}, to run again", file=sys.stderr)
     writing = threading.Lock()
 
     def one(pair):
