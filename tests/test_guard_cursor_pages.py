@@ -41,3 +41,10 @@ def test_cursors_followed_to_rows_of_ids_alone_are_paging(tmp_path):
     steps = [("list_members", {"group_id": "g-7", "page_size": 1, **({"cursor": CURSORS[i - 1]} if i else {})},
               {"ids": [row], "next": CURSORS[i]}) for i, row in enumerate(rows)]
     assert flags(tmp_path, MEMBERS, ASK, steps) == []
+
+
+def test_a_chain_of_records_followed_id_by_id_is_no_pages(tmp_path):
+    commits = [_tool("get_commit", "A commit by its sha.", sha="string")]
+    shas = ["a1f3c9e", "b7c2d40", "c9e1f27", "d4a8b13", "e2b7c66"]
+    steps = [("get_commit", {"sha": s}, {"sha": s, "parent": n}) for s, n in zip(shas, shas[1:])]
+    assert flags(tmp_path, commits, "Walk back from a1f3c9e four commits.", steps) == []

@@ -168,7 +168,8 @@ def positions(before: Any, now: Any, sent: Iterable[Any], declared: Iterable[str
     that moved between the pages is a token of letters and digits (the next cursor, the next page's link), returned
     as dotted paths (`declared`'s form), with the tokens followed. The rows a page lists are its answer and are never learned: a next page with
     new members differs by them; one that lists the member the last page listed, under a new cursor, answers alike.
-    Not a page that moved a word or a number beside its cursor (a total that grew): that page's answer moved."""
+    Not a page that moved a word or a number beside its cursor (a total that grew): that page's answer moved; nor
+    answers that list nothing (a record whose `parent` id the next call followed: a walk up a chain, not pages)."""
     declared = frozenset(declared)
     was, is_ = without_metadata(before, declared), without_metadata(now, declared)
     sent = {v for v in sent if _a_token(v)}
@@ -188,7 +189,15 @@ def positions(before: Any, now: Any, sent: Iterable[Any], declared: Iterable[str
             followed.update({x} & sent)
             return True
         return False
-    return (frozenset(moved), followed) if walk(was, is_, "") and followed else (frozenset(), set())
+    pages = _holds_rows(was) and _holds_rows(is_)  # a page lists rows: a chain of records followed id by id is no page
+    return (frozenset(moved), followed) if pages and walk(was, is_, "") and followed else (frozenset(), set())
+
+
+def _holds_rows(value: Any) -> bool:
+    """Does an answer hold a non-empty list of records or values anywhere?"""
+    if isinstance(value, list):
+        return bool(value)
+    return isinstance(value, dict) and any(map(_holds_rows, value.values()))
 
 
 def _a_token(value: Any) -> bool:
