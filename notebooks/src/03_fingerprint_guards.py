@@ -209,7 +209,8 @@ exit_code = loopkit(["hint", "ex03", "1"])  # what `loopkit hint ex03 1` prints 
 # ## 4. Fix it, part 1: a normalised action fingerprint
 #
 # The fingerprint is the tool name plus the **canonical arguments**: keys sorted, strings NFKC-
-# normalised (full-width "ＰＥＫ" is "PEK"), trimmed and with their inner whitespace collapsed, and
+# normalised (full-width "ＰＥＫ" is "PEK"), trimmed and with their inner whitespace collapsed (a text of
+# several lines keeps its layout: indentation is content in code, in YAML, in the text an edit must match), and
 # then, property by property, what the tool's JSON schema says about the value:
 #
 # | the property says                                 | the fingerprint                                     |

@@ -9,7 +9,10 @@ that is the raw argument text (or `json.dumps` of it) sees a new call every time
 tool name plus the canonical arguments:
 
 - keys sorted (JSON object order means nothing);
-- strings Unicode-NFKC normalised (full-width "ＰＥＫ" is "PEK"), trimmed, inner whitespace collapsed;
+- strings Unicode-NFKC normalised (full-width "ＰＥＫ" is "PEK"), trimmed, inner whitespace collapsed; but a value
+  that spans lines keeps its layout, for its line breaks and indentation are content (Python and YAML read
+  indentation as structure, a Makefile's tab is syntax, an edit's text must match the file's): only its ends are
+  trimmed, so an edit resent with a tab where it had four spaces is another edit, and "a  b" is still "a b";
 - case folded only where the tool's schema says the value is case-insensitive (an order id or a
   search query may be case-sensitive: folding it would merge calls that are really different);
 - numbers compared as numbers where the schema says integer or number ("2", 2 and 2.0 are one page);
@@ -110,6 +113,16 @@ def clean_text(value: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", value).split())
 
 
+def _spans_lines(value: str) -> bool:
+    """Does the text, trimmed, hold a line break (Unicode's mandatory breaks: LF, CR, NEL, LS, PS...)?"""
+    return len(value.strip().splitlines()) > 1
+
+
+def _laid_out(value: str) -> str:
+    """A text whose layout is content: NFKC and trimmed, its line breaks and indentation kept as written."""
+    return (value if value.isascii() else unicodedata.normalize("NFKC", value)).strip()
+
+
 def _number(value: Any) -> Any:
     """2, 2.0 and "2" are one number; anything that is not a number is left as it is."""
     if isinstance(value, bool):
@@ -154,7 +167,7 @@ def canonical(value: Any, schema: Optional[Mapping[str, Any]] = None, today: Opt
         value = str(value)  # {"order_id": 1234} and {"order_id": "1234"} are one order
     if not isinstance(value, str):
         return value
-    text = clean_text(value)
+    text = _laid_out(value) if _spans_lines(value) else clean_text(value)
     if is_airport(schema) and not meaning:
         return airports.clean(text)
     if is_airport(schema):

@@ -15,6 +15,8 @@ cannot be read is one problem line (its index and why) and the rest of the list 
 """
 from __future__ import annotations
 
+import errno
+import os
 import re
 from typing import Any, Optional
 
@@ -34,15 +36,25 @@ _SAYS_ERROR = re.compile(r"^\s*(?:(?i:error|exception|fatal)(?:\s*[:!]|\s+-\s)"
                          r"|Traceback \(most recent call last\))")
 
 
+# A line as C's `perror` prints a failed system call (ISO C 7.21.10.4: the caller's words, a colon and a space, then
+# strerror's message) and POSIX utilities print their diagnostics (`sh: ./gradlew: Permission denied`, `cat: a.txt: No
+# such file or directory`): the C library's message for an errno ends the line. A line that only holds one of those
+# words elsewhere ("Permission denied errors: 0") is not that form.
+_PERROR = re.compile(r"^[^\n]*\S: (?:" + "|".join(sorted({re.escape(os.strerror(code)) for code in errno.errorcode},
+                                                            key=len, reverse=True)) + r")\s*$")
+
+
 def says_error(text: str) -> bool:
     """Is a result on a wire with no failure flag a failure? (Where the wire has one, Anthropic's `is_error`, an
     OpenTelemetry span's status, a harness's `error`, the flag decides and the words do not.) It is when it opens by
     saying so, or when it is one line that states a failure the standards call transient in their own form (a
     refused connection, "timed out", an HTTP 503 status line: `states_transient`), whatever words frame it ("Failed
-    to send email: connect ECONNREFUSED ..."). Output of many lines that shows one (a log tail, a test run whose
+    to send email: connect ECONNREFUSED ..."), or when its first line is a failed system call as `perror` and the POSIX
+    utilities print it (`bash: ./gradlew: Permission denied`, then the exit code). Output of many lines that shows one (a log tail, a test run whose
     check hit a refused port) reports it and stays an answer; so does "Set timeout.", which names no failure."""
     lines = text.strip().splitlines()
-    return bool(_SAYS_ERROR.match(text[:200])) or (len(lines) == 1 and states_transient(lines[0][:300]))
+    return bool(_SAYS_ERROR.match(text[:200])) or bool(lines and _PERROR.match(lines[0][:300])) \
+        or (len(lines) == 1 and states_transient(lines[0][:300]))
 
 
 def detect(entries: list[Any]) -> Optional[str]:

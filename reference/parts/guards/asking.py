@@ -106,8 +106,11 @@ def told_apart(x: GuardedCall, a: GuardedCall, given: Given) -> bool:
     word for word (a line of the user's manifest), since any rewording reuses the user's words; a one-word value
     (a key, an id) by the words in which the two differ (banner:acme and banner:globex, the user having listed
     acme and globex), when they are more than numbers; two dates, when both lie in a window the user bounded or, the
-    user having written no day, on one walk over the calendar."""
+    user having written no day, on one walk over the calendar. Two cursors, each sent back as the page before gave
+    it, tell nothing apart: they are positions in one list, as page numbers are."""
     for u, v in differences(x, a):
+        if u in x.followed and v in a.followed:
+            continue  # two cursors, each the one the page before gave: positions in one list, as page numbers are
         if len(u.split()) > 1 or len(v.split()) > 1:
             if all(clean_text(t).casefold() in given.text for t in (u, v)) or _slot_filled(u, v, given):
                 return True

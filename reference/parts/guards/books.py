@@ -13,10 +13,10 @@ from typing import Any, Optional
 
 from ...core.messages import ToolCall, ToolMessage
 from ...core.toolresult import read_body
-from .arguments import argument_leaves, without_echoes
+from .arguments import argument_leaves, subject_of, without_echoes
 from .effects import resource_changed
 from .failures import alike, failure
-from .metadata import is_moment_name, moved_alone
+from .metadata import is_moment_name, moved_alone, positions
 from .responses import (owned_moments, parse_result, reports, says_final, still_to_come, timed_out, transient,
                         without_call_counts)
 from .results import ResultReader, found_nothing, leaf_values
@@ -70,6 +70,16 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
         a.result, values = reader.read(ok, content, declared, ok, owned | by_form)
         if was == a.result:  # the earlier answer, read without them, is what this one is compared with
             m.last_result[a.action] = (*m.last_result[a.action][:2], a.result)
+    # a page followed by the cursor the last page gave: the members that moved beside it are positions, not answers,
+    # and the cursor it sent says where in the list, not what about, as a page number does (`topic`)
+    if ok and (page := _last_page(m, a)) is not None:
+        own, followed = positions(page, content, [v for _, v in argument_leaves(a.arguments)], info.metadata)
+        if followed:
+            a.followed, a.topic = frozenset(followed), subject_of(_without(a.arguments, followed), False)
+        if own - declared:
+            m.own[a.call.name] = m.own.get(a.call.name, frozenset()) | own
+            declared |= own
+            a.result, values = reader.read(ok, content, declared, ok, owned | by_form)
     a.failed, a.empty = not ok, not values or found_nothing(content)
     a.lists = ok and _lists(content)
     a.to_come = ok and still_to_come(content, is_moment_name)
@@ -138,6 +148,21 @@ def _last_content(m: Memory, a: GuardedCall) -> Any:
     """What the same call answered last time, echoes aside, if it succeeded."""
     earlier = [x for x in m.by_action.get(a.action, []) if x is not a and x.ran and not x.failed]
     return earlier[-1].content if earlier else None
+
+
+def _last_page(m: Memory, a: GuardedCall) -> Any:
+    """What the last successful run of `a`'s tool answered, echoes aside, when it was another call (a page before)."""
+    earlier = [x for x in m.ran if x is not a and x.call.name == a.call.name and x.ran and not x.failed]
+    return earlier[-1].content if earlier and earlier[-1].action != a.action else None
+
+
+def _without(value: Any, dropped: set[str]) -> Any:
+    """The arguments without the leaves in `dropped`, at any depth."""
+    if isinstance(value, dict):
+        return {k: _without(v, dropped) for k, v in value.items() if not (isinstance(v, str) and v in dropped)}
+    if isinstance(value, list):
+        return [_without(v, dropped) for v in value if not (isinstance(v, str) and v in dropped)]
+    return value
 
 
 def _lists(value: Any) -> bool:

@@ -10,6 +10,10 @@ METADATA, the parts that change on every call whatever the world does (a stuck j
   is a token of letters and digits no earlier result showed (a request id, an edge server's ray id), or a number
   that moved back the other way since its last move (a timing: 41, 37, 52). Not a count that only grows beside
   an unchanged state (a job's rows written), nor a word (a status, a phase that moved on): those are the answer;
+- it is a position a page gave, whatever its name: a token of letters and digits outside the page's lists that moved
+  between two pages, the later one sent with a cursor the earlier gave (the next cursor, the next page's link),
+  learned per tool (`positions`, books.py). The rows a page lists are its answer, never positions: pages of new
+  rows differ by them, while a cursor followed to the row the page before listed answers alike;
 - it is a request or transport identifier a standard names, whatever its value: W3C Trace Context's traceparent,
   OpenTelemetry's trace_id and span_id, RFC 9110's ETag; or, as the last resort for a name seen once, before its
   tool's answers can show how it moves, the conventions request_id, correlation_id and nonce; or it says how long
@@ -156,6 +160,44 @@ def moved_alone(before: Any, now: Any, declared: Iterable[str], fresh: Callable[
             found.add(path)
         turned[path] = way
     return frozenset(found) if len(found) == len(moved) else frozenset()  # else the answer moved: a new job's id
+
+
+def positions(before: Any, now: Any, sent: Iterable[Any], declared: Iterable[str]) -> tuple[frozenset[str], set[str]]:
+    """The members two pages show to be positions, not answers: the call that got `now` sent (`sent`: its argument
+    values) a token `before` gave outside its lists (a cursor followed), and every scalar member outside the lists
+    that moved between the pages is a token of letters and digits (the next cursor, the next page's link), returned
+    as dotted paths (`declared`'s form), with the tokens followed. The rows a page lists are its answer and are never learned: a next page with
+    new members differs by them; one that lists the member the last page listed, under a new cursor, answers alike.
+    Not a page that moved a word or a number beside its cursor (a total that grew): that page's answer moved; nor
+    answers that list nothing (a record whose `parent` id the next call followed: a walk up a chain, not pages)."""
+    declared = frozenset(declared)
+    was, is_ = without_metadata(before, declared), without_metadata(now, declared)
+    sent = {v for v in sent if _a_token(v)}
+    moved: set[str] = set()
+    followed: set[str] = set()
+
+    def walk(x: Any, y: Any, path: str) -> bool:
+        if isinstance(x, dict) and isinstance(y, dict):
+            return x.keys() == y.keys() and all(walk(x[k], y[k], f"{path}.{key_name(k)}" if path else key_name(k))
+                                                for k in x)
+        if isinstance(x, (dict, list)) or isinstance(y, (dict, list)):
+            return type(x) is type(y)  # a list's rows are the answer: compared by the fingerprint, never learned
+        if x == y:
+            return True
+        if _a_token(x) and _a_token(y):
+            moved.add(path)
+            followed.update({x} & sent)
+            return True
+        return False
+    pages = _holds_rows(was) and _holds_rows(is_)  # a page lists rows: a chain of records followed id by id is no page
+    return (frozenset(moved), followed) if pages and walk(was, is_, "") and followed else (frozenset(), set())
+
+
+def _holds_rows(value: Any) -> bool:
+    """Does an answer hold a non-empty list of records or values anywhere?"""
+    if isinstance(value, list):
+        return bool(value)
+    return isinstance(value, dict) and any(map(_holds_rows, value.values()))
 
 
 def _a_token(value: Any) -> bool:

@@ -58,6 +58,7 @@ class GuardedCall:
     arguments: Any = None  # the canonical arguments (None: not a JSON object)
     subject: str = ""  # what it asks about: the arguments without their free wording (subject_of)
     topic: str = ""  # the same without positions (page, offset): what a listing's pages are about
+    followed: frozenset = frozenset()  # the cursors it sent that the last page gave (books.py): positions too
     ran: bool = False
     result: Optional[str] = None  # the result fingerprint, echoes and metadata aside
     transient: bool = False  # it failed in a way that passes by itself (responses.transient)
