@@ -42,6 +42,7 @@ from .days import day_of, days_written, in_the_window
 from .responses import transient
 from .arguments import argument_leaves
 from .state import GuardedCall, Memory
+from .words import words
 
 _WORD = re.compile(r"\w+")
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -108,7 +109,7 @@ def told_apart(x: GuardedCall, a: GuardedCall, given: Given) -> bool:
     acme and globex), when they are more than numbers; two dates, when both lie in a window the user bounded or, the
     user having written no day, on one walk over the calendar."""
     for u, v in differences(x, a):
-        if len(u.split()) > 1 or len(v.split()) > 1:
+        if len(words(u)) > 1 or len(words(v)) > 1:
             if all(clean_text(t).casefold() in given.text for t in (u, v)) or _slot_filled(u, v, given):
                 return True
             continue
@@ -189,9 +190,9 @@ def bare_state(a: GuardedCall) -> bool:
     if isinstance(content, (list, dict)) or content is None or isinstance(content, bool):
         return False
     text = clean_text(str(content)).strip()
-    if 0 < len(text.split()) <= SENTENCE and transient(text):
+    if 0 < len(words(text)) <= SENTENCE and transient(text):
         return True
-    return 0 < len(text.split()) <= 3 and not any(c.isdigit() for c in text)
+    return 0 < len(words(text)) <= 3 and not any(c.isdigit() for c in text)
 
 
 def waits_longer(x: GuardedCall, a: GuardedCall) -> bool:

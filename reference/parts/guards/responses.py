@@ -12,6 +12,7 @@ from typing import Any
 
 from ...core.canonical import clean_text
 from ...core.toolresult import read_result
+from .words import words
 
 # RFC 3339's date-time (section 5.6, ISO 8601's extended form, what JSON Schema's `format: date-time` names)
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
@@ -83,15 +84,16 @@ _WORDS = 1
 def reports(content: Any) -> bool:
     """Does an answer carry content, more than an acknowledgement? An acknowledgement says that something was
     done and names it: flags, nulls and single tokens (an id it created, a status word), as
-    `{"success": true, "record_id": "w_101"}` does. Content is what a read brings: text of more than one word, a
-    measure (a number with a fraction), or anything that holds one (a log's last lines, a page, an average).
+    `{"success": true, "record_id": "w_101"}` does. Content is what a read brings: text of more than one word (as
+    words.py counts them, "订单正在打包，尚未发货。" ten), a measure (a number with a fraction), or anything that
+    holds one (a log's last lines, a page, an average).
     A name a text prints before a colon at the start of a line labels the value after it, as a JSON member's
     name does, and is no word of the answer: `status: in_progress` is judged as `{"status": "in_progress"}` is,
     while "Memory saved." stays two words and two values printed one a line (`gpu0: busy`, `gpu1: busy`) a
     listing. `content`: the answer with the call's own echoes removed."""
     if isinstance(content, str):
         printed = python_literal(content)
-        return reports(printed) if printed is not None else len(_LABEL.sub(" ", content).split()) > _WORDS
+        return reports(printed) if printed is not None else len(words(_LABEL.sub(" ", content))) > _WORDS
     if isinstance(content, float):
         return not content.is_integer()
     if isinstance(content, dict):
