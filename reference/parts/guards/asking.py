@@ -97,7 +97,8 @@ def given_before(m: Memory, a: GuardedCall) -> Given:
         if x.ran and x.content is not None:
             texts += [clean_text(str(v)).casefold() for _, v in argument_leaves(x.content)]
     text = "\n".join(texts)
-    days = days_written(m.read.users)
+    # the user's days bound only a call that sends a date (and CLDR's data is read only then)
+    days = days_written(m.read.users) if any(day_of(v) for _, v in argument_leaves(a.arguments)) else ()
     return Given(text, set(_WORD.findall(text)), days, frozenset() if days else _walk(m, a))
 
 

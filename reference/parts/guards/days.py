@@ -10,8 +10,8 @@ day ("python 3.14, 20 seats"), nor read a later bare number as an earlier day ("
 A call's argument names a day when it is an RFC 3339 date or date-time, the form the kit's one canonical form gives
 a date that a schema's `format: date` reads.
 
-The month names and patterns are Babel's CLDR data, loaded once for every locale when a user's text has a digit
-(Babel caches what it loads, so counts.py reads the same data).
+The month names and patterns are Babel's CLDR data, loaded once for every language when a call sends a date and the
+user's text holds a number of one or two digits (Babel keeps what it loads: counts.py reads the same entries).
 """
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ _BETWEEN = 2  # words between a range's two ends: CLDR writes one separator ("â€
 # a bare day number: one or two digits that are no part of a longer number, a decimal, a time or a numeric date
 _BARE = re.compile(r"(?<!\d[/:.,-])(?<!\d)\d{1,2}(?!\d|[/:.,-]\d)")
 _DAYS_DASHED = re.compile(r"^\d{1,2}-\d{1,2}$")  # two numbers joined by a hyphen
+_DAY_DIGITS = re.compile(r"(?<!\d)\d{1,2}(?!\d)")
 _CLAUSE_END = re.compile(r"[;!?\n\u3002\uff01\uff1f]")  # what ends a clause between two ends of a range
 
 
@@ -42,8 +43,8 @@ def days_written(text: str) -> tuple[tuple[int, int], ...]:
     """The days (month, day) a case-folded text names, its year aside (a user rarely writes it): a numeric form in
     both orders (05/06 is 5 June and 6 May), a day by a CLDR day-of-month pattern, and a bare day number that closes
     or opens a range with one of those."""
-    if not any(c.isdigit() for c in text):
-        return ()  # every form of a day has a digit: CLDR's data is read only for a text that may write one
+    if not _DAY_DIGITS.search(text):
+        return ()  # every form of a day writes it in one or two digits: CLDR's data is read only for such a text
     found: set[tuple[int, int]] = set()
     for word in (w.strip(",;:!?()[]") for w in text.split()):
         if _NUMERIC_DAY.match(word):
@@ -99,27 +100,36 @@ def _patterns() -> tuple[tuple[re.Pattern, ...], dict[str, frozenset[int]]]:
     """Each CLDR day-of-month pattern of any language as a regular expression, and every language's month names
     (format and stand-alone, wide and abbreviated, case-folded, without an abbreviation's dot) -> the month most
     languages give the name ("may" is May, though one language's "may" is another month)."""
-    from babel import Locale  # CLDR's data: read when a user's text has a digit
-    from babel.localedata import locale_identifiers
+    from babel.localedata import load, locale_identifiers  # CLDR's data: read when a call sends a date
     patterns: set[str] = set()
     votes: dict[str, Counter] = {}
     for identifier in (i for i in locale_identifiers() if "_" not in i):  # a region rarely renames a month
-        locale = Locale.parse(identifier)
-        patterns |= {p.pattern for s in _SKELETONS if (p := locale.datetime_skeletons.get(s)) is not None}
-        for name, months in _month_names(locale).items():
+        data = load(identifier)  # Babel keeps what it loads: counts.py reads these very entries
+        skeletons = data.get("datetime_skeletons", {})
+        patterns |= {str(getattr(skeletons[s], "pattern", skeletons[s])) for s in _SKELETONS if s in skeletons}
+        for name, months in _month_names(data.get("months", {})).items():
             votes.setdefault(name, Counter()).update(months)
     names = {name: frozenset(m for m, n in count.items() if n == max(count.values())) for name, count in votes.items()}
     return tuple(r for r in map(_regex, sorted(patterns)) if r is not None), names
 
 
-def _month_names(locale: Any) -> dict[str, set[int]]:
-    """A locale's month names, case-folded and without the dot of an abbreviation: the name -> its months."""
+def _month_names(months: Any) -> dict[str, set[int]]:
+    """A language's month names, case-folded and without the dot of an abbreviation: the name -> its months. An
+    entry CLDR writes as an alias of another (stand-alone as format) is read where that one is written."""
     names: dict[str, set[int]] = {}
     for context in ("format", "stand-alone"):
         for width in ("wide", "abbreviated"):
-            for month, name in locale.months[context][width].items():
-                names.setdefault(name.casefold().rstrip("."), set()).add(month)
+            for month, name in _entries(_entries(_entries(months).get(context)).get(width)).items():
+                if isinstance(name, str):
+                    names.setdefault(name.casefold().rstrip("."), set()).add(month)
     return names
+
+
+def _entries(value: Any) -> dict:
+    """The entries Babel's raw CLDR data writes at a place: a dict, or the dict beside an alias (`(Alias, {...})`)."""
+    if isinstance(value, tuple):
+        value = next((v for v in value if isinstance(v, dict)), {})
+    return value if isinstance(value, dict) else {}
 
 
 def _regex(pattern: str) -> Optional[re.Pattern]:
