@@ -26,9 +26,9 @@ A walk over a calendar is a new question at each day, as a page at the position 
 differ only in dates (RFC 3339 dates or date-times, as the kit writes a date a schema's `format: date` reads), each
 moved on by the same step from the call before it, ask about another day each time, whatever the language the user
 named the week in (legitimate: seven days of the week the user asked about, each answering no bookings). Where the
-user wrote days the kit reads (core/dates: a numeric form in both orders, 5/20 or 20/05, or a month dateutil names),
-those days bound the walk instead: a date between the first and the last of them is a day the user gave (May 20 to
-May 26, written as its two ends), and a day past them is not (the days after the one day the user asked about,
+user wrote days (days.py: a numeric form in both orders, 5/20 or 20/05, or a day of a month as CLDR writes one in any
+language, "el 20 de mayo", "5月20日"), those days bound the walk instead: a date between the first and the last of
+them is a day the user gave (May 20 to May 26, or "may 20 to 26", written as its two ends), and a day past them is not (the days after the one day the user asked about,
 tried one by one, are guessing: `Given.days`, `Given.walk`).
 """
 from __future__ import annotations
