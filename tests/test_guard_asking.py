@@ -108,13 +108,26 @@ def test_field_questions_asked_again_in_other_words_are_still_caught(name):
     assert "same_result" in _flags(name)
 
 
-def test_the_days_a_user_writes_are_read_as_core_dates_reads_them():
-    """Numeric forms in both orders, a number beside a month name dateutil knows; no month names of the kit's own."""
+def test_the_days_a_user_writes_are_read_in_digits_or_as_cldr_writes_a_day_of_a_month():
+    """Numeric forms in both orders, a day by any language's CLDR day-of-month pattern and month names; no month
+    names of the kit's own."""
     assert days_written("from 5/20 to 5/26") == days_written("from 20/05 to 26/05") == ((5, 20), (5, 26))
     assert days_written("from may 20 to 26th of may") == ((5, 20), (5, 26))
     assert days_written("on 01/02") == ((1, 2), (2, 1))  # day and month could swap: both days
-    assert days_written("python 3.14, 20 seats") == ()
-    assert days_written("del 20 al 26 de mayo") == days_written("vom 20. bis 26. mai") == ()
+    assert days_written("python 3.14, 20 seats") == days_written("version 2.3") == ()
+    for one in ("on may 20", "el 20 de mayo", "am 20. mai", "20 мая", "5月20日の予約", "5월 20일"):
+        assert days_written(one) == ((5, 20),), one
+
+
+@pytest.mark.parametrize("text", ["from may 20 to 26", "may 20th through the 26th", "may 20-26", "del 20 al 26 de mayo",
+                                  "20-26 de mayo", "vom 20. bis 26. mai", "5月20日から26日まで"])
+def test_a_bare_day_beside_a_day_of_a_month_is_the_other_end_of_its_range(text):
+    """As CLDR's interval formats write a range within one month ("May 20 – 26", "20–26 de mayo")."""
+    assert days_written(text) == ((5, 20), (5, 26))
+
+
+def test_a_number_that_cannot_be_the_other_end_of_a_range_is_no_day():
+    assert days_written("may 20 for 3 nights") == days_written("may 20; 25 guests") == ((5, 20),)
 
 
 def _bookings(tmp_path, user: str, days: list[int]) -> list[tuple[int, str]]:
@@ -138,13 +151,15 @@ def _bookings(tmp_path, user: str, days: list[int]) -> list[tuple[int, str]]:
 
 
 @pytest.mark.parametrize("user", ["Any bookings from May 20 to May 26?", "Any bookings from 5/20 to 5/26?",
+                                  "Any bookings from may 20 to 26?", "Any bookings May 20th through the 26th?",
                                   "Any bookings from 20/05 to 26/05?", "¿Hay reservas del 20 al 26 de mayo?",
                                   "Gibt es Buchungen vom 20. bis 26. Mai?", "Any bookings next week?"])
 def test_a_walk_over_the_days_of_a_week_asks_about_another_day_each_time(tmp_path, user):
     assert _bookings(tmp_path, user, list(range(20, 27))) == []
 
 
-@pytest.mark.parametrize("user", ["Any bookings on May 20?", "Any bookings on 20/05?"])
+@pytest.mark.parametrize("user", ["Any bookings on May 20?", "Any bookings on 20/05?", "¿Hay reservas el 20 de mayo?",
+                                  "Gibt es Buchungen am 20. Mai?", "5月20日の予約はありますか？"])
 def test_days_past_the_one_day_the_user_wrote_are_no_walk_the_user_asked_for(tmp_path, user):
     assert [rule for _, rule in _bookings(tmp_path, user, list(range(20, 27)))][:1] == ["no_progress"]
 

@@ -75,3 +75,10 @@ def test_a_command_the_user_quoted_in_any_language_is_run_as_the_quoted_one_is(t
     judged = _judged(tmp_path, user)
     assert [(c["message"], c["verdict"]) for c in judged.calls] == [(c["message"], c["verdict"]) for c in english.calls]
     assert all(c["verdict"] != "stop" for c in judged.calls)
+
+
+def test_a_quotation_in_a_script_written_without_spaces_is_a_passage_of_its_words():
+    """「订单已发货」 is five words, as UAX #29 breaks ideographs; one word is no passage in any script."""
+    read = Transcript()
+    read.catch_up([UserMessage("请把「订单已发货」发到群里。Send “hello” too.")])
+    assert read.quoted == ["订单已发货"]

@@ -77,3 +77,18 @@ def test_a_server_still_starting_is_fetched_a_third_time_whatever_system_refused
     url = {"url": "http://localhost:8080/health"}
     steps = [("http_get", url, f"Error: {refusal}", True)] * 2 + [("http_get", url, '{"status": "ok"}')]
     assert flags(tmp_path, tools, "The dev server is starting; fetch its health page once it is up.", steps) == []
+
+
+@pytest.mark.parametrize("body, passes", [
+    ({"ok": False, "error_code": 429, "description": "Too Many Requests: retry after 5"}, True),  # Telegram's
+    ({"error": {"statusCode": 503, "message": "busy"}}, True),
+    ({"HTTPStatus": "502"}, True),
+    ({"message": "You are being rate limited.", "retry_after": 0.5, "global": False}, True),  # RFC 9110's Retry-After
+    ({"ok": False, "error_code": 400, "description": "Bad Request: chat not found"}, False),
+    ({"error": "Conflict", "count": 429}, False),  # a number under no status's name is no status
+    ({"error": {"code": 599, "message": "failed"}}, False),  # no status IANA registers
+    ({"error": {"code": "rate_limit_exceeded", "message": "Rate limit reached"}}, False),  # a vendor's own word
+    ({"message": "API rate limit exceeded for user ID 1.", "status": "403"}, False),  # a 403: do not repeat
+])
+def test_an_http_status_is_a_registered_number_under_a_member_named_status_or_code_in_any_spelling(body, passes):
+    assert transient(body) is passes

@@ -13,6 +13,7 @@ from ...core import jsontext
 from ...core.canonical import _number, clean_text
 from .metadata import key_name
 from .wording import unquoted
+from .words import words
 
 _sorted_json = jsontext.dumps(ensure_ascii=False, sort_keys=True)  # made once (reference/core/jsontext.py)
 # Characters a text argument must pass to be cut from a text answer as its echo: a shorter one ("ok", "main") is
@@ -60,7 +61,7 @@ def subject_of(arguments: Any, positions: bool = True) -> str:
     numbers too (a page, an offset say where in a list, not what about) and case-folded, so that pages 2 and 3
     share one, and "Kubernetes" and "kubernetes" do."""
     def left_out(value: Any) -> bool:
-        wording = isinstance(value, str) and len(value.split()) >= 2
+        wording = isinstance(value, str) and len(words(value)) >= 2
         return wording or not positions and isinstance(value, (int, float)) and not isinstance(value, bool)
 
     def walk(value: Any) -> Any:

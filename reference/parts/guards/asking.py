@@ -26,9 +26,9 @@ A walk over a calendar is a new question at each day, as a page at the position 
 differ only in dates (RFC 3339 dates or date-times, as the kit writes a date a schema's `format: date` reads), each
 moved on by the same step from the call before it, ask about another day each time, whatever the language the user
 named the week in (legitimate: seven days of the week the user asked about, each answering no bookings). Where the
-user wrote days the kit reads (core/dates: a numeric form in both orders, 5/20 or 20/05, or a month dateutil names),
-those days bound the walk instead: a date between the first and the last of them is a day the user gave (May 20 to
-May 26, written as its two ends), and a day past them is not (the days after the one day the user asked about,
+user wrote days (days.py: a numeric form in both orders, 5/20 or 20/05, or a day of a month as CLDR writes one in any
+language, "el 20 de mayo", "5月20日"), those days bound the walk instead: a date between the first and the last of
+them is a day the user gave (May 20 to May 26, or "may 20 to 26", written as its two ends), and a day past them is not (the days after the one day the user asked about,
 tried one by one, are guessing: `Given.days`, `Given.walk`).
 """
 from __future__ import annotations
@@ -42,6 +42,7 @@ from .days import day_of, days_written, in_the_window
 from .responses import transient
 from .arguments import argument_leaves
 from .state import GuardedCall, Memory
+from .words import words
 
 _WORD = re.compile(r"\w+")
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -96,7 +97,8 @@ def given_before(m: Memory, a: GuardedCall) -> Given:
         if x.ran and x.content is not None:
             texts += [clean_text(str(v)).casefold() for _, v in argument_leaves(x.content)]
     text = "\n".join(texts)
-    days = days_written(m.read.users)
+    # the user's days bound only a call that sends a date (and CLDR's data is read only then)
+    days = days_written(m.read.users) if any(day_of(v) for _, v in argument_leaves(a.arguments)) else ()
     return Given(text, set(_WORD.findall(text)), days, frozenset() if days else _walk(m, a))
 
 
@@ -111,7 +113,7 @@ def told_apart(x: GuardedCall, a: GuardedCall, given: Given) -> bool:
     for u, v in differences(x, a):
         if u in x.followed and v in a.followed:
             continue  # two cursors, each the one the page before gave: positions in one list, as page numbers are
-        if len(u.split()) > 1 or len(v.split()) > 1:
+        if len(words(u)) > 1 or len(words(v)) > 1:
             if all(clean_text(t).casefold() in given.text for t in (u, v)) or _slot_filled(u, v, given):
                 return True
             continue
@@ -192,9 +194,9 @@ def bare_state(a: GuardedCall) -> bool:
     if isinstance(content, (list, dict)) or content is None or isinstance(content, bool):
         return False
     text = clean_text(str(content)).strip()
-    if 0 < len(text.split()) <= SENTENCE and transient(text):
+    if 0 < len(words(text)) <= SENTENCE and transient(text):
         return True
-    return 0 < len(text.split()) <= 3 and not any(c.isdigit() for c in text)
+    return 0 < len(words(text)) <= 3 and not any(c.isdigit() for c in text)
 
 
 def waits_longer(x: GuardedCall, a: GuardedCall) -> bool:

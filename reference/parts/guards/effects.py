@@ -45,6 +45,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from .responses import names_a_status
 from .sql import changes_data
 
 MCP_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
@@ -57,7 +58,6 @@ READ_VERBS = {"get", "list", "search", "find", "read", "fetch", "query", "lookup
               "show", "view", "count", "browse", "retrieve", "inspect", "track", "poll", "watch", "status",
               "returns", "gets", "lists", "searches", "finds", "reads", "fetches", "retrieves", "shows", "checks"}
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
-_STATUS_KEYS = ("status", "status_code", "statusCode", "http_status", "httpStatus", "code")
 _CHANGED = re.compile(r"\b(409 Conflict|412 Precondition Failed)\b", re.IGNORECASE)
 
 
@@ -160,9 +160,8 @@ def resource_changed(body: Optional[Mapping[str, Any]]) -> bool:
     """Does a failed call's body say the resource changed since it was read (409, 412, a new ETag)?"""
     if not body:
         return False
-    for key in _STATUS_KEYS:
-        if str(body.get(key, "")).strip() in ("409", "412"):
-            return True
+    if any(names_a_status(key) and str(value).strip() in ("409", "412") for key, value in body.items()):
+        return True
     if any(str(key).lower() == "etag" for key in body):
         return True
     return bool(_CHANGED.search(str(body.get("message", ""))))

@@ -16,11 +16,12 @@ from typing import Any, NamedTuple
 
 from ...core.canonical import clean_text
 from .arguments import argument_leaves
+from .responses import names_a_status
 
 # The members a standard names for a failure's code, whose digits are the code and never a count: HTTP's status
-# (RFC 9110, as the answers' status members spell it), JSON-RPC 2.0's and google.rpc.Status's `code`, POSIX's
-# `errno`, ISO SQL's SQLSTATE.
-_CODES = {"code", "status", "statuscode", "status_code", "httpstatus", "http_status", "errno", "sqlstate"}
+# (RFC 9110's "status code", in any spelling: responses.names_a_status), JSON-RPC 2.0's and google.rpc.Status's
+# `code`, POSIX's `errno`, ISO SQL's SQLSTATE.
+_CODES = {"errno", "sqlstate"}
 _WORD = re.compile(r"\w+")
 _DIGIT = re.compile(r"\d")
 
@@ -42,7 +43,8 @@ def failure(body: Any, arguments: Any, spelled: Any = None) -> Failure:
     for key, value in _leaves(body):
         if isinstance(value, bool) or value is None:
             continue
-        if key.lower() in _CODES and not (isinstance(value, str) and clean_text(value).casefold() in texts):
+        if (key.lower() in _CODES or names_a_status(key)) \
+                and not (isinstance(value, str) and clean_text(value).casefold() in texts):
             codes.append(f"{key.lower()}={value}")
         elif isinstance(value, str):
             words += ["#" if _DIGIT.search(w) else w for w in _WORD.findall(clean_text(value).casefold())]

@@ -45,6 +45,7 @@ from .sent_back import sent_back
 from .arguments import argument_leaves
 from .counts import asked
 from .state import GuardedCall, Memory, identifiers
+from .words import words as words_of
 
 # A mark shorter than this, in letters and digits, tells nothing apart (a quantity of 3, a flag "ok").
 _DISTINCT = 3
@@ -105,7 +106,7 @@ def passages(value: Any) -> set[tuple[str, ...]]:
     found: set[tuple[str, ...]] = set()
     for _, leaf in argument_leaves(value):
         if isinstance(leaf, str):
-            words = [w.casefold() for w in _WORD.findall(leaf)]
+            words = [p.casefold() for w in _WORD.findall(leaf) for p in words_of(w)]
             found |= {tuple(words[i:i + _PASSAGE]) for i in range(len(words) - _PASSAGE + 1)}
     return found
 

@@ -58,6 +58,7 @@ from .feedback import Detection
 from .arguments import argument_leaves
 from .own import a_name, id_member, learned_elsewhere, minted_only, only_own_news, same_acknowledgement
 from .state import Detector, GuardedCall, Memory
+from .words import words
 from .waits import a_wait, awaiting, honoured_retry, not_yet, reads_a_state, retrying, spaced, waits_first  # noqa: F401  (honoured_retry re-exported: answers.py reads it here)
 
 LEGITIMATE = """
@@ -160,7 +161,7 @@ def reads_what_it_names(x: GuardedCall) -> bool:
         return False
     sent = [v for _, v in argument_leaves(x.arguments)]
     if not any(isinstance(v, str) and a_name(v) for v in sent) \
-            or any(isinstance(v, str) and len(v.split()) > 1 or _a_number(v) for v in sent):
+            or any(isinstance(v, str) and len(words(v)) > 1 or _a_number(v) for v in sent):
         return False
     said = argument_leaves(x.content)
     return any(isinstance(v, str) and v.strip() for _, v in said) and all(

@@ -12,6 +12,7 @@ from typing import Any
 
 from ...core.canonical import clean_text
 from ...core.toolresult import read_result
+from .words import words
 
 # RFC 3339's date-time (section 5.6, ISO 8601's extended form, what JSON Schema's `format: date-time` names)
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
@@ -83,15 +84,16 @@ _WORDS = 1
 def reports(content: Any) -> bool:
     """Does an answer carry content, more than an acknowledgement? An acknowledgement says that something was
     done and names it: flags, nulls and single tokens (an id it created, a status word), as
-    `{"success": true, "record_id": "w_101"}` does. Content is what a read brings: text of more than one word, a
-    measure (a number with a fraction), or anything that holds one (a log's last lines, a page, an average).
+    `{"success": true, "record_id": "w_101"}` does. Content is what a read brings: text of more than one word (as
+    words.py counts them, "订单正在打包，尚未发货。" ten), a measure (a number with a fraction), or anything that
+    holds one (a log's last lines, a page, an average).
     A name a text prints before a colon at the start of a line labels the value after it, as a JSON member's
     name does, and is no word of the answer: `status: in_progress` is judged as `{"status": "in_progress"}` is,
     while "Memory saved." stays two words and two values printed one a line (`gpu0: busy`, `gpu1: busy`) a
     listing. `content`: the answer with the call's own echoes removed."""
     if isinstance(content, str):
         printed = python_literal(content)
-        return reports(printed) if printed is not None else len(_LABEL.sub(" ", content).split()) > _WORDS
+        return reports(printed) if printed is not None else len(words(_LABEL.sub(" ", content))) > _WORDS
     if isinstance(content, float):
         return not content.is_integer()
     if isinstance(content, dict):
@@ -130,10 +132,19 @@ def is_date_time(value: Any) -> bool:
 # (the errnos Python raises as ConnectionError or TimeoutError, PEP 3151's table in OSError, and those exceptions'
 # own names; Winsock's codes for the same errors) or a host or network unreachable; a name lookup that failed
 # for now (getaddrinfo's EAI_AGAIN, POSIX); HTTP 408, 429, 502, 503 and 504 (RFC 9110, RFC 6585); gRPC's
-# UNAVAILABLE and DEADLINE_EXCEEDED; the APIs' own fields: `retryable: true`, Slack's `ratelimited`, Anthropic's
-# `rate_limit_error` and `overloaded_error`. Not gRPC's RESOURCE_EXHAUSTED: a quota, which Google's retry guidance
-# (AIP-194) says generally should not be retried, as it may not pass for hours. A name or code read before a text
-# in the system's own language ("ConnectionRefusedError: [Errno 111] Verbindungsaufbau abgelehnt") decides.
+# UNAVAILABLE and DEADLINE_EXCEEDED; a Retry-After (RFC 9110 section 10.2.3) the failure carries as a member of
+# that name in any spelling (Discord's and Telegram's `retry_after`): the server says when it will pass; the APIs'
+# own fields: `retryable: true`, Slack's `ratelimited`, Anthropic's `rate_limit_error` and `overloaded_error`.
+# **An HTTP status is a number IANA registers as one, under a member named for it as RFC 9110 names it, "status
+# code", in any spelling: a name whose last word is "status" or "code"** (`status`, `statusCode`, `http_status`,
+# Telegram's `error_code`); it must not read a number under any other name (`count: 429`, `id: 503`).
+# Not transient: gRPC's RESOURCE_EXHAUSTED, a quota, which Google's retry guidance (AIP-194) says generally should
+# not be retried, as it may not pass for hours; a vendor's own word for a rate limit that no standard defines and
+# its answer does not mark as retryable (OpenAI's `code: rate_limit_exceeded`, GitHub GraphQL's `type:
+# RATE_LIMITED`, AWS's `ThrottlingException`): such an answer is transient when it also carries the standard's
+# status (429) or a Retry-After, as those APIs' HTTP answers do; GitHub's 403 "API rate limit exceeded" is a 403,
+# which RFC 9110 says the client should not repeat, unless it carries a Retry-After. A name or code read before a
+# text in the system's own language ("ConnectionRefusedError: [Errno 111] Verbindungsaufbau abgelehnt") decides.
 _ERRNOS = {code for code in errno.errorcode if isinstance(OSError(code, ""), (ConnectionError, TimeoutError))} \
     | {errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ENETDOWN}
 _EXCEPTIONS = sorted(name for name, kind in vars(builtins).items()  # ConnectionRefusedError, BrokenPipeError...
@@ -156,8 +167,9 @@ TRANSIENT_STATUSES = {HTTPStatus.REQUEST_TIMEOUT, HTTPStatus.TOO_MANY_REQUESTS, 
                       HTTPStatus.SERVICE_UNAVAILABLE, HTTPStatus.GATEWAY_TIMEOUT}
 _GRPC = {"UNAVAILABLE", "DEADLINE_EXCEEDED"}
 _PROVIDER_CODES = {"ratelimited", "rate_limit_error", "overloaded_error"}
-_STATUS_KEYS = {"status", "statuscode", "status_code", "httpstatus", "http_status", "code"}
-_CODE_KEYS = {"error", "type", "code", "status"}
+_CODE_KEYS = {"error", "type"}  # where Slack and Anthropic put their own codes (gRPC's: a status member, or these)
+_NAME_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")  # a member name's words: statusCode, http_status
+_REGISTERED = {s.value for s in HTTPStatus}  # IANA's HTTP Status Code Registry, as Python holds it
 _PHRASES = "|".join(re.escape(s.phrase) for s in HTTPStatus)
 _TEXT = re.compile(
     r"\b(" + "|".join(errno.errorcode[c] for c in sorted(_ERRNOS)) + r")\b"  # an errno name (Node's `connect ECONNREFUSED`)
@@ -189,11 +201,13 @@ def transient(body: Any) -> bool:
         return said[0]
     passing = wrong = False
     for key, value in _leaves(body):
-        key = key.lower()
-        if key in _STATUS_KEYS and _status(value) is not None:
+        if names_a_status(key) and _status(value) is not None:
             passing |= _status(value) in TRANSIENT_STATUSES
             wrong |= 400 <= _status(value) < 500 and _status(value) not in TRANSIENT_STATUSES
-        elif isinstance(value, str) and key in _CODE_KEYS and (value in _GRPC or value in _PROVIDER_CODES):
+        elif isinstance(value, str) and (key in _CODE_KEYS or names_a_status(key)) \
+                and (value in _GRPC or value in _PROVIDER_CODES):
+            passing = True
+        elif _words(key) == ["retry", "after"] and _retry_after(value):
             passing = True
         elif isinstance(value, str):
             for found in _TEXT.finditer(value):
@@ -217,7 +231,7 @@ def timed_out(body: Any) -> bool:
     DEADLINE_EXCEEDED? The request went out and may have been carried out (gRPC says so of DEADLINE_EXCEEDED), so
     what it did is unknown, unlike a refused connection or a 503, which the server never acted on."""
     for key, value in _leaves(body):
-        if key.lower() in _STATUS_KEYS and _status(value) == HTTPStatus.GATEWAY_TIMEOUT:
+        if names_a_status(key) and _status(value) == HTTPStatus.GATEWAY_TIMEOUT:
             return True
         if isinstance(value, str) and (value == "DEADLINE_EXCEEDED" or any(
                 found.group(3) or "deadline" in (found.group(7) or found.group(8) or "").casefold()
@@ -234,11 +248,27 @@ def says_final(body: Any) -> bool:
     return any(key.lower() == "retryable" and value is False for key, value in _leaves(body))
 
 
+def names_a_status(key: str) -> bool:
+    """Is a member named for an HTTP status as RFC 9110 names it, "status code": does its name's last word, in
+    any spelling (statusCode, http_status, error_code, HTTPStatus), say status or code?"""
+    words = _words(key)
+    return bool(words) and words[-1] in ("status", "code")
+
+
+def _words(key: str) -> list[str]:
+    return [w.lower() for w in _NAME_WORDS.findall(str(key))]
+
+
 def _status(value: Any) -> Any:
-    """An HTTP status a field holds (a number, or digits), or None."""
+    """The HTTP status a member holds (a number, or digits) when IANA registers it as one, or None."""
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
-    return value if type(value) is int and 100 <= value < 600 else None
+    return value if type(value) is int and value in _REGISTERED else None
+
+
+def _retry_after(value: Any) -> bool:
+    """Does a member say when to retry, as Retry-After does: a number of seconds (or a date, as text)?"""
+    return (type(value) in (int, float) and value >= 0) or isinstance(value, str) and bool(value.strip())
 
 
 def _leaves(value: Any, key: str = "") -> list[tuple[str, Any]]:

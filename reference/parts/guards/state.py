@@ -19,6 +19,7 @@ from .arguments import argument_leaves
 from .results import leaf_values
 from .quotes import quoted
 from .wording import plainly
+from .words import words
 from .thresholds import Thresholds
 
 if TYPE_CHECKING:
@@ -132,7 +133,7 @@ class Transcript:
                 if isinstance(m, UserMessage):
                     self.users += "\n" + clean_text(m.text or "").casefold()
                     passages = (clean_text(q).casefold() for q in quoted(m.text or ""))
-                    self.quoted += [q for q in passages if len(q.split()) >= 2]
+                    self.quoted += [q for q in passages if len(words(q)) >= 2]
                 self._request = None
         self.read = len(messages)
 
@@ -205,7 +206,7 @@ class Memory:
             return a.call.name, self.named_in(a), a.result, a.heard
         # an empty acknowledgement shows nothing of what a write did: writes that answer nothing are told apart by
         # all they were sent (three different `mv` commands are three moves), quoting and spacing aside
-        said = plainly(v for _, v in argument_leaves(a.arguments) if isinstance(v, str) and len(v.split()) >= 2)
+        said = plainly(v for _, v in argument_leaves(a.arguments) if isinstance(v, str) and len(words(v)) >= 2)
         # an answer with no content and no list (`{"affected_rows": 10000}`) only acknowledges what the write was
         # sent, so writes over six id ranges are six acts; a list, even an empty one, answers a question
         acknowledges = a.blank or not (a.reports or _holds_list(a.content))
@@ -220,7 +221,7 @@ class Memory:
         for _, v in argument_leaves(a.arguments):
             if isinstance(v, (str, int, float)) and not isinstance(v, bool):
                 text = clean_text(str(v)).casefold()
-                if len(text.split()) > 1:
+                if len(words(text)) > 1:
                     named |= {w for w in identifiers(text) if w in self.read.folded}
                 elif text and (text in self.read.folded or leaf_values(v) <= self.seen or _names_a_thing(text)):
                     named.add(text)
