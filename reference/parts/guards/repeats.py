@@ -42,8 +42,11 @@ Which calls may act twice: the tool's definition (effects.py). A call whose
 definition says nothing of its effects is judged by what it answered (`responses.reports`): an answer with
 content marks a read, and so does one that gives only the state of the thing the call names, nothing the call
 did not send and nothing it minted (`reads_what_it_names`: a refund's status polled until it went through,
-whatever language the tool is named in); an acknowledgement that holds a new id, a number or a success flag
-marks a write, unless the tool's name says it reads. News that a write's own runs made is not news for that
+whatever language the tool is named in). An answer that minted a thing marks a write whatever the first word of the
+tool's name or description (`minted_a_thing`: an acknowledgement of one record holding an id the call did not send
+and no answer before it showed, a room `check_in_guest` assigned); it must not fire on a search answering the ids of
+its hits (a list) nor on a state read answering the id it was sent. An acknowledgement that holds only a number or a
+success flag marks a write, unless the first word of the tool's name or description reads. News that a write's own runs made is not news for that
 write (own.py).
 """
 from __future__ import annotations
@@ -56,7 +59,7 @@ from . import feedback
 from .effects import ToolInfo
 from .feedback import Detection
 from .arguments import argument_leaves
-from .own import a_name, id_member, learned_elsewhere, minted_only, only_own_news, same_acknowledgement
+from .own import a_name, id_member, learned_elsewhere, made_a_thing, minted_only, only_own_news, same_acknowledgement
 from .state import Detector, GuardedCall, Memory
 from .waits import a_wait, awaiting, honoured_retry, not_yet, reads_a_state, retrying, spaced, waits_first  # noqa: F401  (honoured_retry re-exported: answers.py reads it here)
 
@@ -106,11 +109,14 @@ class RepeatedCall(Detector):
         adds = info.unknown and len(ran) >= 2 and same_acknowledgement(ran[-2], ran[-1], m)
         # what it answered tells what it did; a call the agent spaced by a wait of its own, or that answered only the
         # state a write's answer gave the thing it names, is a poll
-        reads = not a.writes or (info.unknown and (last.reports or reads_what_it_names(last) or spaced(m, last, a)
-                                                   or reads_a_state(m, last) or awaiting(m, standing)) and not adds)
+        # an answer that minted a thing says the call writes, whatever its name's or its description's first word
+        writes = a.writes or (info.unknown and any(minted_a_thing(m, x) for x in standing))
+        reads = not writes or (info.unknown and (last.reports or reads_what_it_names(last) or spaced(m, last, a)
+                                                 or reads_a_state(m, last) or awaiting(m, standing)) and not adds)
+        idempotent = info.idempotent_by(writes)
         polled = not a.writes and info.moves_by_itself
         # 2: the run moved since (for a write that acts twice, by more than what its own runs made): not stuck
-        if m.news_between(last, a) and (info.idempotent or not only_own_news(m, last, a)):
+        if m.news_between(last, a) and (idempotent or not only_own_news(m, last, a)):
             a.recheck = not a.writes and not polled  # a read runs once more: the same answer again is the repeat
             return None
         if last.failed:
@@ -121,7 +127,7 @@ class RepeatedCall(Detector):
         if reads and not _settled(m, standing, spaced(m, last, a)):
             a.recheck = True  # 7: a read asked again runs once more, judged by its answer
             return None
-        if not reads and _acts_on_news(m, a, last, info):
+        if not reads and _acts_on_news(m, a, last, info, idempotent):
             return None  # 8: a second is no duplicate
         return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
 
@@ -167,6 +173,20 @@ def reads_what_it_names(x: GuardedCall) -> bool:
         v is None or isinstance(v, bool) or (isinstance(v, str) and not any(c.isdigit() for c in v)
                                              and not id_member(k.rsplit(".", 1)[-1]))
         for k, v in said)
+
+
+def minted_a_thing(m: Memory, x: GuardedCall) -> bool:
+    """Did the call `x` make a thing? It did when its answer acknowledges one record (no content and no list:
+    `responses.reports`) holding an id that it did not send and no answer before it showed (`own.made_a_thing`): a
+    room assigned as `{"room": "214", "assignment_id": "as-77801"}`. Not a search answering the ids of its hits (a
+    list), nor a status read answering the id it was sent."""
+    return x.ran and not x.failed and not x.reports and not _holds_list(x.content) and made_a_thing(m, x)
+
+
+def _holds_list(value: Any) -> bool:
+    if isinstance(value, list):
+        return True
+    return isinstance(value, dict) and any(_holds_list(v) for v in value.values())
 
 
 def _a_number(value: Any) -> bool:
@@ -219,7 +239,7 @@ def _patient(m: Memory, runs: list[GuardedCall]) -> bool:
     return 0 < quiet <= min(moves, max(PATIENCE, m.thresholds.poll_waits if awaiting(m, runs) else 0))
 
 
-def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo) -> bool:
+def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo, idempotent: bool) -> bool:
     """May a call that may change state run again with nothing new in between? Only when a second is no duplicate:
     it is idempotent (MCP's idempotentHint, an HTTP PUT or DELETE: a retry after a timeout), or the user asked for
     it in these words (a flaky test run four times): it runs, and the same answer again is the repeat; or what it
@@ -228,7 +248,7 @@ def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo) 
     last answer showed that world moving beyond an id it minted (a "Load more" showing the next jobs, not a send's
     new message id), or it names no target of its own and acts on what the tool carries (an editor's scroll),
     its definition not saying it is destructive. A record added again after a read of its trend is a duplicate."""
-    if info.idempotent or a.asked:
+    if idempotent or a.asked:
         a.recheck = True
         return True
     if info.open_world and m.learned_between(last, a) and learned_elsewhere(m, last, a):
