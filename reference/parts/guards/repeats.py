@@ -42,12 +42,12 @@ Which calls may act twice: the tool's definition (effects.py). A call whose
 definition says nothing of its effects is judged by what it answered (`responses.reports`): an answer with
 content marks a read, and so does one that gives only the state of the thing the call names, nothing the call
 did not send and nothing it minted (`reads_what_it_names`: a refund's status polled until it went through,
-whatever language the tool is named in). An answer that minted a thing marks a write whatever the first word of the
-tool's name or description (`minted_a_thing`: an acknowledgement of one record holding an id the call did not send
-and no answer before it showed, a room `check_in_guest` assigned); it must not fire on a search answering the ids of
-its hits (a list) nor on a state read answering the id it was sent. An acknowledgement that holds only a number or a
-success flag marks a write, unless the first word of the tool's name or description reads. News that a write's own runs made is not news for that
-write (own.py).
+whatever language the tool is named in). An answer that minted a thing marks a write whatever the first word of
+the tool's name or description (`minted_a_thing`: an acknowledgement of one record that sends back nothing the
+call sent and holds an id no call sent and no answer before it showed, a room `check_in_guest` assigned); it must
+not fire on a search answering the ids of its hits (a list) nor on a state read answering the id it was sent. An
+acknowledgement that holds only a number or a success flag marks a write, unless the first word of the tool's
+name or description reads. News that a write's own runs made is not news for that write (own.py).
 """
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ from . import feedback
 from .effects import ToolInfo
 from .feedback import Detection
 from .arguments import argument_leaves
-from .own import a_name, id_member, learned_elsewhere, made_a_thing, minted_only, only_own_news, same_acknowledgement
+from .own import a_name, id_member, learned_elsewhere, marks, minted_only, only_own_news, same_acknowledgement
 from .state import Detector, GuardedCall, Memory
 from .waits import a_wait, awaiting, honoured_retry, not_yet, reads_a_state, retrying, spaced, waits_first  # noqa: F401  (honoured_retry re-exported: answers.py reads it here)
 
@@ -177,10 +177,14 @@ def reads_what_it_names(x: GuardedCall) -> bool:
 
 def minted_a_thing(m: Memory, x: GuardedCall) -> bool:
     """Did the call `x` make a thing? It did when its answer acknowledges one record (no content and no list:
-    `responses.reports`) holding an id that it did not send and no answer before it showed (`own.made_a_thing`): a
-    room assigned as `{"room": "214", "assignment_id": "as-77801"}`. Not a search answering the ids of its hits (a
-    list), nor a status read answering the id it was sent."""
-    return x.ran and not x.failed and not x.reports and not _holds_list(x.content) and made_a_thing(m, x)
+    `responses.reports`), sends back nothing the call sent, and holds a member named as an id whose value no call
+    sent and no answer before it showed: a room assigned as `{"room": "214", "assignment_id": "as-77801"}`. Not a
+    search answering the ids of its hits (a list), nor a read of the thing the call names (its answer names it
+    back) beside the ids of the records it relates to (a run's plan)."""
+    if not (x.ran and not x.failed) or x.reports or x.echoed or _holds_list(x.content):
+        return False
+    ids = set().union(*(marks(v) for k, v in argument_leaves(x.content) if id_member(str(k).rsplit(".", 1)[-1])))
+    return bool(ids - marks(x.arguments) - set().union(*(marks(y.content) for y in m.attempts[:x.index])))
 
 
 def _holds_list(value: Any) -> bool:
