@@ -37,6 +37,10 @@ it must not fire on):
    times as the run affords (`Thresholds.poll_waits`): a container `starting` three times before `healthy`.
 8. A call that may act runs again with nothing new in between only when a second is no duplicate
    (`_acts_on_news`): it is idempotent, the user asked for it in these words, or what it acts on moved without it.
+9. As many identical runs in a row as the user's latest message asked for are no duplicate, a read or a write
+   (`counted`, asked before rules 6 to 8): three exports started when the user asked for three, a flaky test run three
+   times passing alike. Not a run sent again after another act of the agent's (a retry of what that act was meant
+   to fix), nor a run beyond the count.
 
 Which calls may act twice: the tool's definition (effects.py). A call whose
 definition says nothing of its effects is judged by what it answered (`responses.reports`): an answer with
@@ -59,7 +63,8 @@ from . import feedback
 from .effects import ToolInfo
 from .feedback import Detection
 from .arguments import argument_leaves
-from .own import a_name, id_member, learned_elsewhere, marks, minted_only, only_own_news, same_acknowledgement
+from .counts import asked
+from .own import a_name, beyond_asked, id_member, learned_elsewhere, marks, minted_only, only_own_news, same_acknowledgement
 from .state import Detector, GuardedCall, Memory
 from .waits import a_wait, awaiting, honoured_retry, not_yet, reads_a_state, retrying, spaced, waits_first  # noqa: F401  (honoured_retry re-exported: answers.py reads it here)
 
@@ -121,6 +126,8 @@ class RepeatedCall(Detector):
             return None
         if last.failed:
             return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
+        if counted(m, a, last):
+            return None  # 9: as many identical runs as the user asked for are no duplicate
         if polled or judged_elsewhere(m, last, a, adds):
             return None  # 6: a poll, a wait or a batch: the answers around it say whether the run is stuck
         a.asked = m.user_spelled(a)
@@ -173,6 +180,15 @@ def reads_what_it_names(x: GuardedCall) -> bool:
         v is None or isinstance(v, bool) or (isinstance(v, str) and not any(c.isdigit() for c in v)
                                              and not id_member(k.rsplit(".", 1)[-1]))
         for k, v in said)
+
+
+def counted(m: Memory, a: GuardedCall, last: GuardedCall) -> bool:
+    """Is the call `a`, sent right after its run `last`, one of as many identical runs in a row as the user's latest
+    message asked for (counts.py: "run it 3 times")? Then it runs whatever the runs before it answered, a read or a
+    write: three exports started, a flaky test run three times and passing alike. Not a run beyond the count, nor a
+    run sent again after another act of the agent's (`python3 life.py` after each `pip install numpy`, the user
+    having asked for 5 generations): that is a retry of what the act between was meant to fix."""
+    return last.index == a.index - 1 and asked(m) > 1 and not beyond_asked(m, a)
 
 
 def minted_a_thing(m: Memory, x: GuardedCall) -> bool:
