@@ -143,8 +143,7 @@ def test_an_answer_that_minted_a_thing_marks_a_write_whatever_the_words_of_its_t
 def test_as_many_identical_runs_in_a_row_as_the_user_asked_for_are_no_duplicate(legitimate):
     """"Start the export 3 times" acknowledged with a new id each time, and a quoted test command run "3 times" passing
     alike each time, complete: the user's count is consulted for reads and writes alike. A run beyond the count is
-    the repeat: two exports asked, the third is caught on its answer (a state still `queued` is one a wait reads, so
-    it runs once), the fourth is not started."""
+    the repeat: two exports asked, the third is not started."""
     scenario = _load(next(p for p in FIELD if p.stem == legitimate))
     result = run(scenario, "guarded")
     assert completed(scenario, result) and not interventions(result), interventions(result)
