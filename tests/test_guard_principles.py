@@ -121,6 +121,38 @@ def test_an_answer_that_names_only_what_the_call_sent_reads_the_thing_it_names(l
     assert completed(scenario, result) and not interventions(result), interventions(result)
 
 
+@pytest.mark.parametrize("loop, legitimate", [
+    ("room-assigned-again-by-a-tool-whose-words-say-it-checks", "inbox-checked-again-answering-the-ids-of-its-messages"),
+    ("room-assigned-again-by-a-tool-whose-words-say-it-checks", "build-looked-up-again-answering-the-id-it-was-sent"),
+])
+def test_an_answer_that_minted_a_thing_marks_a_write_whatever_the_words_of_its_tool(loop, legitimate):
+    """A tool that declares nothing of its effects, named and described as a check, whose answer acknowledges one
+    record holding an id it was not sent and nothing had shown (a room assignment), made a thing: the same call is
+    not sent twice. An inbox answering the ids of its messages (a list), or a build's state read answering the id it
+    was sent, minted nothing: asked again, it runs."""
+    scenario = _load(next(p for p in FIELD if p.stem == loop))
+    result = run(scenario, "guarded")
+    failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
+    assert not failed and interventions(result)[0] == "repeated_call", (failed, interventions(result))
+    scenario = _load(next(p for p in FIELD if p.stem == legitimate))
+    result = run(scenario, "guarded")
+    assert completed(scenario, result) and not interventions(result), interventions(result)
+
+
+@pytest.mark.parametrize("legitimate", ["export-started-as-many-times-as-asked", "flaky-test-run-as-many-times-as-asked"])
+def test_as_many_identical_runs_in_a_row_as_the_user_asked_for_are_no_duplicate(legitimate):
+    """"Start the export 3 times" acknowledged with a new id each time, and a quoted test command run "3 times" passing
+    alike each time, complete: the user's count is consulted for reads and writes alike. A run beyond the count is
+    the repeat: two exports asked, the third is not started."""
+    scenario = _load(next(p for p in FIELD if p.stem == legitimate))
+    result = run(scenario, "guarded")
+    assert completed(scenario, result) and not interventions(result), interventions(result)
+    scenario = _load(next(p for p in FIELD if p.stem == "export-started-beyond-the-count-asked"))
+    result = run(scenario, "guarded")
+    failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
+    assert not failed and interventions(result)[0] == "repeated_call", (failed, interventions(result))
+
+
 @pytest.mark.parametrize("text, content", [
     ("status: in_progress", False),  # as {"status": "in_progress"}: one state word
     ("  status: queued\nconclusion:", False),

@@ -27,6 +27,29 @@ def test_a_run_polled_behind_any_shells_own_wait_is_judged_by_its_answers(tmp_pa
     assert flags(tmp_path, SHELL, user, _polled(wait)) == []
 
 
+@pytest.mark.parametrize("command", ["{ sleep 20; " + RUN + "; }", "time sleep 20; " + RUN, "( sleep 20; " + RUN + " )",
+                                     "nohup sleep 20; " + RUN, "ping -n 21 127.0.0.1 >nul & " + RUN,
+                                     "ping -c 21 localhost >/dev/null 2>&1; " + RUN])
+def test_a_wait_inside_posix_grouping_or_run_by_time_is_still_the_wait(tmp_path, command):
+    """POSIX's grammar starts a command after `{`, `(` and the reserved words that open a list, and `time` or `nohup`
+    run the utility they are given; a ping of the loopback address, its requests a second apart, is cmd's wait."""
+    user = "Wait for workflow run 123 to finish, then tell me if it passed."
+    polled = [("shell", {"command": command}, c) for _, _, c in _polled("")]
+    assert flags(tmp_path, SHELL, user, polled) == []
+
+
+@pytest.mark.parametrize("text, seconds", [
+    ("until gh run view 1; do sleep 5; done", 5), ("while true; do sleep 5; make; done", 5),
+    ("if sleep 3; then ls; fi", 3), ("ping 127.0.0.1 -n 6 > nul && ls", 5)])
+def test_posix_reserved_words_open_a_command_where_a_wait_may_stand(text, seconds):
+    assert _shell_waits(text) == [(seconds, True)]
+
+
+@pytest.mark.parametrize("text", ["ping -n 4 8.8.8.8; ls", "ping -c 3 example.com", "echo time sleep 20; ls"])
+def test_a_ping_of_another_host_is_a_question_not_a_wait(text):
+    assert _shell_waits(text) == []
+
+
 @pytest.mark.parametrize("wait", ["", "timeout 20 ", "echo sleep 20; "])  # GNU timeout limits a command; echo prints
 def test_a_run_polled_at_once_answering_alike_is_still_stopped(tmp_path, wait):
     found = flags(tmp_path, SHELL, "Tell me if workflow run 123 passed.",

@@ -461,7 +461,7 @@ plt.show()
 #   readOnlyHint false, openWorldHint true), else from the HTTP method it states, else, as a last resort,
 #   from its name; a definition that says nothing of its effects (a shell, a browser) is judged by what the
 #   call answered: an acknowledgement (a success flag, the id it created) marks a write, which is never sent
-#   twice, and content marks a read, as does an answer giving only the state of the thing the call names
+#   twice (one holding the id of a thing it made, whatever the tool's name says), and content marks a read, as does an answer giving only the state of the thing the call names
 #   (no new id, no number: a refund's status, whatever language the tool is named in); an answer new only
 #   by what the call itself created (a fresh id, its creation time) is the same acknowledgement, so the same
 #   send twice is a duplicate. *It prevents*

@@ -39,7 +39,7 @@ from typing import Optional
 from . import feedback
 from .feedback import Detection
 from .asking import backing_off, lists_things, paging, same_question
-from .repeats import a_wait, honoured_retry
+from .repeats import a_wait, counted, honoured_retry
 from .waits import awaiting
 from .state import Detector, GuardedCall, Memory
 
@@ -129,6 +129,8 @@ class SameAnswer(Detector):
             return None  # a wait for a job's end, within what the run affords
         if backing_off(chain, a):
             return None  # a poll that waits longer each time for a bare state to move
+        if counted(m, a, a.alike_before):
+            return None  # as many identical runs as the user asked for: a flaky test run three times, passing alike
         if paging(chain, a):
             return None  # pages, each at the position the answer before it gave: new rows, however alike
         asked = same_question(m, chain, a)  # a thing the user or an answer named is its own question

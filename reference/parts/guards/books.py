@@ -34,6 +34,7 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
     ok, payload = parse_result(result.content)
     ok = ok and not result.is_error
     content = without_echoes(payload, a.arguments, _spelled(a.call)) if ok else payload
+    a.echoed = ok and content != payload
     if ok:  # a member that equalled the call's number last time and does again, the words unchanged, counts calls
         run = m.tool_runs[a.call.name] = m.tool_runs.get(a.call.name, 0) + 1
         words = str([v for _, v in argument_leaves(a.arguments) if not isinstance(v, (int, float)) or isinstance(v, bool)])

@@ -1,5 +1,5 @@
-"""How many runs the user asked for (own.py, resent.py, amended.py: as many identical runs as the user asked for are
-no duplicate).
+"""How many runs the user asked for (own.py, resent.py, amended.py, repeats.py `counted`: as many identical runs as the
+user asked for are no duplicate).
 
 **A count is a number the user wrote right before the plural of what it counts, that the run's calls do not send**:
 "run it 5 times", "create it three times", "créalo tres veces", and, in a script that writes no spaces or plurals, a

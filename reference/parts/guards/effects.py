@@ -18,8 +18,10 @@ they do carry, strongest source first:
    editor that answers content still writes, so content alone cannot take their place there. Whether the
    identical call runs again is decided by what it answered (repeats.py): content marks a read, and so does an
    answer that gives only the state of the thing the call names (no minted id, no number: a refund's status,
-   whatever language the tool is named in); the words decide it only where the answer is an acknowledgement
-   holding an id, a number or flags alone.
+   whatever language the tool is named in), while an acknowledgement of one record that sends back nothing the call
+   sent and holds an id nothing had shown marks a write, whatever the words (a guest checked in by
+   `check_in_guest`, "Checks a guest in and assigns a free room.", answered with a new assignment id); the words
+   decide it only where the answer is an acknowledgement holding a number or flags alone, or an id the call sent.
 
 Where only the last resort speaks, a call may change state whatever its tool's name when it sends an SQL
 data-change or schema statement (ISO/IEC 9075: INSERT INTO, UPDATE ... SET, DELETE FROM, MERGE INTO, CREATE,
@@ -53,7 +55,7 @@ SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 IDEMPOTENT_METHODS = SAFE_METHODS | {"PUT", "DELETE"}  # RFC 9110, 9.2.2
 _METHOD = re.compile(r"^\s*(GET|HEAD|OPTIONS|POST|PUT|PATCH|DELETE)\s+/", re.IGNORECASE)
 # The last resort: English verbs that read. Only consulted for a tool with neither annotations nor an HTTP method,
-# and outranked by its answers where they tell (repeats.py).
+# and outranked by its answers where they tell, either way (repeats.py).
 READ_VERBS = {"get", "list", "search", "find", "read", "fetch", "query", "lookup", "look", "check", "describe",
               "show", "view", "count", "browse", "retrieve", "inspect", "track", "poll", "watch", "status",
               "returns", "gets", "lists", "searches", "finds", "reads", "fetches", "retrieves", "shows", "checks"}

@@ -37,14 +37,21 @@ it must not fire on):
    times as the run affords (`Thresholds.poll_waits`): a container `starting` three times before `healthy`.
 8. A call that may act runs again with nothing new in between only when a second is no duplicate
    (`_acts_on_news`): it is idempotent, the user asked for it in these words, or what it acts on moved without it.
+9. As many identical runs in a row as the user's latest message asked for are no duplicate, a read or a write
+   (`counted`, asked before rules 6 to 8): three exports started when the user asked for three, a flaky test run three
+   times passing alike. Not a run sent again after another act of the agent's (a retry of what that act was meant
+   to fix), nor a run beyond the count.
 
 Which calls may act twice: the tool's definition (effects.py). A call whose
 definition says nothing of its effects is judged by what it answered (`responses.reports`): an answer with
 content marks a read, and so does one that gives only the state of the thing the call names, nothing the call
 did not send and nothing it minted (`reads_what_it_names`: a refund's status polled until it went through,
-whatever language the tool is named in); an acknowledgement that holds a new id, a number or a success flag
-marks a write, unless the tool's name says it reads. News that a write's own runs made is not news for that
-write (own.py).
+whatever language the tool is named in). An answer that minted a thing marks a write whatever the first word of
+the tool's name or description (`minted_a_thing`: an acknowledgement of one record that sends back nothing the
+call sent and holds an id no call sent and no answer before it showed, a room `check_in_guest` assigned); it must
+not fire on a search answering the ids of its hits (a list) nor on a state read answering the id it was sent. An
+acknowledgement that holds only a number or a success flag marks a write, unless the first word of the tool's
+name or description reads. News that a write's own runs made is not news for that write (own.py).
 """
 from __future__ import annotations
 
@@ -56,7 +63,8 @@ from . import feedback
 from .effects import ToolInfo
 from .feedback import Detection
 from .arguments import argument_leaves
-from .own import a_name, id_member, learned_elsewhere, minted_only, only_own_news, same_acknowledgement
+from .counts import asked
+from .own import a_name, beyond_asked, id_member, learned_elsewhere, marks, minted_only, only_own_news, same_acknowledgement
 from .state import Detector, GuardedCall, Memory
 from .words import words
 from .waits import a_wait, awaiting, honoured_retry, not_yet, reads_a_state, retrying, spaced, waits_first  # noqa: F401  (honoured_retry re-exported: answers.py reads it here)
@@ -107,22 +115,27 @@ class RepeatedCall(Detector):
         adds = info.unknown and len(ran) >= 2 and same_acknowledgement(ran[-2], ran[-1], m)
         # what it answered tells what it did; a call the agent spaced by a wait of its own, or that answered only the
         # state a write's answer gave the thing it names, is a poll
-        reads = not a.writes or (info.unknown and (last.reports or reads_what_it_names(last) or spaced(m, last, a)
-                                                   or reads_a_state(m, last) or awaiting(m, standing)) and not adds)
+        # an answer that minted a thing says the call writes, whatever its name's or its description's first word
+        writes = a.writes or (info.unknown and any(minted_a_thing(m, x) for x in standing))
+        reads = not writes or (info.unknown and (last.reports or reads_what_it_names(last) or spaced(m, last, a)
+                                                 or reads_a_state(m, last) or awaiting(m, standing)) and not adds)
+        idempotent = info.idempotent_by(writes)
         polled = not a.writes and info.moves_by_itself
         # 2: the run moved since (for a write that acts twice, by more than what its own runs made): not stuck
-        if m.news_between(last, a) and (info.idempotent or not only_own_news(m, last, a)):
+        if m.news_between(last, a) and (idempotent or not only_own_news(m, last, a)):
             a.recheck = not a.writes and not polled  # a read runs once more: the same answer again is the repeat
             return None
         if last.failed:
             return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
+        if counted(m, a, last):
+            return None  # 9: as many identical runs as the user asked for are no duplicate
         if polled or judged_elsewhere(m, last, a, adds):
             return None  # 6: a poll, a wait or a batch: the answers around it say whether the run is stuck
         a.asked = m.user_spelled(a)
         if reads and not _settled(m, standing, spaced(m, last, a)):
             a.recheck = True  # 7: a read asked again runs once more, judged by its answer
             return None
-        if not reads and _acts_on_news(m, a, last, info):
+        if not reads and _acts_on_news(m, a, last, info, idempotent):
             return None  # 8: a second is no duplicate
         return feedback.repeated_call(a.action, len(standing), standing, a, tools, feedback.echo_of(m))
 
@@ -168,6 +181,33 @@ def reads_what_it_names(x: GuardedCall) -> bool:
         v is None or isinstance(v, bool) or (isinstance(v, str) and not any(c.isdigit() for c in v)
                                              and not id_member(k.rsplit(".", 1)[-1]))
         for k, v in said)
+
+
+def counted(m: Memory, a: GuardedCall, last: GuardedCall) -> bool:
+    """Is the call `a`, sent right after its run `last`, one of as many identical runs in a row as the user's latest
+    message asked for (counts.py: "run it 3 times")? Then it runs whatever the runs before it answered, a read or a
+    write: three exports started, a flaky test run three times and passing alike. Not a run beyond the count, nor a
+    run sent again after another act of the agent's (`python3 life.py` after each `pip install numpy`, the user
+    having asked for 5 generations): that is a retry of what the act between was meant to fix."""
+    return last.index == a.index - 1 and asked(m) > 1 and not beyond_asked(m, a)
+
+
+def minted_a_thing(m: Memory, x: GuardedCall) -> bool:
+    """Did the call `x` make a thing? It did when its answer acknowledges one record (no content and no list:
+    `responses.reports`), sends back nothing the call sent, and holds a member named as an id whose value no call
+    sent and no answer before it showed: a room assigned as `{"room": "214", "assignment_id": "as-77801"}`. Not a
+    search answering the ids of its hits (a list), nor a read of the thing the call names (its answer names it
+    back) beside the ids of the records it relates to (a run's plan)."""
+    if not (x.ran and not x.failed) or x.reports or x.echoed or _holds_list(x.content):
+        return False
+    ids = set().union(*(marks(v) for k, v in argument_leaves(x.content) if id_member(str(k).rsplit(".", 1)[-1])))
+    return bool(ids - marks(x.arguments) - set().union(*(marks(y.content) for y in m.attempts[:x.index])))
+
+
+def _holds_list(value: Any) -> bool:
+    if isinstance(value, list):
+        return True
+    return isinstance(value, dict) and any(_holds_list(v) for v in value.values())
 
 
 def _a_number(value: Any) -> bool:
@@ -220,7 +260,7 @@ def _patient(m: Memory, runs: list[GuardedCall]) -> bool:
     return 0 < quiet <= min(moves, max(PATIENCE, m.thresholds.poll_waits if awaiting(m, runs) else 0))
 
 
-def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo) -> bool:
+def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo, idempotent: bool) -> bool:
     """May a call that may change state run again with nothing new in between? Only when a second is no duplicate:
     it is idempotent (MCP's idempotentHint, an HTTP PUT or DELETE: a retry after a timeout), or the user asked for
     it in these words (a flaky test run four times): it runs, and the same answer again is the repeat; or what it
@@ -229,7 +269,7 @@ def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo) 
     last answer showed that world moving beyond an id it minted (a "Load more" showing the next jobs, not a send's
     new message id), or it names no target of its own and acts on what the tool carries (an editor's scroll),
     its definition not saying it is destructive. A record added again after a read of its trend is a duplicate."""
-    if info.idempotent or a.asked:
+    if idempotent or a.asked:
         a.recheck = True
         return True
     if info.open_world and m.learned_between(last, a) and learned_elsewhere(m, last, a):

@@ -75,6 +75,7 @@ class GuardedCall:
     blank: bool = False  # it succeeded and answered nothing but zeros, falses and empty texts (says_nothing)
     reports: bool = False  # it succeeded and its answer carries content, not only an acknowledgement (reports)
     content: Any = None  # once it succeeded: its answer without the call's own echoes
+    echoed: bool = False  # it succeeded and its answer sent back something the call sent (the thing it names)
     taught: bool = False  # a read that showed a value no result had shown before
     showed: bool = False  # it succeeded and showed a value no result had shown before (a read or not)
     brought: bool = False  # its answer was news (see `Memory.news_between`)

@@ -10,8 +10,9 @@ time; it still catches a fourth attempt after three transient failures in a row,
 
 A call the agent spaced by a wait of its own is a poll, judged by its answers (repeats.py, rule 7), and one whose
 answer says nothing has come yet is waiting. A wait of its own is each shell's documented wait command in its list
-(POSIX `sleep`, PowerShell's `Start-Sleep`, cmd's `TIMEOUT /T`, Python's `time.sleep` in `python -c`), or a call that
-only spent time (`paused`: known by its structure, in any language). It must not fire on a workflow run polled
+(POSIX `sleep`, PowerShell's `Start-Sleep`, cmd's `TIMEOUT /T`, Python's `time.sleep` in `python -c`, a counted
+ping of the loopback address), wherever POSIX's grammar starts a command (`{ sleep 30; ...; }`, `do sleep 5`, `time
+sleep 30`), or a call that only spent time (`paused`: known by its structure, in any language). It must not fire on a workflow run polled
 `sleep 10; gh run view ...` or `Start-Sleep -Seconds 10; gh run view ...` until it succeeds, nor on a commit's runs
 listed empty twice before the run registers; it still catches the same poll answering `completed` again and again,
 and a fourth empty list.
@@ -123,10 +124,19 @@ def a_wait(m: Memory, last: GuardedCall, a: GuardedCall, adds: bool = False) -> 
 # asked as `busybox sleep`); PowerShell's `Start-Sleep` (seconds by `-Seconds` or position, thousandths by
 # `-Milliseconds`, a parameter named by any prefix of its name, case aside); cmd's `TIMEOUT /T` (seconds; GNU's
 # `timeout 20 cmd`, a time limit, not a wait, has no `/T`); Python's `time.sleep(secs)` in a `python -c` program.
-# Each is a command of a list: at its start, after `;`, `&`, `&&`, `||`, `|`, `(` or a new line, or first inside a
-# quoted `sh -c` script; `(seconds, the list goes on after it)`.
-_START = r"(?:^|[;&|(\n]|['\"])\s*"
+# A ping of the loopback address (RFC 1122, 3.2.1.3: 127/8; RFC 4291: ::1; "localhost", RFC 6761) is answered at
+# once, and ping sends its echo requests a second apart (Windows `ping -n count`, iputils and BSD `ping -c count`):
+# `ping -n 31 127.0.0.1 >nul`, cmd's wait where it has no `timeout`, waits count - 1 seconds, its replies thrown away.
+# Each is a command of a list where POSIX's grammar (XCU 2.9) starts one: at its start, after `;`, `&`, `&&`, `||`,
+# `|`, `(` or a new line, or first inside a quoted `sh -c` script, after a reserved word that opens a list (`{`, `!`,
+# `if`, `then`, `else`, `elif`, `while`, `until`, `do`), or as the utility `time`, `nohup` or `command` runs (POSIX
+# utilities that run the one they are given); `(seconds, the list goes on after it)`. `echo sleep 20` prints.
+_START = r"(?:^|[;&|(\n]|['\"])\s*(?:(?:[{!]|if|then|else|elif|while|until|do|time(?:\s+-p)?|nohup|command(?:\s+-p)?)\s+)*"
 _NEXT = r"\s*(;|&&?|\|\||\n|['\"]|$)"
+_THROWN = r"(?:\s*[12]?>\s*(?:nul|/dev/null|&[12]))*"  # output sent nowhere: `>nul`, `>/dev/null 2>&1`
+_LOOPBACK = r"(?:127(?:\.[0-9]{1,3}){3}|::1|localhost)"
+_PING = re.compile(_START + r"ping\s+(?:-[nc]\s+([0-9]+)\s+" + _LOOPBACK + r"|" + _LOOPBACK + r"\s+-[nc]\s+([0-9]+))"
+                   + _THROWN + _NEXT, re.IGNORECASE)
 _POSIX = re.compile(_START + r"(?:busybox\s+|(?:/usr)?/bin/)?sleep\s+([0-9]+(?:\.[0-9]+)?)([smhd]?)" + _NEXT)
 _POWERSHELL = re.compile(_START + r"Start-Sleep(?:\s+-(s|m)[a-z]*)?\s+([0-9]+(?:\.[0-9]+)?)" + _NEXT, re.IGNORECASE)
 _CMD = re.compile(_START + r"timeout\s+/t\s+([0-9]+)(?:\s+/nobreak)?(?:\s*[12]?>\s*nul)?" + _NEXT, re.IGNORECASE)
@@ -143,6 +153,7 @@ def _shell_waits(text: str) -> list[tuple[float, bool]]:
               for unit, n, after in _POWERSHELL.findall(text)]
     waits += [(float(n), _goes_on(after)) for n, after in _CMD.findall(text)]
     waits += [(float(n), _goes_on(after)) for _, n, after in _PYTHON.findall(text)]
+    waits += [(max(float(n or m) - 1, 0), _goes_on(after)) for n, m, after in _PING.findall(text)]
     return waits
 
 
