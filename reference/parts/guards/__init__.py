@@ -6,9 +6,17 @@
       cycles.py       calls taking turns (A-B-A-B) with nothing in between that could change either answer
       answers.py      the same answer to one question, asked again in other words or a third time
       progress.py     steps that bring no new information (empty answers, guessing), however different they look
+      resent.py       a write that took, sent again in other words
+      amended.py      a thing made, made again in a later turn to amend it
+      landed.py       a write sent again after a read showed it landed
     asking.py       which calls ask one question: values the agent was given tell them apart; a back-off
     days.py         the days a user writes and the day an argument names, read as core/dates reads them
     counts.py       how many runs the user asked for: a number before the plural of what it counts
+    answered.py     what a call of unknown effect did, by its answer: read the thing it names, or made one
+    own.py          what a write's own runs made: news the write itself made is no news for it
+    wording.py      what a call says in words and what an answer says at all (the same-answer rule)
+    words.py        what a word is: a run between white space, and UAX #29's words in scripts without spaces
+    sql.py          which texts are SQL statements that change data or schema (sqlparse, ISO/IEC 9075)
     effects.py      may a call change state: MCP annotations, then the HTTP method, then the name (last resort)
     waits.py        retries within a budget (a failure that passes by itself, a Retry-After kept) and waits
     responses.py    what belongs to the response: a failure by its protocol's rule, one that passes by itself
@@ -26,7 +34,7 @@
     checks.py       arguments the guard will not send (airports, ambiguous dates), at any depth
     escalation.py   intervene first, then interrupt: when a warning becomes a stop
     guard.py        `LoopGuard.for_episode(episode)`: the `Guard` of reference/loops/hooks.py
-    given.py, traits.py   what exercise 3 hands the learner (a simpler guard: annotations, then the HTTP
+    given.py, given_core.py, traits.py   what exercise 3 hands the learner (a simpler guard: annotations, then the HTTP
                           method, then words of the definition as a documented last resort)
 
 "Is this the same call?" is answered once, for the whole kit, by reference/core/canonical.py.

@@ -62,11 +62,10 @@ from typing import Any, Optional
 from . import feedback
 from .effects import ToolInfo
 from .feedback import Detection
-from .arguments import argument_leaves
 from .counts import asked
-from .own import a_name, beyond_asked, id_member, learned_elsewhere, marks, minted_only, only_own_news, same_acknowledgement
+from .answered import minted_a_thing, reads_what_it_names
+from .own import beyond_asked, learned_elsewhere, minted_only, only_own_news, same_acknowledgement
 from .state import Detector, GuardedCall, Memory
-from .words import words
 from .waits import a_wait, awaiting, honoured_retry, not_yet, reads_a_state, retrying, spaced, waits_first  # noqa: F401  (honoured_retry re-exported: answers.py reads it here)
 
 LEGITIMATE = """
@@ -161,28 +160,6 @@ class RepeatedCall(Detector):
                                       ran_again=True)
 
 
-def reads_what_it_names(x: GuardedCall) -> bool:
-    """Did the call `x`, of a tool whose definition says nothing of its effects, answer only the state of the thing
-    it names? It sends names (letters and digits together: `rf_1`) and nothing it could add or write (no number, no
-    wording of two words or more), and its answer, the call's own echoes aside, holds words and beside them only
-    flags and nulls: no number, no name of letters and digits, no member named as an id. What a write's answer
-    holds that a read's does not is what the write made (a minted id) or a total it moved; an answer with neither
-    reads the thing the call names, whatever language the tool's name is in, so the identical call runs once more
-    and is judged by its answer: a refund's status polled until it went through. Not a refund posted again and
-    answered with a new refund id each time, nor a comment sent again with its text."""
-    if not (x.ran and not x.failed and isinstance(x.content, dict)):
-        return False
-    sent = [v for _, v in argument_leaves(x.arguments)]
-    if not any(isinstance(v, str) and a_name(v) for v in sent) \
-            or any(isinstance(v, str) and len(words(v)) > 1 or _a_number(v) for v in sent):
-        return False
-    said = argument_leaves(x.content)
-    return any(isinstance(v, str) and v.strip() for _, v in said) and all(
-        v is None or isinstance(v, bool) or (isinstance(v, str) and not any(c.isdigit() for c in v)
-                                             and not id_member(k.rsplit(".", 1)[-1]))
-        for k, v in said)
-
-
 def counted(m: Memory, a: GuardedCall, last: GuardedCall) -> bool:
     """Is the call `a`, sent right after its run `last`, one of as many identical runs in a row as the user's latest
     message asked for (counts.py: "run it 3 times")? Then it runs whatever the runs before it answered, a read or a
@@ -190,28 +167,6 @@ def counted(m: Memory, a: GuardedCall, last: GuardedCall) -> bool:
     run sent again after another act of the agent's (`python3 life.py` after each `pip install numpy`, the user
     having asked for 5 generations): that is a retry of what the act between was meant to fix."""
     return last.index == a.index - 1 and asked(m) > 1 and not beyond_asked(m, a)
-
-
-def minted_a_thing(m: Memory, x: GuardedCall) -> bool:
-    """Did the call `x` make a thing? It did when its answer acknowledges one record (no content and no list:
-    `responses.reports`), sends back nothing the call sent, and holds a member named as an id whose value no call
-    sent and no answer before it showed: a room assigned as `{"room": "214", "assignment_id": "as-77801"}`. Not a
-    search answering the ids of its hits (a list), nor a read of the thing the call names (its answer names it
-    back) beside the ids of the records it relates to (a run's plan)."""
-    if not (x.ran and not x.failed) or x.reports or x.echoed or _holds_list(x.content):
-        return False
-    ids = set().union(*(marks(v) for k, v in argument_leaves(x.content) if id_member(str(k).rsplit(".", 1)[-1])))
-    return bool(ids - marks(x.arguments) - set().union(*(marks(y.content) for y in m.attempts[:x.index])))
-
-
-def _holds_list(value: Any) -> bool:
-    if isinstance(value, list):
-        return True
-    return isinstance(value, dict) and any(_holds_list(v) for v in value.values())
-
-
-def _a_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _failed_alike(m: Memory, runs: list[GuardedCall]) -> bool:
