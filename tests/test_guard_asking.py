@@ -167,3 +167,13 @@ def test_days_past_the_one_day_the_user_wrote_are_no_walk_the_user_asked_for(tmp
 def test_days_tried_in_no_order_are_no_walk(tmp_path):
     """Without days the user wrote, only dates moved on by one step each walk the calendar: jumps are guesses."""
     assert _bookings(tmp_path, "Find a free day for the studio.", [20, 27, 3, 14, 9, 30, 1])
+
+
+def test_the_cldr_table_beside_the_guard_reads_months_and_day_patterns_of_many_languages():
+    from reference.parts.guards.days import CLDR_DAYS, _patterns
+    import json
+    table = json.loads(CLDR_DAYS.read_text(encoding="utf-8"))
+    assert table["source"].startswith("CLDR ")  # which CLDR wrote it, for whoever writes it again
+    patterns, names = _patterns()
+    assert {names[n] for n in ("may", "mayo", "mai", "мая", "5月")} == {frozenset({5})}
+    assert len(patterns) >= 20  # the day-of-month patterns of dozens of languages, each a regular expression

@@ -10,16 +10,19 @@ day ("python 3.14, 20 seats"), nor read a later bare number as an earlier day ("
 A call's argument names a day when it is an RFC 3339 date or date-time, the form the kit's one canonical form gives
 a date that a schema's `format: date` reads.
 
-The month names and patterns are Babel's CLDR data, loaded once for every language when a call sends a date and the
-user's text holds a number of one or two digits (Babel keeps what it loads: counts.py reads the same entries).
+The month names and patterns are CLDR's, as Babel gives them, kept in cldr_days.json beside this file (its
+`source` says which CLDR): read once a process, when a call sends a date and the user's text holds a number of one
+or two digits.
 """
 from __future__ import annotations
 
 import calendar
 import datetime as dt
+import json
 import re
 from collections import Counter
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Optional
 
 from ...core.dates import readings
@@ -35,6 +38,7 @@ _BETWEEN = 2  # words between a range's two ends: CLDR writes one separator ("â€
 _BARE = re.compile(r"(?<!\d[/:.,-])(?<!\d)\d{1,2}(?!\d|[/:.,-]\d)")
 _DAYS_DASHED = re.compile(r"^\d{1,2}-\d{1,2}$")  # two numbers joined by a hyphen
 _DAY_DIGITS = re.compile(r"(?<!\d)\d{1,2}(?!\d)")
+CLDR_DAYS = Path(__file__).with_name("cldr_days.json")
 _CLAUSE_END = re.compile(r"[;!?\n\u3002\uff01\uff1f]")  # what ends a clause between two ends of a range
 
 
@@ -99,18 +103,40 @@ def _length(month: int) -> int:
 def _patterns() -> tuple[tuple[re.Pattern, ...], dict[str, frozenset[int]]]:
     """Each CLDR day-of-month pattern of any language as a regular expression, and every language's month names
     (format and stand-alone, wide and abbreviated, case-folded, without an abbreviation's dot) -> the month most
-    languages give the name ("may" is May, though one language's "may" is another month)."""
-    from babel.localedata import load, locale_identifiers  # CLDR's data: read when a call sends a date
+    languages give the name ("may" is May, though one language's "may" is another month). Read from CLDR_DAYS,
+    which `cldr_table()` wrote from Babel's CLDR data (reading every language there costs about 0.8 s a process)."""
+    table = json.loads(CLDR_DAYS.read_text(encoding="utf-8"))
+    names = {name: frozenset(months) for name, months in table["months"].items()}
+    return tuple(r for r in map(_regex, table["patterns"]) if r is not None), names
+
+
+def cldr_table() -> dict[str, Any]:
+    """CLDR_DAYS's contents, read from Babel's CLDR data: every base language's day-of-month patterns and month
+    names, each name -> the months most languages give it (`write_cldr_table` writes it)."""
+    import babel
+    from babel.localedata import load, locale_identifiers
     patterns: set[str] = set()
     votes: dict[str, Counter] = {}
     for identifier in (i for i in locale_identifiers() if "_" not in i):  # a region rarely renames a month
-        data = load(identifier)  # Babel keeps what it loads: counts.py reads these very entries
+        data = load(identifier)
         skeletons = data.get("datetime_skeletons", {})
         patterns |= {str(getattr(skeletons[s], "pattern", skeletons[s])) for s in _SKELETONS if s in skeletons}
         for name, months in _month_names(data.get("months", {})).items():
             votes.setdefault(name, Counter()).update(months)
-    names = {name: frozenset(m for m, n in count.items() if n == max(count.values())) for name, count in votes.items()}
-    return tuple(r for r in map(_regex, sorted(patterns)) if r is not None), names
+    names = {name: sorted(m for m, n in count.items() if n == max(count.values()))
+             for name, count in sorted(votes.items())}
+    return {"source": f"CLDR {babel.core.get_cldr_version()} through Babel {babel.__version__}",
+            "patterns": sorted(patterns), "months": names}
+
+
+def write_cldr_table() -> None:
+    """Write CLDR_DAYS from the installed Babel, an entry a line:
+    python -c "from reference.parts.guards.days import write_cldr_table; write_cldr_table()"."""
+    table, dump = cldr_table(), (lambda value: json.dumps(value, ensure_ascii=False))
+    lines = [f'"source": {dump(table["source"])}',
+             '"patterns": [\n' + ",\n".join(map(dump, table["patterns"])) + "\n]",
+             '"months": {\n' + ",\n".join(f"{dump(k)}: {dump(v)}" for k, v in table["months"].items()) + "\n}"]
+    CLDR_DAYS.write_text("{\n" + ",\n".join(lines) + "\n}\n", encoding="utf-8")
 
 
 def _month_names(months: Any) -> dict[str, set[int]]:
@@ -174,3 +200,4 @@ def day_of(value: Any) -> Optional[dt.date]:
         return dt.date.fromisoformat(value[:10])
     except ValueError:
         return None
+
