@@ -24,8 +24,7 @@ GUARDED = "+kit-guard"
 # What the guard itself needs besides the standard library (the kit's pins for them, in pyproject.toml):
 # dates in any spelling, the airports' names, SQL's tokens, numbers spelled and CLDR's units (how many runs the user
 # asked for). None is an SDK; none depends on openai or pydantic.
-GUARD_NEEDS = ("python-dateutil>=2.8", "airportsdata>=20250101", "sqlparse>=0.5,<1", "num2words>=0.5.13,<0.6",
-               "babel>=2.12,<3")
+GUARD_NEEDS = ("python-dateutil>=2.8", "airportsdata>=20250101", "sqlparse>=0.5,<1")
 
 
 @dataclass(frozen=True)

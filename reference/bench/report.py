@@ -145,7 +145,7 @@ install(guard)
 ```
 
 Install the kit beside the framework without its pins: `pip install --no-deps agent-loop-interview-kit`, then
-the guard's own needs, `pip install python-dateutil airportsdata sqlparse num2words babel` (from a checkout: `pip
+the guard's own needs, `pip install python-dateutil airportsdata sqlparse` (from a checkout: `pip
 install --no-deps .`). After a run, `guard.events` says what the guard did, step by step, and `guard.stopping`
 why it ended the run, if it did (LangChain's state also ends on an AIMessage that says so)."""
 

@@ -11,14 +11,17 @@ a size: what the acts act on, not how many of them), a word of two letters that 
 Nothing here is a word list of the kit's own. Numbers are Unicode's (a run of decimal digits in any script, a
 character with a numeric value such as 三) or spelled as num2words spells cardinals in the languages it knows;
 units, months and the endings plurals take are CLDR's, as Babel holds them, in the languages that spell the number
-(all of them, for digits). A count no language spells as a cardinal ("twice") counts one.
+(all of them, for digits). A count no language spells as a cardinal ("twice") counts one. Both are kept in
+cldr_counts.json beside this file (its `source` says which versions wrote it), read once a process.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import unicodedata
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Optional
 
 from .arguments import argument_leaves
@@ -126,37 +129,78 @@ def _opens(word: str) -> bool:
     return bool(word) and unicodedata.category(word[0]) in ("Ps", "Pi")
 
 
+CLDR_COUNTS = Path(__file__).with_name("cldr_counts.json")  # written by write_counts_table(), read once a process
+
+
 @lru_cache(maxsize=1)
+def _table() -> dict[str, Any]:
+    return json.loads(CLDR_COUNTS.read_text(encoding="utf-8"))
+
+
 def _languages() -> tuple[str, ...]:
-    from num2words import CONVERTER_CLASSES  # imported when a message has a number to read
-    return tuple(CONVERTER_CLASSES)
+    return tuple(_table()["languages"])
 
 
-@lru_cache(maxsize=1)
 def _spelled() -> dict[str, dict[str, int]]:
     """Each one-word cardinal from 2 to MOST, as num2words spells it, longer than SHORT: the languages -> the number."""
-    from num2words import num2words
-    found: dict[str, dict[str, int]] = {}
-    for language in _languages():
-        for n in range(2, MOST + 1):
-            try:
-                word = num2words(n, lang=language).casefold()
-            except (NotImplementedError, KeyError, ValueError, TypeError, IndexError):
-                continue
-            if len(word) > SHORT and not any(c.isspace() for c in word):
-                found.setdefault(word, {})[language] = n
-    return found
+    return _table()["spelled"]
 
 
 @lru_cache(maxsize=None)
 def _cldr(language: str) -> tuple[frozenset[tuple[str, ...]], frozenset[str], frozenset[str]]:
     """CLDR's words for one language: the words after a number in each unit ("minutes", "GB"), the months' names
     ("december", "dic"), and the endings its units' plurals add to the singular ("s" of "minutes", "er" of
-    "minutter"). An entry CLDR writes as an alias of another is read where it is written."""
-    from babel.localedata import exists, load  # CLDR's data: read when a number stands before a word
-    if not exists(language.split("_")[0]):
-        return frozenset(), frozenset(), frozenset()
-    data = load(language.split("_")[0])
+    "minutter")."""
+    words = _table()["cldr"].get(language.split("_")[0], {})
+    return (frozenset(tuple(u) for u in words.get("units", ())), frozenset(words.get("months", ())),
+            frozenset(words.get("ends", ())))
+
+
+def counts_table() -> dict[str, Any]:
+    """CLDR_COUNTS's contents, from num2words (its languages, and each one-word cardinal from 2 to MOST it spells,
+    longer than SHORT) and Babel's CLDR data (for each of those languages, its units' words, months and plural
+    endings). Reading them costs about 0.3 s a process; the table, a few milliseconds."""
+    from importlib.metadata import version
+
+    import babel
+    from num2words import CONVERTER_CLASSES, num2words
+    languages = tuple(CONVERTER_CLASSES)
+    spelled: dict[str, dict[str, int]] = {}
+    for language in languages:
+        for n in range(2, MOST + 1):
+            try:
+                word = num2words(n, lang=language).casefold()
+            except (NotImplementedError, KeyError, ValueError, TypeError, IndexError):
+                continue
+            if len(word) > SHORT and not any(c.isspace() for c in word):
+                spelled.setdefault(word, {})[language] = n
+    cldr = {}
+    for base in sorted({language.split("_")[0] for language in languages}):
+        units, months, ends = _read_cldr(base)
+        if units or months or ends:
+            cldr[base] = {"units": sorted(map(list, units)), "months": sorted(months), "ends": sorted(ends)}
+    return {"source": f"num2words {version('num2words')}; CLDR {babel.core.get_cldr_version()} "
+                      f"through Babel {babel.__version__}",
+            "languages": list(languages), "spelled": dict(sorted(spelled.items())), "cldr": cldr}
+
+
+def write_counts_table() -> None:
+    """Write CLDR_COUNTS, an entry a line:
+    python -c "from reference.parts.guards.counts import write_counts_table; write_counts_table()"."""
+    table, dump = counts_table(), (lambda value: json.dumps(value, ensure_ascii=False))
+    parts = [f'"source": {dump(table["source"])}', f'"languages": {dump(table["languages"])}',
+             '"spelled": {\n' + ",\n".join(f"{dump(k)}: {dump(v)}" for k, v in table["spelled"].items()) + "\n}",
+             '"cldr": {\n' + ",\n".join(f"{dump(k)}: {dump(v)}" for k, v in table["cldr"].items()) + "\n}"]
+    CLDR_COUNTS.write_text("{\n" + ",\n".join(parts) + "\n}\n", encoding="utf-8")
+
+
+def _read_cldr(language: str) -> tuple[set[tuple[str, ...]], set[str], set[str]]:
+    """Babel's CLDR words for one language, as _cldr gives them. An entry CLDR writes as an alias of another is read
+    where it is written."""
+    from babel.localedata import exists, load
+    if not exists(language):
+        return set(), set(), set()
+    data = load(language)
     units: set[tuple[str, ...]] = set()
     ends: set[str] = set()
     for lengths in data["unit_patterns"].values():
@@ -169,7 +213,7 @@ def _cldr(language: str) -> tuple[frozenset[tuple[str, ...]], frozenset[str], fr
                 ends.add(other[stem:])
     months = {name.casefold().strip(".") for names in _written(data["months"]["format"])
               for width in ("wide", "abbreviated") for d in _written(names.get(width)) for name in d.values()}
-    return frozenset(units), frozenset(months), frozenset(ends)
+    return units, months, ends
 
 
 def _written(value: Any) -> list[dict]:
