@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
-from importlib.metadata import entry_points, packages_distributions, requires
+from importlib.metadata import PackageNotFoundError, distribution, entry_points, requires
 from pathlib import Path
 
 import pytest
@@ -18,16 +18,23 @@ FILES = sorted(p for p in TESTS.rglob("*.py") if not {"red_flags", "candidates"}
 CONSOLE_SCRIPTS = {e.name for e in entry_points(group="console_scripts")}  # lint-imports, pytest, loopkit, jupyter...
 
 
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503's normalised distribution name
-
-
 def declared_modules() -> set[str]:
     """The top-level modules of what the kit declares it needs (its dependencies and its dev extra), as installed:
-    a skip on one of them would hide a broken install, as a skip on the kit's own would hide a broken kit."""
-    wanted = {_normal(re.split(r"[\s;<>=!~\[(]", r, maxsplit=1)[0]) for r in requires("agent-loop-interview-kit") or []
-              if ";" not in r or re.search(r"extra\s*==\s*['\"]dev['\"]", r)}
-    return {module for module, dists in packages_distributions().items() if wanted & {_normal(d) for d in dists}}
+    a skip on one of them would hide a broken install, as a skip on the kit's own would hide a broken kit. Read from
+    each distribution's files (Python 3.10's packages_distributions() sees only a top_level.txt, which many wheels
+    leave out: opentelemetry-sdk's)."""
+    found: set[str] = set()
+    for requirement in requires("agent-loop-interview-kit") or []:
+        if ";" in requirement and not re.search(r"extra\s*==\s*['\"]dev['\"]", requirement):
+            continue
+        name = re.split(r"[\s;<>=!~\[(]", requirement, maxsplit=1)[0]
+        try:
+            files = distribution(name).files or []
+        except PackageNotFoundError:
+            continue
+        found |= {f.parts[0].removesuffix(".py") for f in files if f.suffix == ".py" and f.parts[0] != ".."
+                  and not f.parts[0].endswith((".dist-info", ".data")) and f.parts[0] != "__pycache__"}
+    return found
 
 
 DECLARED = declared_modules() | {"reference"}
