@@ -27,6 +27,18 @@ def _load(path: Path):
     return parse_scenario(yaml.safe_load(path.read_text(encoding="utf-8")), str(path))
 
 
+def _caught_and_left_alone(loop: str, legitimate: str) -> None:
+    """The field scenario `loop` meets its expectations with a repeated call answered first; `legitimate` completes
+    with no intervention."""
+    scenario = _load(next(p for p in FIELD if p.stem == loop))
+    result = run(scenario, "guarded")
+    failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
+    assert not failed and interventions(result)[0] == "repeated_call", (failed, interventions(result))
+    scenario = _load(next(p for p in FIELD if p.stem == legitimate))
+    result = run(scenario, "guarded")
+    assert completed(scenario, result) and not interventions(result), interventions(result)
+
+
 # ---------------------------------------------------------------- the registry: one rule, one legitimate case
 
 @pytest.mark.parametrize("detector", DETECTORS, ids=[d.pattern for d in DETECTORS])
@@ -112,13 +124,7 @@ def test_an_answer_that_names_only_what_the_call_sent_reads_the_thing_it_names(l
     a refund polled until it went through is left alone and one whose answer never moves is caught; a call whose
     answer holds a new id each time made something, and is not sent twice. A send answering only its recipient and
     a state word reads the same way: its second send runs once and is caught on its answer."""
-    scenario = _load(next(p for p in FIELD if p.stem == loop))
-    result = run(scenario, "guarded")
-    failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
-    assert not failed and interventions(result)[0] == "repeated_call", (failed, interventions(result))
-    scenario = _load(next(p for p in FIELD if p.stem == legitimate))
-    result = run(scenario, "guarded")
-    assert completed(scenario, result) and not interventions(result), interventions(result)
+    _caught_and_left_alone(loop, legitimate)
 
 
 @pytest.mark.parametrize("loop, legitimate", [
@@ -130,13 +136,7 @@ def test_an_answer_that_minted_a_thing_marks_a_write_whatever_the_words_of_its_t
     record holding an id it was not sent and nothing had shown (a room assignment), made a thing: the same call is
     not sent twice. An inbox answering the ids of its messages (a list), or a build's state read answering the id it
     was sent, minted nothing: asked again, it runs."""
-    scenario = _load(next(p for p in FIELD if p.stem == loop))
-    result = run(scenario, "guarded")
-    failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
-    assert not failed and interventions(result)[0] == "repeated_call", (failed, interventions(result))
-    scenario = _load(next(p for p in FIELD if p.stem == legitimate))
-    result = run(scenario, "guarded")
-    assert completed(scenario, result) and not interventions(result), interventions(result)
+    _caught_and_left_alone(loop, legitimate)
 
 
 @pytest.mark.parametrize("legitimate", ["export-started-as-many-times-as-asked", "flaky-test-run-as-many-times-as-asked"])
@@ -174,13 +174,7 @@ def test_a_name_a_text_prints_before_a_colon_labels_its_value_and_is_no_word_of_
 def test_a_status_printed_as_a_name_value_line_is_polled_as_its_json_is(loop, legitimate):
     """A workflow run polled behind the agent's own sleep whose shell prints `status: in_progress` waits as the
     same status in JSON does; the same poll after it answered completed, or queued for ever, is still caught."""
-    scenario = _load(next(p for p in FIELD if p.stem == loop))
-    result = run(scenario, "guarded")
-    failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
-    assert not failed and interventions(result)[0] == "repeated_call", (failed, interventions(result))
-    scenario = _load(next(p for p in FIELD if p.stem == legitimate))
-    result = run(scenario, "guarded")
-    assert completed(scenario, result) and not interventions(result), interventions(result)
+    _caught_and_left_alone(loop, legitimate)
 
 
 @pytest.mark.parametrize("loop", ["search-asked-again-timed-by-a-member-of-any-name",

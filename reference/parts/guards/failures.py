@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from ...core.canonical import clean_text
 from .arguments import argument_leaves
-from .responses import names_a_status
+from .responses import member_leaves, names_a_status
 
 # The members a standard names for a failure's code, whose digits are the code and never a count: HTTP's status
 # (RFC 9110's "status code", in any spelling: responses.names_a_status), JSON-RPC 2.0's and google.rpc.Status's
@@ -40,7 +40,7 @@ def failure(body: Any, arguments: Any, spelled: Any = None) -> Failure:
              if isinstance(v, str)]
     sent = frozenset(w for t in texts for w in _WORD.findall(t) if not _DIGIT.search(w))
     codes, words = [], []
-    for key, value in _leaves(body):
+    for key, value in member_leaves(body):
         if isinstance(value, bool) or value is None:
             continue
         if (key.lower() in _CODES or names_a_status(key)) \
@@ -56,12 +56,3 @@ def alike(x: Failure, y: Failure) -> bool:
     "no such column: started_at" and "no such column: start_time" are, when each call sent its own column."""
     sent = x.sent | y.sent
     return x.codes == y.codes and [w for w in x.words if w not in sent] == [w for w in y.words if w not in sent]
-
-
-def _leaves(value: Any, key: str = "") -> list[tuple[str, Any]]:
-    """(member name, scalar) of every scalar in an answer, in order."""
-    if isinstance(value, dict):
-        return [leaf for k, v in value.items() for leaf in _leaves(v, str(k))]
-    if isinstance(value, list):
-        return [leaf for v in value for leaf in _leaves(v, key)]
-    return [(key, value)]

@@ -196,11 +196,11 @@ def transient(body: Any) -> bool:
     withdrawn after its timeouts says `retryable: false`). A timeout is known by words that say one happened
     ("timed out", "Headers Timeout Error"), never by words about one ("the timeout argument must be positive", a
     field named `'timeout'` the tool refused: the input's fault). `body`: a failed call's answer, parsed or as text."""
-    said = [value for key, value in _leaves(body) if key.lower() == "retryable" and isinstance(value, bool)]
+    said = [value for key, value in member_leaves(body) if key.lower() == "retryable" and isinstance(value, bool)]
     if said:
         return said[0]
     passing = wrong = False
-    for key, value in _leaves(body):
+    for key, value in member_leaves(body):
         if names_a_status(key) and _status(value) is not None:
             passing |= _status(value) in TRANSIENT_STATUSES
             wrong |= 400 <= _status(value) < 500 and _status(value) not in TRANSIENT_STATUSES
@@ -230,7 +230,7 @@ def timed_out(body: Any) -> bool:
     """Did a failure say its answer did not come in time: a timeout said as one ("timed out"), an HTTP 504, gRPC's
     DEADLINE_EXCEEDED? The request went out and may have been carried out (gRPC says so of DEADLINE_EXCEEDED), so
     what it did is unknown, unlike a refused connection or a 503, which the server never acted on."""
-    for key, value in _leaves(body):
+    for key, value in member_leaves(body):
         if names_a_status(key) and _status(value) == HTTPStatus.GATEWAY_TIMEOUT:
             return True
         if isinstance(value, str) and (value == "DEADLINE_EXCEEDED" or any(
@@ -245,7 +245,7 @@ def says_final(body: Any) -> bool:
     """Does a failure say of itself that it will not pass, in its own `retryable: false` (the field that outranks
     its words in `transient`)? Then it is known to recur, and sent again unchanged it is the repeat before it runs;
     a failure that says nothing of it (a vendor's "Couldn't connect to compute node") may not recur."""
-    return any(key.lower() == "retryable" and value is False for key, value in _leaves(body))
+    return any(key.lower() == "retryable" and value is False for key, value in member_leaves(body))
 
 
 def names_a_status(key: str) -> bool:
@@ -271,10 +271,10 @@ def _retry_after(value: Any) -> bool:
     return (type(value) in (int, float) and value >= 0) or isinstance(value, str) and bool(value.strip())
 
 
-def _leaves(value: Any, key: str = "") -> list[tuple[str, Any]]:
+def member_leaves(value: Any, key: str = "") -> list[tuple[str, Any]]:
     """(key, value) of every scalar in an answer, each with the name of the member that holds it."""
     if isinstance(value, dict):
-        return [leaf for k, v in value.items() for leaf in _leaves(v, str(k))]
+        return [leaf for k, v in value.items() for leaf in member_leaves(v, str(k))]
     if isinstance(value, list):
-        return [leaf for v in value for leaf in _leaves(v, key)]
+        return [leaf for v in value for leaf in member_leaves(v, key)]
     return [(key, value)]
