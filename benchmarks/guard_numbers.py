@@ -2,7 +2,7 @@
 
     python benchmarks/guard_numbers.py [--only NAME,...]     (from a clone, ~10 s per value)
 
-Per value, summed over the twelve field sets (tests/field/cases*, judged as benchmarks/field_agreement.py judges
+Per value, summed over every field set (tests/field/cases*, sixteen now, judged as benchmarks/field_agreement.py judges
 them: shadow mode over each recorded conversation): legitimate conversations flagged (a warning or a stop) and
 loops whose first stop falls in the tester's window; on the tool corpus (benchmarks/tool_corpus_eval.py, the
 guarded loop): legitimate flows met and stuck flows caught; on the kit's catalogue: scenarios whose expect
@@ -16,6 +16,7 @@ import argparse
 import json
 import sys
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -31,14 +32,14 @@ from tool_corpus_generate import generate  # noqa: E402
 from reference import catalogue  # noqa: E402
 from reference.diagnosis.logs import read_log  # noqa: E402
 from reference.diagnosis.shadow import judge  # noqa: E402
-from reference.parts.guards import arguments, asking, own, repeats, resent, responses, thresholds, waits  # noqa: E402
+from reference.parts.guards import amended, arguments, asking, counts, own, repeats, resent, responses, thresholds, waits  # noqa: E402
 from reference.runs.runner import evaluate, run  # noqa: E402
 
-SETS = ["cases", *(f"cases{n}" for n in range(2, 13))]
+SETS = sorted(p.name for p in (ROOT / "tests" / "field").glob("cases*") if p.is_dir())
 
 
 def field() -> tuple[int, int]:
-    """(legitimate conversations flagged, loops first stopped in window), over the twelve field sets."""
+    """(legitimate conversations flagged, loops first stopped in window), over every field set."""
     flagged = in_window = 0
     for name in SETS:
         for path in sorted((ROOT / "tests" / "field" / name).glob("*.json")):
@@ -80,6 +81,30 @@ def global_in(module: Any, name: str) -> Callable:
     return set_to
 
 
+def _clear_counts() -> None:
+    for cached in (counts.asked_for, counts._table, counts._cldr):
+        cached.cache_clear()
+
+
+def counts_global(name: str, tabled: bool = False) -> Callable:
+    """A setter for one of counts.py's numbers; `tabled`: cldr_counts.json is built with it, so the table is
+    rebuilt from num2words and Babel (counts_table(), in memory) for the value tried."""
+    def set_to(value: Any) -> Callable[[], None]:
+        kept, kept_table = getattr(counts, name), counts._table
+        setattr(counts, name, value)
+        if tabled:
+            built = counts.counts_table()
+            counts._table = lru_cache(maxsize=1)(lambda: built)
+        _clear_counts()
+
+        def restore() -> None:
+            setattr(counts, name, kept)
+            counts._table = kept_table
+            _clear_counts()
+        return restore
+    return set_to
+
+
 def bare_words(value: int) -> Callable[[], None]:
     """asking.bare_state with its word limit set to `value` (the limit is written inline there: the same body)."""
     kept = asking.bare_state
@@ -116,6 +141,12 @@ SWEEPS: dict[str, tuple[Any, Callable, list[Any]]] = {  # name: (value now, sett
     "resent._PART": (resent._PART, global_in(resent, "_PART"), [2, 3, 4, 5]),
     "arguments._QUOTED": (arguments._QUOTED, global_in(arguments, "_QUOTED"), [1, 2, 3, 4, 6]),
     "responses._WORDS": (responses._WORDS, global_in(responses, "_WORDS"), [1, 2, 3]),
+    "counts.MOST": (counts.MOST, counts_global("MOST", tabled=True), [10, 20, 50, 100, 200]),
+    "counts._UNIT_WORDS": (counts._UNIT_WORDS, counts_global("_UNIT_WORDS"), [1, 2, 3, 4, 6, 8]),
+    "counts.SHORT": (counts.SHORT, counts_global("SHORT", tabled=True), [1, 2, 3, 4]),
+    "counts._STEM": (counts._STEM, counts_global("_STEM", tabled=True), [1, 2, 3, 4, 5]),
+    "counts._DIGITS": (counts._DIGITS, counts_global("_DIGITS"), [1, 2, 3, 4, 6]),
+    "amended._KIND": (amended._KIND, global_in(amended, "_KIND"), [2, 3, 4, 5]),
 }
 
 

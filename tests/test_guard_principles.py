@@ -637,3 +637,35 @@ def test_a_write_that_failed_for_a_transient_reason_is_sent_again_three_attempts
     """A send refused at the connect step, then answered 503, changed nothing: the third identical send runs. The
     fourth after three such failures, or the same send after a 400 (the input is wrong), is a repeat."""
     _ends_as_labelled(name, caught)
+
+
+def _reworded(member: str, values: list, queries: list[str]) -> dict:
+    """One search tool asked in other words each time, its hits unchanged, one member moving as `values` say."""
+    hits = [{"title": "Edge proxy overview", "url": "https://docs.example/edge"}]
+    return {
+        "name": "reworded-search", "title": "One search reworded", "user": "Find the runbook for rotating the TLS certificate on the edge proxies.",
+        "tools": [{"name": "search_docs", "description": "Search the internal docs.",
+                   "annotations": {"readOnlyHint": True, "openWorldHint": False},
+                   "parameters": {"type": "object", "properties": {"query": {"type": "string"}}},
+                   "rules": [{"results": [{"data": {"hits": hits, member: v}} for v in values]}]}],
+        "model": {"script": [*({"call": {"tool": "search_docs", "args": {"query": q}}} for q in queries),
+                             {"answer": "I could not find a rotation runbook."}]},
+        "expect": {"completable": False, "stop_reason": "same_result"}}
+
+
+_QUERIES = ["rotate TLS certificate edge proxy", "edge proxy certificate rotation runbook",
+            "renew TLS cert on edge", "edge TLS certificate renewal procedure"]
+
+
+@pytest.mark.parametrize("member", ["duration_ms", "executionTime", "tiempo_ms"])
+def test_a_number_that_turned_back_beside_the_same_answer_to_reworded_calls_is_the_responses(member):
+    """Rewordings of one search that get the same hits and a timing under any name are the same answer again."""
+    result = run(parse_scenario(_reworded(member, [41, 37, 52, 44], _QUERIES)), "guarded")
+    assert "same_result" in interventions(result), interventions(result)
+
+
+@pytest.mark.parametrize("member, values", [("id", ["u1a2b", "u9f3c", "u4d7e", "u2b8a"]), ("total", [41, 45, 52, 60])])
+def test_a_token_or_a_count_that_grew_beside_the_same_answer_to_reworded_calls_is_the_answer(member, values):
+    """Records differing only in their ids, and a count that only grew, are answers that moved: nothing flags them."""
+    result = run(parse_scenario(_reworded(member, values, _QUERIES[:3] + ["edge proxy runbooks"])), "guarded")
+    assert not interventions(result), interventions(result)

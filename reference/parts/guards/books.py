@@ -71,6 +71,13 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
         a.result, values = reader.read(ok, content, declared, ok, owned | by_form)
         if was == a.result:  # the earlier answer, read without them, is what this one is compared with
             m.last_result[a.action] = (*m.last_result[a.action][:2], a.result)
+    # a number that moved back and forth beside an otherwise equal answer of the same tool to reworded calls is the
+    # response's (a timing), not the answer; a token is not learned so (two records differing only in their ids)
+    if ok and (other := _last_page(m, a)) is not None and not _last_content(m, a) and (own := moved_alone(
+            other, content, declared, lambda v: False, m.turned.setdefault(f"{a.call.name}()", {}))):
+        m.own[a.call.name] = m.own.get(a.call.name, frozenset()) | own
+        declared |= own
+        a.result, values = reader.read(ok, content, declared, ok, owned | by_form)
     # a page followed by the cursor the last page gave: the members that moved beside it are positions, not answers,
     # and the cursor it sent says where in the list, not what about, as a page number does (`topic`)
     if ok and (page := _last_page(m, a)) is not None:

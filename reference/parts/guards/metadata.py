@@ -8,7 +8,9 @@ METADATA, the parts that change on every call whatever the world does (a stuck j
 - it moved alone across identical calls of the tool as only a response's own member does, whatever its name
   (`moved_alone`, learned per tool in books.py as date-times are): the rest of the answer stayed the same and it
   is a token of letters and digits no earlier result showed (a request id, an edge server's ray id), or a number
-  that moved back the other way since its last move (a timing: 41, 37, 52). Not a count that only grows beside
+  that moved back the other way since its last move (a timing: 41, 37, 52); across calls of the tool in other
+  words, whose answers were otherwise the same, only such a number (a timing of a reworded search), since a token
+  there is the other thing's own (two records differing only in their ids). Not a count that only grows beside
   an unchanged state (a job's rows written), nor a word (a status, a phase that moved on): those are the answer;
 - it is a position a page gave, whatever its name: a token of letters and digits outside the page's lists that moved
   between two pages, the later one sent with a cursor the earlier gave (the next cursor, the next page's link),
