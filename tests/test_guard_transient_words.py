@@ -92,3 +92,12 @@ def test_a_server_still_starting_is_fetched_a_third_time_whatever_system_refused
 ])
 def test_an_http_status_is_a_registered_number_under_a_member_named_status_or_code_in_any_spelling(body, passes):
     assert transient(body) is passes
+
+
+@pytest.mark.parametrize("text, failed", [
+    ('Error executing tool get_site: Central API returned 404 Not Found: {"description":"Site not found"}', True),
+    ("Fehler beim Aufruf: 403 Forbidden.", True), ("Custom 404 Not Found page - Next.js docs", False),
+    ("HTTP 200 OK", False), ("Errors found: 0", False)])
+def test_one_line_ending_a_clause_on_an_http_error_status_is_a_failure_in_any_language(text, failed):
+    """RFC 9110's code and reason phrase state the failure whatever words frame it; a title naming one states none."""
+    assert says_error(text) is failed

@@ -124,3 +124,39 @@ def test_a_build_never_moving_between_pauses_is_stopped_alike_in_any_language(tm
                                                  ("pause", {"ms": 1500}, said))]
     found = flags(tmp_path, tools, "Deploy the preview for feat-login; send me the link once it is ready.", steps)
     assert found[:2] == [(17, "intervene", "same_result"), (21, "stop", "repeated_call")], found
+
+
+SHELL_MCP = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
+SERVICE = "Start-Sleep -Seconds 10; Get-Service -Name Spooler | Format-Table Status,Name"
+
+
+def _service(states) -> list[tuple]:
+    restart = ("shell", {"command": "Restart-Service -Name Spooler -Force -NoWait"}, "Status Code: 0")
+    return [restart] + [("shell", {"command": SERVICE}, f"Status  Name\n------  ----\n{s}  Spooler\n\nStatus Code: 0")
+                        for s in states]
+
+
+@pytest.mark.parametrize("annotations", [None, SHELL_MCP])
+def test_a_poll_behind_its_own_wait_answering_alike_once_is_waiting_whatever_the_shell_declares(tmp_path,
+                                                                                               annotations):
+    """The annotations say what any call of the shell may do; the wait before this one says it is sent to see
+    whether something moved: a plain-text state read twice alike, ten seconds apart, right after the restart it
+    checks (an act takes time to take effect), before it moves, is a poll."""
+    shell = [tool("shell", "Run a PowerShell command.", annotations, command="string")]
+    steps = _service(["StartPending", "StartPending", "Running"])
+    assert flags(tmp_path, shell, "Restart the print spooler and check it is running again.", steps) == []
+
+
+@pytest.mark.parametrize("annotations", [None, SHELL_MCP])
+def test_a_poll_behind_its_own_wait_that_never_moves_is_still_stopped(tmp_path, annotations):
+    shell = [tool("shell", "Run a PowerShell command.", annotations, command="string")]
+    found = flags(tmp_path, shell, "Restart the print spooler and check it is running again.",
+                  _service(["StartPending"] * 6))
+    assert ("stop", "repeated_call") in [(v, r) for _, v, r in found] and found[0][0] <= 8, found
+
+
+def test_a_poll_behind_its_own_wait_with_no_act_before_it_is_stopped_at_its_second_answer_alike(tmp_path):
+    """Nothing the agent did is on its way: the first answer alike is the repeat, as before."""
+    shell = [tool("shell", "Run a PowerShell command.", SHELL_MCP, command="string")]
+    found = flags(tmp_path, shell, "Is the print spooler running?", _service(["Stopped"] * 5)[1:])
+    assert found and found[0][:2] == (3, "intervene"), found  # the second call, at its first answer alike

@@ -18,6 +18,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+from http import HTTPStatus
 from typing import Any, Optional
 
 from ...core.messages import SystemMessage, UserMessage
@@ -44,17 +45,24 @@ _PERROR = re.compile(r"^[^\n]*\S: (?:" + "|".join(sorted({re.escape(os.strerror(
                                                             key=len, reverse=True)) + r")\s*$")
 
 
+# An HTTP error status as RFC 9110 writes it, a 4xx or 5xx code and its reason phrase, ending a clause ("returned 404
+# Not Found: {...}"); a title that names one ("Custom 404 Not Found page") goes on and states none.
+_HTTP_ERROR = re.compile(r"(?<!\w)(?:" + "|".join(f"{s.value} {re.escape(s.phrase)}" for s in HTTPStatus if s.value >= 400)
+                         + r")\s*(?:[:.,;)]|$)", re.IGNORECASE)
+
+
 def says_error(text: str) -> bool:
     """Is a result on a wire with no failure flag a failure? (Where the wire has one, Anthropic's `is_error`, an
     OpenTelemetry span's status, a harness's `error`, the flag decides and the words do not.) It is when it opens by
     saying so, or when it is one line that states a failure the standards call transient in their own form (a
     refused connection, "timed out", an HTTP 503 status line: `states_transient`), whatever words frame it ("Failed
-    to send email: connect ECONNREFUSED ..."), or when its first line is a failed system call as `perror` and the POSIX
+    to send email: connect ECONNREFUSED ...") or an HTTP error status ending a clause ("Error executing tool t: API
+    returned 404 Not Found: {...}"), or when its first line is a failed system call as `perror` and the POSIX
     utilities print it (`bash: ./gradlew: Permission denied`, then the exit code). Output of many lines that shows one (a log tail, a test run whose
     check hit a refused port) reports it and stays an answer; so does "Set timeout.", which names no failure."""
     lines = text.strip().splitlines()
     return bool(_SAYS_ERROR.match(text[:200])) or bool(lines and _PERROR.match(lines[0][:300])) \
-        or (len(lines) == 1 and states_transient(lines[0][:300]))
+        or (len(lines) == 1 and (states_transient(lines[0][:300]) or bool(_HTTP_ERROR.search(lines[0]))))
 
 
 def detect(entries: list[Any]) -> Optional[str]:

@@ -30,9 +30,11 @@ it must not fire on):
    A call the agent spaced by a wait of its own (a command of its list is its shell's wait, or a call that printed
    nothing or only the time it spent ran since its last run: `sleep 30` between rounds of checks), or that answers only
    the state a write's answer gave the thing both name (`get-agent` answering the PREPARING that `prepare-agent`
-   answered), is a poll, judged so whatever its tool declares (waits.py); it must not fire on a workflow run polled
-   `sleep 10; gh run view ...` until it succeeds, and a spaced poll whose world moved between its last two runs
-   (a server's log between two refused probes) is not settled. A state read asked again that the run paces, or
+   answered), is a poll, judged so whatever its tool declares (waits.py: a shell's annotations say what any of its
+   calls may do, the wait before this one what it is for); it must not fire on a workflow run polled
+   `sleep 10; gh run view ...` until it succeeds, nor on a service read `StartPending` twice behind `Start-Sleep 10`
+   through a shell annotated destructive, and a spaced poll whose world moved between its last two runs (a server's
+   log between two refused probes) is not settled. A state read asked again that the run paces, or
    whose answer moved, and that has not reached an end is a wait (`waits.awaiting`): it may answer alike as many
    times as the run affords (`Thresholds.poll_waits`): a container `starting` three times before `healthy`.
 8. A call that may act runs again with nothing new in between only when a second is no duplicate
@@ -117,7 +119,8 @@ class RepeatedCall(Detector):
         # an answer that minted a thing says the call writes, whatever its name's or its description's first word
         writes = a.writes or (info.unknown and any(minted_a_thing(m, x) for x in standing))
         reads = not writes or (info.unknown and (last.reports or reads_what_it_names(last) or spaced(m, last, a)
-                                                 or reads_a_state(m, last) or awaiting(m, standing)) and not adds)
+                                                 or reads_a_state(m, last) or awaiting(m, standing)) and not adds) \
+            or waits_first(a)  # a wait before it says what this call is for; a declaration covers all the tool's calls
         idempotent = info.idempotent_by(writes)
         polled = not a.writes and info.moves_by_itself
         # 2: the run moved since (for a write that acts twice, by more than what its own runs made): not stuck
@@ -202,8 +205,12 @@ def _patient(m: Memory, runs: list[GuardedCall]) -> bool:
     is not stuck at its first answer alike: its quiet repeats (in a row at the end: the same answer, nothing new
     between) may number as many as the moves before them, at most PATIENCE. A call that never moved gets none,
     but a poll the agent spaces by its own wait whose answer says nothing has come yet (`waits.not_yet`: no run
-    listed for a commit just pushed, a conclusion still empty) is waiting, as if it had moved once."""
-    moves = int(bool(runs) and waits_first(runs[-1]) and not_yet(runs[-1].content))
+    listed for a commit just pushed, a conclusion still empty) is waiting, as if it had moved once; so is one that
+    waits before it asks right after an act of the agent's own (`_after_an_act`: the act takes time to take effect):
+    a service read `StartPending` twice, ten seconds apart, after its restart, before `Running`. Not a poll that
+    opened the run, answering `completed` again and again: nothing the agent did is on its way."""
+    waiting = bool(runs) and waits_first(runs[-1])
+    moves = int(waiting and not_yet(runs[-1].content))
     if awaiting(m, runs):  # a wait for a job's end: as many answers alike as the run affords
         moves = m.thresholds.poll_waits
     quiet = 0
@@ -212,7 +219,16 @@ def _patient(m: Memory, runs: list[GuardedCall]) -> bool:
             moves, quiet = moves + 1, 0
         else:
             quiet += 1
+    moves = max(moves, int(waiting and _after_an_act(m, runs)))
     return 0 < quiet <= min(moves, max(PATIENCE, m.thresholds.poll_waits if awaiting(m, runs) else 0))
+
+
+def _after_an_act(m: Memory, runs: list[GuardedCall]) -> bool:
+    """Was the call just before the poll's first run another that may change state, succeeded, and answered otherwise
+    (one answering what the poll answers asked the same question: `curl` before `sleep 2 && curl`)?"""
+    before = m.attempts[runs[0].index - 1] if runs and runs[0].index > 0 else None
+    return before is not None and before.ran and not before.failed and before.writes \
+        and before.action != runs[0].action and before.result != runs[0].result
 
 
 def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo, idempotent: bool) -> bool:

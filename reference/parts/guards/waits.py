@@ -165,7 +165,8 @@ def _goes_on(after: str) -> bool:
 def waits_first(a: GuardedCall) -> bool:
     """Does the call wait before it asks (`sleep 10; gh run view ...`, `cd repo && sleep 10; ...`, `Start-Sleep
     -Seconds 20; ...`, `timeout /t 20 /nobreak >nul && ...`)? The agent spaced it to give something time to move:
-    sent again, it is a poll, judged by its answers (repeats.py, rule 7), not a write sent twice."""
+    sent again, it is a poll, judged by its answers (repeats.py, rule 7), not a write sent twice, whatever the tool
+    declares (a shell annotated destructive may do anything; this call waits, then asks)."""
     return _waited_first(a) is not None
 
 
