@@ -15,6 +15,7 @@ from reference.diagnosis.shadow import judge
 from reference.parts.guards.asking import Given, backing_off, bare_state, listed_by, told_apart, waits_longer
 from reference.parts.guards.days import days_written
 from reference.parts.guards.state import GuardedCall
+from tests.helpers.chat_logs import judged
 
 CASES6 = Path(__file__).parent / "field" / "cases6"
 
@@ -136,18 +137,9 @@ def _bookings(tmp_path, user: str, days: list[int]) -> list[tuple[int, str]]:
         "name": "get_bookings", "description": "Bookings of the studio on one day.",
         "parameters": {"type": "object", "properties": {"date": {"type": "string", "format": "date"}}},
         "annotations": {"readOnlyHint": True, "openWorldHint": False}}}
-    messages = [{"role": "user", "content": user}]
-    for day in days:
-        messages.append({"role": "assistant", "content": None, "tool_calls": [{
-            "id": f"c{day}", "type": "function",
-            "function": {"name": "get_bookings", "arguments": json.dumps({"date": f"2026-05-{day:02d}"})}}]})
-        answer = json.dumps({"bookings": [], "total": 0})
-        messages.append({"role": "tool", "tool_call_id": f"c{day}", "content": answer})
-    messages.append({"role": "assistant", "content": "No bookings."})
-    path = tmp_path / "log.json"
-    path.write_text(json.dumps({"tools": [tool], "messages": messages}), encoding="utf-8")
-    (conversation,) = list(read_log(path))
-    return [(c["message"], c["rule"]) for c in judge(conversation).calls if c["verdict"] != "run"]
+    steps = [("get_bookings", {"date": f"2026-05-{day:02d}"}, {"bookings": [], "total": 0}) for day in days]
+    return [(c["message"], c["rule"]) for c in judged(tmp_path, [tool], user, steps, "No bookings.").calls
+            if c["verdict"] != "run"]
 
 
 @pytest.mark.parametrize("user", ["Any bookings from May 20 to May 26?", "Any bookings from 5/20 to 5/26?",

@@ -3,16 +3,14 @@ minted is the same acknowledgement, a read of the write's own effect is no news 
 a batch answer for that batch; each with the legitimate work it must leave alone."""
 from __future__ import annotations
 
-import json
 from typing import Optional
 
 import pytest
 
-from reference.diagnosis.logs import read_log
-from reference.diagnosis.shadow import judge
 from reference.parts.guards.counts import asked_for
 from reference.parts.guards.own import minted_apart
 from reference.runs.runner import completed, evaluate, interventions
+from tests.helpers.chat_logs import flags
 from tests.helpers.field_runs import run_field
 
 
@@ -72,17 +70,7 @@ def test_a_value_a_later_call_sent_back_is_minted_whatever_it_is_labelled():
 
 def _judged(tmp_path, user: str, tools: list[dict], steps: list[tuple[str, dict, object]]) -> list[tuple[int, str]]:
     """A chat log of `steps` (tool, arguments, answer), judged in shadow mode: the calls flagged and their rules."""
-    messages = [{"role": "user", "content": user}]
-    for n, (name, arguments, answer) in enumerate(steps):
-        messages.append({"role": "assistant", "content": None, "tool_calls": [{
-            "id": f"c{n}", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}]})
-        content = answer if isinstance(answer, str) else json.dumps(answer)
-        messages.append({"role": "tool", "tool_call_id": f"c{n}", "content": content})
-    messages.append({"role": "assistant", "content": "Done."})
-    path = tmp_path / "log.json"
-    path.write_text(json.dumps({"tools": tools, "messages": messages}), encoding="utf-8")
-    (conversation,) = list(read_log(path))
-    return [(c["message"], c["rule"]) for c in judge(conversation).calls if c["verdict"] != "run"]
+    return [(message, rule) for message, _, rule in flags(tmp_path, tools, user, steps)]
 
 
 def _tool(name: str, description: str, properties: dict, annotations: Optional[dict] = None) -> dict:

@@ -3,15 +3,13 @@ or any pair of quotation marks a locale uses (CLDR's delimiters), so a write the
 as often as asked whatever the user's language; an apostrophe inside a word is no quotation mark."""
 from __future__ import annotations
 
-import json
 
 import pytest
 
 from reference.core.messages import UserMessage
-from reference.diagnosis.logs import read_log
-from reference.diagnosis.shadow import judge
 from reference.parts.guards.quotes import quoted
 from reference.parts.guards.state import Transcript
+from tests.helpers.chat_logs import judged
 
 COMMAND = "pytest tests/test_sync.py -q"
 
@@ -51,17 +49,9 @@ def _judged(tmp_path, user: str):
         "name": "run_tests", "description": "Run a test command in the repo.",
         "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
         "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False}}}
-    messages = [{"role": "user", "content": user}]
-    for n, out in enumerate(["1 passed in 0.4s", "1 failed in 0.5s", "1 passed in 0.4s", "1 passed in 0.4s"]):
-        messages.append({"role": "assistant", "content": None, "tool_calls": [{
-            "id": f"c{n}", "type": "function",
-            "function": {"name": "run_tests", "arguments": json.dumps({"command": COMMAND})}}]})
-        messages.append({"role": "tool", "tool_call_id": f"c{n}", "content": out})
-    messages.append({"role": "assistant", "content": "Failed once in four runs."})
-    path = tmp_path / "log.json"
-    path.write_text(json.dumps({"tools": [tool], "messages": messages}), encoding="utf-8")
-    (conversation,) = list(read_log(path))
-    return judge(conversation)
+    steps = [("run_tests", {"command": COMMAND}, out)
+             for out in ["1 passed in 0.4s", "1 failed in 0.5s", "1 passed in 0.4s", "1 passed in 0.4s"]]
+    return judged(tmp_path, [tool], user, steps, "Failed once in four runs.")
 
 
 @pytest.mark.parametrize("user", [

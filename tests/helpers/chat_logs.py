@@ -16,19 +16,25 @@ def tool(name: str, description: str, annotations: dict | None = None, **propert
     return {"type": "function", "function": function}
 
 
-def flags(tmp_path, tools: list[dict], user: str, steps: list[tuple]) -> list[tuple[int, str, str]]:
-    """(message, verdict, rule) of every call the guard would not simply run; `steps`: (tool, arguments, answer)
-    or (tool, arguments, answer, is_error), one call a step."""
+def judged(tmp_path, tools: list[dict], user: str, steps: list[tuple], answer: str = "Done."):
+    """The shadow judgement of a chat log: the user's message, then `steps`, (tool, arguments, answer) or (tool,
+    arguments, answer, is_error), one call a step, then the assistant's `answer`."""
     messages = [{"role": "user", "content": user}]
-    for i, (name, args, answer, *error) in enumerate(steps):
+    for i, (name, args, result_, *error) in enumerate(steps):
         result = {"role": "tool", "tool_call_id": f"c{i}",
-                  "content": answer if isinstance(answer, str) else json.dumps(answer)}
+                  "content": result_ if isinstance(result_, str) else json.dumps(result_)}
         if error:
             result["is_error"] = error[0]
         messages += [{"role": "assistant", "content": None, "tool_calls": [{"id": f"c{i}", "type": "function",
                       "function": {"name": name, "arguments": json.dumps(args)}}]}, result]
-    messages.append({"role": "assistant", "content": "Done."})
+    messages.append({"role": "assistant", "content": answer})
     path = tmp_path / "conversation.json"
     path.write_text(json.dumps({"id": "x", "tools": tools, "messages": messages}), encoding="utf-8")
     (conversation,) = list(read_log(path))
-    return [(c["message"], c["verdict"], c["rule"]) for c in judge(conversation).calls if c["verdict"] != "run"]
+    return judge(conversation)
+
+
+def flags(tmp_path, tools: list[dict], user: str, steps: list[tuple]) -> list[tuple[int, str, str]]:
+    """(message, verdict, rule) of every call the guard would not simply run; `steps` as `judged` takes them."""
+    return [(c["message"], c["verdict"], c["rule"]) for c in judged(tmp_path, tools, user, steps).calls
+            if c["verdict"] != "run"]
