@@ -82,6 +82,9 @@ class GuardedCall:
     to_come: bool = False  # its answer names a moment it has no value for yet (`finished_at: null`)
     alike: int = 0  # once it ran: calls in a row (nothing new said between) that got its answer to its question
     alike_before: Optional["GuardedCall"] = None  # the last of those before it
+    reply: Optional[tuple] = None  # once it ran: the question its answer was booked under (Memory.reply_key)
+    told_from: int = 0  # `Memory.told` before its answer was booked
+    told_to: int = 0  # and after: it said something new when they differ
 
 
 @dataclass
