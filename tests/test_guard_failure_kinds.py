@@ -51,6 +51,20 @@ def test_ids_guessed_one_after_another_are_one_kind_of_failure_and_stopped(tmp_p
     assert ("stop", "no_progress") in [(v, r) for _, v, r in found], found
 
 
+@pytest.mark.parametrize("member", ["request_id", "trace_id", "traceId"])
+def test_a_random_token_of_letters_the_response_carries_is_no_word_of_the_failures_kind(tmp_path, member):
+    """A request's own identifier, letters only and new on every failure, leaves ids guessed one after another one
+    kind of failure: they are stopped as guessing."""
+    ids = [f"W28000{n:02d}" for n in range(1, 7)]
+    tokens = ["abcdef", "ghijkl", "mnopqr", "stuvwx", "yzabcd", "efghij"]
+    steps = [("get_order", {"order_id": i}, {"error": f"order {i} not found", member: t}, True)
+             for i, t in zip(ids, tokens)]
+    found = flags(tmp_path, ORDERS, "Find my order, the one from last spring.", steps)
+    assert ("stop", "no_progress") in [(v, r) for _, v, r in found], found
+    assert alike(failure({"error": "order not found", member: "abcdef"}, {"id": "W1"}),
+                 failure({"error": "order not found", member: "ghijkl"}, {"id": "W2"}))
+
+
 def test_one_failure_said_again_is_one_kind_whatever_the_call_sent_beside_it():
     trace = "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe6 in position 2047"
     assert alike(failure({"message": trace}, {"code": "pd.read_csv(p, sep=';')"}),

@@ -98,7 +98,7 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
     a.transient = transient(body)  # passes by itself: sent again, it is a retry (responses.py)
     a.unsettled = a.writes and timed_out(body)  # it may have acted: a read after it checks (state.py)
     a.final = says_final(body)  # says it will not pass: sent again unchanged, it is the repeat
-    a.error_class = failure(body, a.arguments, _spelled(a.call)) if body else None  # its kind (failures.py)
+    a.error_class = failure(body, a.arguments, _spelled(a.call), declared) if body else None  # its kind (failures.py)
     last = m.last_result.get(a.action)  # (the epoch once it ran, heard, its answer)
     before = last[2] if last and last[:2] == (a.epoch, a.heard) else None  # nothing else changed state since
     fresh = values - m.seen

@@ -4,7 +4,10 @@ is guessing, a new kind is news.
 Two failures of a tool are of one kind when they carry the same standard codes and say the same words once the
 words either call sent are left out. The codes are the members a standard names for one (an HTTP status, RFC
 9110; JSON-RPC 2.0's and google.rpc.Status's `code`; POSIX's `errno`; SQLSTATE, ISO/IEC 9075); every word that
-holds a digit (a number, an id, a time the server put there) reads as any other. It must not fire on a query
+holds a digit (a number, an id, a time the server put there) reads as any other, and what is the response's and not
+the failure's is left out, as it is of answers (metadata.py: a request's identifier, by a standard's name or as the
+tool's answers showed it, a moment, a timing), so a request id of letters alone, new on every failure, is no word of
+its kind. It must not fire on a query
 debugged through a syntax error, a missing column and a missing table (three kinds); it still catches columns
 guessed one after another, each answered "no such column: <the guess>", and ids each answered "order W2800001 not
 found" (one kind, whatever the guess).
@@ -12,10 +15,11 @@ found" (one kind, whatever the guess).
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 from ...core.canonical import clean_text
 from .arguments import argument_leaves
+from .metadata import without_metadata
 from .responses import member_leaves, names_a_status
 
 # The members a standard names for a failure's code, whose digits are the code and never a count: HTTP's status
@@ -33,9 +37,11 @@ class Failure(NamedTuple):
     sent: frozenset[str]
 
 
-def failure(body: Any, arguments: Any, spelled: Any = None) -> Failure:
+def failure(body: Any, arguments: Any, spelled: Any = None, declared: Iterable[str] = ()) -> Failure:
     """A failed call's answer (`body`, parsed or as text) read for its kind, beside the words of the `arguments`
-    it was sent with, canonical and as the model `spelled` them."""
+    it was sent with, canonical and as the model `spelled` them, without what is the response's and not the
+    failure's (metadata.py; `declared`: what the tool declares or its answers showed to be the response's)."""
+    body = without_metadata(body, declared)
     texts = [clean_text(v).casefold() for _, v in [*argument_leaves(arguments), *argument_leaves(spelled)]
              if isinstance(v, str)]
     sent = frozenset(w for t in texts for w in _WORD.findall(t) if not _DIGIT.search(w))
