@@ -15,7 +15,7 @@ from ...core.messages import ToolCall, ToolMessage
 from ...core.toolresult import read_body
 from .arguments import argument_leaves, subject_of, without_echoes
 from .effects import resource_changed
-from .failures import alike, failure
+from .failures import alike, failure, moved_alone as moved_alone_failing, without
 from .metadata import is_moment_name, moved_alone, positions
 from .responses import (owned_moments, parse_result, reports, says_final, still_to_come, timed_out, transient,
                         without_call_counts)
@@ -131,6 +131,7 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
     elif resource_changed(body):  # 409, 412, a new ETag: what was read is stale
         m.epoch += 1
     elif reached and not a.transient:  # a deterministic failure: news the first time, a guess after
+        _failed_alike(m, a)
         kind = next((k for tool, k in m.errors if tool == a.call.name and alike(k, a.error_class)), a.error_class)
         tried = m.errors.setdefault((a.call.name, kind), set())
         if not tried:  # a new kind of failure says something new, as a first answer does (answers.py)
@@ -200,6 +201,34 @@ def _read_again(m: Memory, reader: ResultReader, a: GuardedCall, declared: froze
                 y.alike, y.alike_before = 1, None
             prev = y
         m.replies[key] = (prev.alike, prev.told_to, prev)
+
+
+def _failed_alike(m: Memory, a: GuardedCall) -> None:
+    """A member of a tool's failures that moved alone twice in a row, to a word it never took before (a request's
+    id of letters alone: `abcdef`, `ghijkl`, `mnopqr`), is the response's (failures.moved_alone): left out of the
+    tool's answers from now on, and of its failures, these and the earlier ones. Twice: a failure's own word that
+    moved once beside the same message (`not_found`, then `conflict`) is a new kind."""
+    tool = a.call.name
+    last, moves = m.failing.get(tool, (None, {}))
+    moved = moved_alone_failing(last, a.error_class) if last is not None else {}
+    taken = {p: moves[p] | {w} if p in moves and w not in moves[p] else {_word(last, p), w} for p, w in moved.items()}
+    learned = {p for p, words in taken.items() if len(words) > 2}
+    if learned:
+        m.own[tool] = m.own.get(tool, frozenset()) | learned
+        for x in m.attempts[:a.index + 1]:
+            if x.call.name == tool and x.error_class is not None:
+                x.error_class = without(x.error_class, learned)
+        for key in [k for k in m.errors if k[0] == tool]:
+            kind = without(key[1], learned)
+            joined = m.errors.pop(key)
+            kind = next((k for t, k in m.errors if t == tool and alike(k, kind)), kind)
+            m.errors[tool, kind] = m.errors.get((tool, kind), set()) | joined
+    m.failing[tool] = (a.error_class, {p: w for p, w in taken.items() if p not in learned})
+
+
+def _word(x: Any, path: str) -> str:
+    """The word a failure's member said."""
+    return next(part[0] for p, part in x.said if p == path)
 
 
 def _last_content(m: Memory, a: GuardedCall) -> Any:

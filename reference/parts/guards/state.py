@@ -173,6 +173,8 @@ class Memory:
     answers: dict[tuple, list[GuardedCall]] = field(default_factory=dict)  # (tool, subject, result, epoch) -> calls
     seen: set[str] = field(default_factory=set)  # every value the run's results have shown, and each subject asked
     errors: dict[tuple[str, Any], set[str]] = field(default_factory=dict)  # (tool, failure's kind) -> actions
+    # tool -> (its last failure's kind, member -> the words it took in the moves in a row it made alone)
+    failing: dict[str, tuple[Any, dict[str, set[str]]]] = field(default_factory=dict)
     tool_runs: dict[str, int] = field(default_factory=dict)  # tool -> its calls answered so far
     counting: dict[str, set[str]] = field(default_factory=dict)  # tool -> members equal to its call number last time
     words: dict[str, str] = field(default_factory=dict)  # tool -> its last call's arguments but numbers
