@@ -4,13 +4,14 @@ is guessing, a new kind is news.
 Two failures of a tool are of one kind when they carry the same standard codes and say the same words once the
 words either call sent are left out. The codes are the members a standard names for one (an HTTP status, RFC
 9110; JSON-RPC 2.0's and google.rpc.Status's `code`; POSIX's `errno`; SQLSTATE, ISO/IEC 9075); every word that
-holds a digit (a number, an id, a time the server put there) reads as any other, and what is the response's and not
-the failure's is left out, as it is of answers (metadata.py: a request's identifier, by a standard's name or as the
-tool's answers showed it, a moment, a timing), so a request id of letters alone, new on every failure, is no word of
-its kind. It must not fire on a query
-debugged through a syntax error, a missing column and a missing table (three kinds); it still catches columns
-guessed one after another, each answered "no such column: <the guess>", and ids each answered "order W2800001 not
-found" (one kind, whatever the guess).
+holds a digit (a number, an id, a time the server put there) reads as any other. What is the response's and not the
+failure's is left out, as it is of answers (metadata.py: a request's identifier by its name or as the tool's answers
+showed it, a moment, a timing), and so is a one-word member that moved alone to a word it never took before on two
+failures in a row beside the same refusal of each guess (`moved_alone`): a request id of letters alone, whatever
+its name. It must not fire on a query debugged through a syntax error, a missing column and a missing table (three
+kinds), nor on an error word that moves beside a message naming nothing the call sent (`not_found`, `conflict`);
+it still catches columns guessed one after another, each answered "no such column: <the guess>", and ids each
+answered "order W2800001 not found" (one kind, whatever the guess).
 """
 from __future__ import annotations
 

@@ -131,7 +131,9 @@ def is_date_time(value: Any) -> bool:
 # A failure that passes by itself, as the standards name it: a connection refused, reset, aborted or timed out
 # (the errnos Python raises as ConnectionError or TimeoutError, PEP 3151's table in OSError, and those exceptions'
 # own names; Winsock's codes for the same errors) or a host or network unreachable; a name lookup that failed
-# for now (getaddrinfo's EAI_AGAIN, POSIX); HTTP 408, 429, 502, 503 and 504 (RFC 9110, RFC 6585); gRPC's
+# for now (getaddrinfo's EAI_AGAIN, POSIX); HTTP 408, 429, 502, 503 and 504 (RFC 9110, RFC 6585), by their codes or,
+# in a failure, by the reason phrase the RFCs pair with each, ending a clause ("Too Many Requests: retry later"; not
+# "Too Many Requests handling", a subject, nor the phrase in an answer with no error flag: `states_transient`); gRPC's
 # UNAVAILABLE and DEADLINE_EXCEEDED; a Retry-After (RFC 9110 section 10.2.3) the failure carries as a member of
 # that name in any spelling (Discord's and Telegram's `retry_after`): the server says when it will pass; the APIs'
 # own fields: `retryable: true`, Slack's `ratelimited`, Anthropic's `rate_limit_error` and `overloaded_error`.
