@@ -51,6 +51,53 @@ def test_ids_guessed_one_after_another_are_one_kind_of_failure_and_stopped(tmp_p
     assert ("stop", "no_progress") in [(v, r) for _, v, r in found], found
 
 
+TOKENS = ["abcdef", "ghijkl", "mnopqr", "stuvwx", "yzabcd", "efghij"]
+
+
+@pytest.mark.parametrize("member", ["request_id", "trace_id", "traceId"])
+def test_a_random_token_of_letters_the_response_carries_is_no_word_of_the_failures_kind(tmp_path, member):
+    """A request's own identifier, letters only and new on every failure, leaves ids guessed one after another one
+    kind of failure: they are stopped as guessing."""
+    ids = [f"W28000{n:02d}" for n in range(1, 7)]
+    steps = [("get_order", {"order_id": i}, {"error": f"order {i} not found", member: t}, True)
+             for i, t in zip(ids, TOKENS)]
+    found = flags(tmp_path, ORDERS, "Find my order, the one from last spring.", steps)
+    assert ("stop", "no_progress") in [(v, r) for _, v, r in found], found
+    assert alike(failure({"error": "order not found", member: "abcdef"}, {"id": "W1"}),
+                 failure({"error": "order not found", member: "ghijkl"}, {"id": "W2"}))
+
+
+@pytest.mark.parametrize("member", ["ref", "reqId", "x_amzn_trace"])
+def test_a_word_new_on_every_failure_beside_the_same_refusal_of_each_guess_is_the_responses(tmp_path, member):
+    """Whatever its name, a one-word member that moved alone to a word it never took before, twice in a row, beside
+    the same refusal of each guess ("order <the guess> not found"), is the response's: ids guessed one after another
+    are one kind of failure and stopped."""
+    ids = [f"W28000{n:02d}" for n in range(1, 7)]
+    steps = [("get_order", {"order_id": i}, {"error": f"order {i} not found", member: t}, True)
+             for i, t in zip(ids, TOKENS)]
+    found = flags(tmp_path, ORDERS, "Find my order, the one from last spring.", steps)
+    assert ("stop", "no_progress") in [(v, r) for _, v, r in found], found
+
+
+def test_a_failures_own_word_beside_a_message_that_names_nothing_the_call_sent_tells_kinds_apart(tmp_path):
+    """An error word that moves beside the same generic message (`not_found`, `conflict`, `forbidden`, `gone`) is all
+    each failure says of itself: four kinds, then the order found; nothing flags it."""
+    ids = [f"W28000{n:02d}" for n in range(1, 6)]
+    steps = [("get_order", {"order_id": i}, {"error": e, "message": "Request failed"}, True)
+             for i, e in zip(ids, ["not_found", "conflict", "forbidden", "gone"])]
+    steps.append(("get_order", {"order_id": ids[-1]}, {"order": ids[-1], "status": "shipped"}))
+    assert flags(tmp_path, ORDERS, "Find my order, the one from last spring.", steps) == []
+
+
+def test_what_moved_alone_between_two_failures_is_one_new_word_beside_the_same_refusal():
+    from reference.parts.guards.failures import moved_alone
+    first = failure({"error": "order W1 not found", "ref": "abcdef"}, {"id": "W1"})
+    assert moved_alone(first, failure({"error": "order W2 not found", "ref": "ghijkl"}, {"id": "W2"})) == {"ref": "ghijkl"}
+    assert not moved_alone(first, failure({"error": "order W2 is archived", "ref": "ghijkl"}, {"id": "W2"}))
+    assert not moved_alone(failure({"error": "not_found", "message": "Request failed"}, {"id": "W1"}),
+                           failure({"error": "conflict", "message": "Request failed"}, {"id": "W2"}))
+
+
 def test_one_failure_said_again_is_one_kind_whatever_the_call_sent_beside_it():
     trace = "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe6 in position 2047"
     assert alike(failure({"message": trace}, {"code": "pd.read_csv(p, sep=';')"}),

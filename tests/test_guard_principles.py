@@ -664,6 +664,14 @@ def test_a_number_that_turned_back_beside_the_same_answer_to_reworded_calls_is_t
     assert "same_result" in interventions(result), interventions(result)
 
 
+@pytest.mark.parametrize("member", ["duration_ms", "elapsed_time", "search_time", "executionTime", "tiempo_ms"])
+def test_a_member_known_to_be_the_responses_is_left_out_of_the_earlier_answers_too(member):
+    """Once a timing under any name is known to be the response's, the answers got before it was known are read
+    without it as well: four rewordings that got the same hits are stopped as the conventions' `took_ms` is."""
+    result = run(parse_scenario(_reworded(member, [41, 37, 52, 44], _QUERIES)), "guarded")
+    assert result.stop_reason.value == "same_result", (result.stop_reason, interventions(result))
+
+
 @pytest.mark.parametrize("member, values", [("id", ["u1a2b", "u9f3c", "u4d7e", "u2b8a"]), ("total", [41, 45, 52, 60])])
 def test_a_token_or_a_count_that_grew_beside_the_same_answer_to_reworded_calls_is_the_answer(member, values):
     """Records differing only in their ids, and a count that only grew, are answers that moved: nothing flags them."""

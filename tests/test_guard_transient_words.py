@@ -101,3 +101,28 @@ def test_an_http_status_is_a_registered_number_under_a_member_named_status_or_co
 def test_one_line_ending_a_clause_on_an_http_error_status_is_a_failure_in_any_language(text, failed):
     """RFC 9110's code and reason phrase state the failure whatever words frame it; a title naming one states none."""
     assert says_error(text) is failed
+
+
+@pytest.mark.parametrize("text, passes", [
+    ("Too many requests", True), ("Too Many Requests: retry after 5", True), ("Service unavailable, please retry", True),
+    ("Error: Bad Gateway.", True), ("Too Many Requests handling is documented in the guide", False),
+    ("the service is unavailable", False), ("Service Unavailable; HTTP 404 on /reports", False)])
+def test_a_transient_status_said_by_its_reason_phrase_alone_is_that_status(text, passes):
+    """RFC 9110 and 6585 pair each status with one reason phrase: the phrase ending a clause of a failure says the
+    status; a phrase that goes on names a subject, and a failure that also names a 4xx is the input's fault."""
+    assert transient({"message": text}) is passes
+
+
+@pytest.mark.parametrize("text", ["We back off when the API answers Too Many Requests.", "Service Unavailable"])
+def test_a_reason_phrase_without_its_code_in_an_answer_with_no_error_flag_is_no_failure(text):
+    """A text that quotes a reason phrase (a runbook's line, a status page's cell) is an answer: only a failure
+    already flagged as one is read by the phrase alone."""
+    assert not says_error(text)
+
+
+def test_an_api_that_said_too_many_requests_is_asked_again_after_it(tmp_path):
+    tools = [tool("search_issues", "Search the tracker's issues.", {"readOnlyHint": True}, query="string")]
+    query = {"query": "label:flaky is:open"}
+    steps = [("search_issues", query, "Error: Too Many Requests", True)] * 2 \
+        + [("search_issues", query, '{"items": [{"number": 4121, "title": "test_upload flaky on CI"}]}')]
+    assert flags(tmp_path, tools, "List the open flaky-test issues.", steps) == []

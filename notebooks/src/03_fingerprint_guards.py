@@ -481,7 +481,8 @@ plt.show()
 #   An answer that lists things of its own is compared across subjects: pages 2, 3 and 4 that list the same
 #   items asked one question, whatever their page numbers say.
 #   A failure's kind is what it says beyond the call's own words (its standard codes, its wording with the
-#   call's words and every number left out): a new kind is news, the same kind again is not.
+#   call's words, every number and its metadata left out, as an answer's is): a new kind is news, the same
+#   kind again is not.
 #   *It prevents* flagging a batch of stock checks that all say "in stock", a poll whose status moves, and a
 #   query debugged through a syntax error, a missing column and a missing table;
 #   it *catches* searches whose only "new" value is their own echoed query, and guessing (404 after 404

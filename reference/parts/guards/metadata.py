@@ -10,8 +10,10 @@ METADATA, the parts that change on every call whatever the world does (a stuck j
   is a token of letters and digits no earlier result showed (a request id, an edge server's ray id), or a number
   that moved back the other way since its last move (a timing: 41, 37, 52); across calls of the tool in other
   words, whose answers were otherwise the same, only such a number (a timing of a reworded search), since a token
-  there is the other thing's own (two records differing only in their ids). Not a count that only grows beside
-  an unchanged state (a job's rows written), nor a word (a status, a phase that moved on): those are the answer;
+  there is the other thing's own (two records differing only in their ids). Once known, it is left out of every
+  comparison of the tool's answers, those got before too (books.py), so rewordings that got the same hits are one
+  answer whatever their timing is named. Not a count that only grows beside an unchanged state (a job's rows
+  written), nor a word (a status, a phase that moved on): those are the answer;
 - it is a position a page gave, whatever its name: a token of letters and digits outside the page's lists that moved
   between two pages, the later one sent with a cursor the earlier gave (the next cursor, the next page's link),
   learned per tool (`positions`, books.py). The rows a page lists are its answer, never positions: pages of new

@@ -131,7 +131,9 @@ def is_date_time(value: Any) -> bool:
 # A failure that passes by itself, as the standards name it: a connection refused, reset, aborted or timed out
 # (the errnos Python raises as ConnectionError or TimeoutError, PEP 3151's table in OSError, and those exceptions'
 # own names; Winsock's codes for the same errors) or a host or network unreachable; a name lookup that failed
-# for now (getaddrinfo's EAI_AGAIN, POSIX); HTTP 408, 429, 502, 503 and 504 (RFC 9110, RFC 6585); gRPC's
+# for now (getaddrinfo's EAI_AGAIN, POSIX); HTTP 408, 429, 502, 503 and 504 (RFC 9110, RFC 6585), by their codes or,
+# in a failure, by the reason phrase the RFCs pair with each, ending a clause ("Too Many Requests: retry later"; not
+# "Too Many Requests handling", a subject, nor the phrase in an answer with no error flag: `states_transient`); gRPC's
 # UNAVAILABLE and DEADLINE_EXCEEDED; a Retry-After (RFC 9110 section 10.2.3) the failure carries as a member of
 # that name in any spelling (Discord's and Telegram's `retry_after`): the server says when it will pass; the APIs'
 # own fields: `retryable: true`, Slack's `ratelimited`, Anthropic's `rate_limit_error` and `overloaded_error`.
@@ -182,8 +184,19 @@ _TEXT = re.compile(
     r"|\bStatusCode\.(UNAVAILABLE|DEADLINE_EXCEEDED)\b|\bcode = (Unavailable|DeadlineExceeded)\b"  # gRPC's own
     r"|(?-i:\b(" + "|".join([*_EXCEPTIONS, "EAI_AGAIN", *_WINSOCK]) + r")\b)"  # PEP 3151's, POSIX's, Winsock's names
     r"|(\[WinError (?:" + "|".join(map(str, _WINSOCK.values())) + r")\]"  # a Winsock code as Python prints it
-    r"|temporary failure in name resolution|" + "|".join(_WINSOCK_TEXT) + ")",  # EAI_AGAIN's and Windows' words
-    re.IGNORECASE)
+    r"|temporary failure in name resolution|" + "|".join(_WINSOCK_TEXT) + ")"  # EAI_AGAIN's and Windows' words
+    r"|(?<![\w'\"`])(" + "|".join(re.escape(s.phrase) for s in TRANSIENT_STATUSES) + r")(?=\s*(?:$|[:.,;)\]!]))",
+    re.IGNORECASE)  # and a transient status's reason phrase alone, ending a clause ("Too Many Requests: retry later")
+_PHRASE = _TEXT.groups  # that last group's number
+_SAID_BY = {s.phrase.casefold(): s.value for s in TRANSIENT_STATUSES}
+
+
+def _code(found: re.Match) -> Any:
+    """The HTTP status a match of `_TEXT` gives: its digits, or the status its reason phrase is said for (RFC 9110
+    section 15 pairs each code with one), or None."""
+    if found.group(_PHRASE):
+        return _SAID_BY[found.group(_PHRASE).casefold()]
+    return next((int(g) for g in found.groups() if g and g.isdigit()), None)
 
 
 def transient(body: Any) -> bool:
@@ -211,7 +224,7 @@ def transient(body: Any) -> bool:
             passing = True
         elif isinstance(value, str):
             for found in _TEXT.finditer(value):
-                code = next((int(g) for g in found.groups() if g and g.isdigit()), None)
+                code = _code(found)
                 passing |= code is None or code in TRANSIENT_STATUSES
                 wrong |= code is not None and 400 <= code < 500 and code not in TRANSIENT_STATUSES
     return passing and not wrong
@@ -220,10 +233,11 @@ def transient(body: Any) -> bool:
 def states_transient(line: str) -> bool:
     """Does one line of text state a transient failure in a standard's own form (an errno's name or words, "timed
     out", an error named for a timeout, an HTTP status line or code with its reason phrase, gRPC's code), not only
-    name one? "Set timeout." names a setting: a clause that ends on the word is a timeout only in an answer already
-    flagged as failed (`transient`)."""
+    name one? "Set timeout." names a setting, and a reason phrase without its code ("We retry on Too Many
+    Requests.") quotes one: a clause that ends on either is a failure only in an answer already flagged as failed
+    (`transient`)."""
     return transient(line) and any(not (found.group(3) and re.fullmatch(r"time[ -]?out", found.group(3), re.I))
-                                   for found in _TEXT.finditer(line))
+                                   and not found.group(_PHRASE) for found in _TEXT.finditer(line))
 
 
 def timed_out(body: Any) -> bool:
@@ -234,9 +248,9 @@ def timed_out(body: Any) -> bool:
         if names_a_status(key) and _status(value) == HTTPStatus.GATEWAY_TIMEOUT:
             return True
         if isinstance(value, str) and (value == "DEADLINE_EXCEEDED" or any(
-                found.group(3) or "deadline" in (found.group(7) or found.group(8) or "").casefold()
-                or HTTPStatus.GATEWAY_TIMEOUT in
-                {int(g) for g in found.groups() if g and g.isdigit()} for found in _TEXT.finditer(value))):
+                found.group(3) or re.search(r"time[ -]?out$", found.group(_PHRASE) or "", re.I)  # "Request Timeout"
+                or "deadline" in (found.group(7) or found.group(8) or "").casefold()
+                or _code(found) == HTTPStatus.GATEWAY_TIMEOUT for found in _TEXT.finditer(value))):
             return True
     return False
 

@@ -82,6 +82,9 @@ class GuardedCall:
     to_come: bool = False  # its answer names a moment it has no value for yet (`finished_at: null`)
     alike: int = 0  # once it ran: calls in a row (nothing new said between) that got its answer to its question
     alike_before: Optional["GuardedCall"] = None  # the last of those before it
+    reply: Optional[tuple] = None  # once it ran: the question its answer was booked under (Memory.reply_key)
+    told_from: int = 0  # `Memory.told` before its answer was booked
+    told_to: int = 0  # and after: it said something new when they differ
 
 
 @dataclass
@@ -170,6 +173,8 @@ class Memory:
     answers: dict[tuple, list[GuardedCall]] = field(default_factory=dict)  # (tool, subject, result, epoch) -> calls
     seen: set[str] = field(default_factory=set)  # every value the run's results have shown, and each subject asked
     errors: dict[tuple[str, Any], set[str]] = field(default_factory=dict)  # (tool, failure's kind) -> actions
+    # tool -> (its last failure's kind, member -> the words it took in the moves in a row it made alone)
+    failing: dict[str, tuple[Any, dict[str, set[str]]]] = field(default_factory=dict)
     tool_runs: dict[str, int] = field(default_factory=dict)  # tool -> its calls answered so far
     counting: dict[str, set[str]] = field(default_factory=dict)  # tool -> members equal to its call number last time
     words: dict[str, str] = field(default_factory=dict)  # tool -> its last call's arguments but numbers
