@@ -6,13 +6,12 @@ last look, so the guard's work per step does not grow with the length of the run
 """
 from __future__ import annotations
 
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ...core.messages import AssistantMessage, Message, SystemMessage, ToolCall, UserMessage
-import re
-
 from ...core.canonical import clean_text
 from .effects import ToolInfo
 from .arguments import argument_leaves
