@@ -145,7 +145,6 @@ SWEEPS: dict[str, tuple[Any, Callable, list[Any]]] = {  # name: (value now, sett
     "counts._UNIT_WORDS": (counts._UNIT_WORDS, counts_global("_UNIT_WORDS"), [1, 2, 3, 4, 6, 8]),
     "counts.SHORT": (counts.SHORT, counts_global("SHORT", tabled=True), [1, 2, 3, 4]),
     "counts._STEM": (counts._STEM, counts_global("_STEM", tabled=True), [1, 2, 3, 4, 5]),
-    "counts._DIGITS": (counts._DIGITS, counts_global("_DIGITS"), [1, 2, 3, 4, 6]),
     "amended._KIND": (amended._KIND, global_in(amended, "_KIND"), [2, 3, 4, 5]),
 }
 

@@ -8,11 +8,32 @@ unit CLDR names), a day of a date ("5 December", "May 14"), a number the calls s
 a size: what the acts act on, not how many of them), a word of two letters that spells a number in another language
 ("to" is Danish for two), nor a number before no plural ("trigger it once manually": "once" is Spanish for eleven).
 
+**The multiplication sign right after a number's digits makes it a count of runs** (Unicode's ×, or the x that stands
+for it in ASCII: "create it 3x", "4×"). It must not fire on a size or a product, where a number follows the sign
+("1920x1080").
+
+**A spelled number is read only in the language the rest of the message is written in, as CLDR's own words tell**
+(`_written_in`: the words CLDR writes around numbers and dates in one language alone, "and", "hace", "nächste"):
+"Once tests pass, create the job and give me its name" is English, where "once" is no number. It must not fire on a
+message whose words tell no language ("Créalo tres veces": every language that spells the number reads it), nor on
+a word CLDR writes in several ("den" is Czech and Swedish: "Starte den Export dreimal, ich brauche drei Kopien"
+still counts three).
+
+**A count has no fixed top**: it is only compared with the runs made, so a larger one lets them all through, as the
+user said ("run the smoke test 200 times"). It must not fire on an id or a port ("pipeline 1187342"): no plural
+follows it, and a number the calls send is set aside whatever its length.
+
 Nothing here is a word list of the kit's own. Numbers are Unicode's (a run of decimal digits in any script, a
 character with a numeric value such as 三) or spelled as num2words spells cardinals in the languages it knows;
-units, months and the endings plurals take are CLDR's, as Babel holds them, in the languages that spell the number
-(all of them, for digits). A count no language spells as a cardinal ("twice") counts one. Both are kept in
-cldr_counts.json beside this file (its `source` says which versions wrote it), read once a process.
+units, months, the endings plurals take and the words that tell a language are CLDR's, as Babel holds them. All are
+kept in cldr_counts.json beside this file (its `source` says which versions wrote it), read once a process.
+
+Known limits. Multiplicative numerals ("twice", "dreimal") are no cardinal: neither num2words nor the CLDR data Babel
+carries spells them, so they count one; so does "3 Mal" (a noun German leaves singular after a number). A number
+before an adjective and then the plural ("Create 3 new tickets") counts one: reading past the adjective would count
+"Fix the 3 failing tests" too, and nothing in the words tells things the acts make from things they act on. A plural
+that keeps fewer than _STEM letters ("PRs") counts nothing. A short request whose other words CLDR does not write
+("Once tests pass, create the job.") tells no language, and "once" reads eleven there.
 """
 from __future__ import annotations
 
@@ -20,6 +41,7 @@ import json
 import os
 import re
 import unicodedata
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
@@ -27,9 +49,9 @@ from typing import Any, Optional
 from .arguments import argument_leaves
 from .state import Memory
 
-MOST = 100  # the largest count read as one: a larger number names or measures (pipeline 1187342, port 8080)
+MOST = 100  # the largest spelled number read: past it most languages spell a number in words this reader does not join
 _UNIT_WORDS = 6  # words after a number read for a unit's name ("fois l’accélération de pesanteur terrestre")
-SHORT = 2  # letters: a spelled number no longer than this is a common word in another language ("to", "on")
+SHORT = 2  # letters: a word no longer than this tells no language apart ("to" is Danish for two, "in" German too)
 _STEM = 3  # letters a plural keeps before its ending: "its" is no plural of "it", "runs" is one of "run"
 
 
@@ -47,11 +69,10 @@ def _whole_numbers(arguments: Any) -> set[int]:
         if isinstance(leaf, (int, float)) and not isinstance(leaf, bool) and float(leaf).is_integer():
             found.add(int(leaf))
         elif isinstance(leaf, str):
-            found |= {int(n) for n in _STANDALONE.findall(leaf) if len(n) <= _DIGITS}
+            found |= {int(n) for n in _STANDALONE.findall(leaf)}
     return found
 
 
-_DIGITS = 3  # digits of the largest count read (MOST): a longer number in text is no count sent
 # A number standing alone in text, not a part of a date, a version, a path or a name ("2026-12-02", "v2", "cr_101").
 _STANDALONE = re.compile(r"(?<![\w./:-])\d+(?![\w./:-])")
 
@@ -64,23 +85,59 @@ def asked_for(request: str, sent: frozenset[int] = frozenset()) -> int:
     found = [1]
     for i, word in enumerate(words):
         core, closed = _core(word)
-        read = _number(core)
+        times = _times(core)
+        if times is not None:
+            found.append(1 if times in sent else times)  # "3x", "3×": the sign says what the number counts, runs
+            continue
+        read = _number(core, words[:i] + words[i + 1:])
         if read is None or closed or i + 1 == len(words) or _opens(words[i + 1]):
             continue  # punctuation after a number ends its clause: it counts nothing after it
         n, languages = read
         before = _core(words[i - 1])[0].casefold() if i else ""
         after = [_core(w)[0].casefold() for w in words[i + 1:i + 1 + _UNIT_WORDS]]
-        if 2 <= n <= MOST and n not in sent and _counts(after, before, languages):
+        if n >= 2 and n not in sent and _counts(after, before, languages):
             found.append(n)
     return max([*found, *(n for n in _unspaced(request) if n not in sent)])
 
 
-def _number(word: str) -> Optional[tuple[int, tuple[str, ...]]]:
-    """The number a word writes and the languages that spell it so (all of them, for digits)."""
+def _times(word: str) -> Optional[int]:
+    """The number of runs a word states with the multiplication sign (Unicode's U+00D7, or the letter x that stands
+    for it in ASCII) right after its digits: "create it 3x", "3×". Not a size or a product, where a number follows the
+    sign ("1920x1080"), nor a name whose letters go on ("3xl")."""
+    digits, sign = word[:-1], word[-1:]
+    return int(digits) if sign in ("×", "x", "X") and digits.isdecimal() and int(digits) >= 2 else None
+
+
+def _number(word: str, others: list[str]) -> Optional[tuple[int, tuple[str, ...]]]:
+    """The number a word writes and the languages that spell it so (all of them, for digits). A spelled number is
+    read only in a language the message's `others` words are written in (`_written_in`): "Once tests pass, create
+    the job and give me its name" is English, where "once" is no number, though Spanish spells eleven so."""
     if word.isdecimal():
         return int(word), _languages()
     spelled = _spelled().get(word.casefold())
-    return (min(spelled.values()), tuple(spelled)) if spelled else None
+    written = _written_in(tuple(others)) if spelled else frozenset()
+    languages = tuple(x for x in spelled or () if not written or x.split("_")[0] in written)
+    return (min(spelled[x] for x in languages), languages) if spelled and languages else None
+
+
+@lru_cache(maxsize=256)
+def _written_in(words: tuple[str, ...]) -> frozenset[str]:
+    """The languages words are written in, as far as CLDR's own words tell: those of which they use the most of the
+    words CLDR writes around numbers and dates (its list patterns: "and", "und"; its relative dates: "ago", "hace",
+    "nächste") in that language alone, longer than SHORT ("den" is Czech and Swedish: it tells neither apart). None,
+    when they use none: a short request ("Créalo tres veces") tells no language, and every language that spells its
+    number reads it."""
+    used = Counter(_own_words().get(w) for word in words for w in re.findall(r"[^\W\d_]+", word.casefold()))
+    used.pop(None, None)
+    most = max(used.values(), default=0)
+    return frozenset(base for base, score in used.items() if score == most)
+
+
+@lru_cache(maxsize=1)
+def _own_words() -> dict[str, str]:
+    """Each word CLDR writes around numbers and dates in one language only (of those num2words spells): -> it."""
+    where = Counter(w for data in _table()["cldr"].values() for w in set(data.get("words", ())))
+    return {w: base for base, data in _table()["cldr"].items() for w in data.get("words", ()) if where[w] == 1}
 
 
 def _counts(after: list[str], before: str, languages: tuple[str, ...]) -> bool:
@@ -103,7 +160,7 @@ def _unspaced(text: str) -> list[int]:
         number, start, end = match.group(), match.start(), match.end()
         value = int(number) if number.isdecimal() else unicodedata.numeric(number, None)
         before, rest = text[start - 1:start], text[end:]
-        if value is None or not float(value).is_integer() or not 2 <= value <= MOST or not rest \
+        if value is None or not float(value).is_integer() or value < 2 or not rest \
                 or unicodedata.category(rest[0]) != "Lo" or (before.isalnum() and unicodedata.category(before) != "Lo"):
             continue
         units = (u[0] for language in _languages() for u in _cldr(language)[0] if not u[0].isascii())
@@ -177,8 +234,10 @@ def counts_table() -> dict[str, Any]:
     cldr = {}
     for base in sorted({language.split("_")[0] for language in languages}):
         units, months, ends = _read_cldr(base)
-        if units or months or ends:
-            cldr[base] = {"units": sorted(map(list, units)), "months": sorted(months), "ends": sorted(ends)}
+        words = _read_words(base)
+        if units or months or ends or words:
+            cldr[base] = {"units": sorted(map(list, units)), "months": sorted(months), "ends": sorted(ends),
+                          "words": sorted(words)}
     return {"source": f"num2words {version('num2words')}; CLDR {babel.core.get_cldr_version()} "
                       f"through Babel {babel.__version__}",
             "languages": list(languages), "spelled": dict(sorted(spelled.items())), "cldr": cldr}
@@ -214,6 +273,29 @@ def _read_cldr(language: str) -> tuple[set[tuple[str, ...]], set[str], set[str]]
     months = {name.casefold().strip(".") for names in _written(data["months"]["format"])
               for width in ("wide", "abbreviated") for d in _written(names.get(width)) for name in d.values()}
     return units, months, ends
+
+
+def _read_words(language: str) -> set[str]:
+    """The words, longer than SHORT, that CLDR writes around numbers and dates in one language: its list patterns
+    ("{0} and {1}") and its relative dates, full width ("in {0} weeks", "{0} weeks ago", "next week")."""
+    from babel.localedata import exists, load
+    if not exists(language):
+        return set()
+    data = load(language)
+    texts: list[str] = []
+
+    def gather(value: Any) -> None:
+        if isinstance(value, str):
+            texts.append(re.sub(r"\{\d\}", " ", value))
+        for inner in _written(value):
+            for item in inner.values():
+                gather(item)
+    for lists in _written(data["list_patterns"]):
+        gather({kind: lists.get(kind, {}) for kind in ("standard", "or")})  # "and", "or" at their full width
+    for field, forms in data["date_fields"].items():
+        if "-" not in field:  # the full width: "-short" and "-narrow" abbreviate ("wk.")
+            gather(forms)
+    return {w for text in texts for w in re.findall(r"[^\W\d_]+", text.casefold()) if len(w) > SHORT}
 
 
 def _written(value: Any) -> list[dict]:
