@@ -91,5 +91,13 @@ def test_three_runs_asked_for_with_the_times_sign_run():
     _runs("jobs-created-three-times-as-asked-with-the-times-sign")
 
 
+def test_words_between_a_number_and_its_plural_count_only_things_each_run_made():
+    assert asked_for("Create 3 new tickets for the outage.", made=True) == 3
+    assert asked_for("Create 3 new tickets for the outage.") == 1  # runs that made nothing: "the 3 failing tests"
+    assert asked_for("Upload 2 GB of raw logs to the bucket.", made=True) == 1  # a unit right after it still measures
+    _runs("tickets-created-three-as-asked-new")  # the second create, a new id each time, was stopped
+    _caught_as_a_repeat("test-fix-edited-again-the-3-failing-tests")  # the same edit again makes nothing
+
+
 def test_one_notice_to_each_of_three_customers_runs():
     _runs("notice-sent-to-three-customers")

@@ -19,6 +19,10 @@ message whose words tell no language ("Créalo tres veces": every language that 
 a word CLDR writes in several ("den" is Czech and Swedish: "Starte den Export dreimal, ich brauche drei Kopien"
 still counts three).
 
+**Words may stand between a number and the plural it counts only where each run made a new thing** (`made`: an id
+or a name its answer minted): "create 3 new tickets", three creates each answering a new id. It must not fire on
+"fix the 3 failing tests": three identical edits make nothing, and the 3 counts the tests, not the acts.
+
 **A count has no fixed top**: it is only compared with the runs made, so a larger one lets them all through, as the
 user said ("run the smoke test 200 times"). It must not fire on an id or a port ("pipeline 1187342"): no plural
 follows it, and a number the calls send is set aside whatever its length.
@@ -29,9 +33,7 @@ units, months, the endings plurals take and the words that tell a language are C
 kept in cldr_counts.json beside this file (its `source` says which versions wrote it), read once a process.
 
 Known limits. Multiplicative numerals ("twice", "dreimal") are no cardinal: neither num2words nor the CLDR data Babel
-carries spells them, so they count one; so does "3 Mal" (a noun German leaves singular after a number). A number
-before an adjective and then the plural ("Create 3 new tickets") counts one: reading past the adjective would count
-"Fix the 3 failing tests" too, and nothing in the words tells things the acts make from things they act on. A plural
+carries spells them, so they count one; so does "3 Mal" (a noun German leaves singular after a number). A plural
 that keeps fewer than _STEM letters ("PRs") counts nothing. A short request whose other words CLDR does not write
 ("Once tests pass, create the job.") tells no language, and "once" reads eleven there.
 """
@@ -55,11 +57,12 @@ SHORT = 2  # letters: a word no longer than this tells no language apart ("to" i
 _STEM = 3  # letters a plural keeps before its ending: "its" is no plural of "it", "runs" is one of "run"
 
 
-def asked(m: Memory) -> int:
+def asked(m: Memory, made: bool = False) -> int:
     """How many runs the user's latest message asked for, the numbers the run's calls send aside: they
-    name or measure what the acts act on (an issue number, an address, a size), not how many acts there are."""
+    name or measure what the acts act on (an issue number, an address, a size), not how many acts there are.
+    `made`: the runs counted each made a new thing, so a number may stand before words and then their plural."""
     said = m.read.user_texts[-1] if m.read.user_texts else ""
-    return asked_for(said or "", frozenset(n for x in m.attempts for n in _whole_numbers(x.arguments)))
+    return asked_for(said or "", frozenset(n for x in m.attempts for n in _whole_numbers(x.arguments)), made)
 
 
 def _whole_numbers(arguments: Any) -> set[int]:
@@ -78,9 +81,10 @@ _STANDALONE = re.compile(r"(?<![\w./:-])\d+(?![\w./:-])")
 
 
 @lru_cache(maxsize=256)
-def asked_for(request: str, sent: frozenset[int] = frozenset()) -> int:
+def asked_for(request: str, sent: frozenset[int] = frozenset(), made: bool = False) -> int:
     """How many runs the user asked for: the largest count `request` states (one, when it states none); `sent`: the
-    numbers the run's calls send, which name or measure what the acts act on."""
+    numbers the run's calls send, which name or measure what the acts act on; `made`: the runs each made a new thing,
+    so words may stand between a number and the plural it counts ("create 3 new tickets")."""
     words = request.split()
     found = [1]
     for i, word in enumerate(words):
@@ -94,8 +98,12 @@ def asked_for(request: str, sent: frozenset[int] = frozenset()) -> int:
             continue  # punctuation after a number ends its clause: it counts nothing after it
         n, languages = read
         before = _core(words[i - 1])[0].casefold() if i else ""
-        after = [_core(w)[0].casefold() for w in words[i + 1:i + 1 + _UNIT_WORDS]]
-        if n >= 2 and n not in sent and _counts(after, before, languages):
+        clause = [_core(w) for w in words[i + 1:i + 1 + _UNIT_WORDS]]
+        ends = next((k + 1 for k, (_, shut) in enumerate(clause) if shut), len(clause))
+        after = [w.casefold() for w, _ in clause[:ends]]  # punctuation ends what the number counts
+        reach = range(len(after) if made else 1)  # words between it and its plural, where each run made one
+        if n >= 2 and n not in sent and any(all(w.isalpha() for w in after[:k]) and _counts(after, before, languages, k)
+                                            for k in reach):
             found.append(n)
     return max([*found, *(n for n in _unspaced(request) if n not in sent)])
 
@@ -140,11 +148,11 @@ def _own_words() -> dict[str, str]:
     return {w: base for base, data in _table()["cldr"].items() for w in data.get("words", ()) if where[w] == 1}
 
 
-def _counts(after: list[str], before: str, languages: tuple[str, ...]) -> bool:
-    """Does a number count the words after it: the first a plural in one of `languages`, they spelling no unit of
-    measure, and no month's name beside the number?"""
+def _counts(after: list[str], before: str, languages: tuple[str, ...], at: int = 0) -> bool:
+    """Does a number count the words after it: the one at `at` a plural in one of `languages`, they spelling no unit
+    of measure from the first, and no month's name beside the number?"""
     data = [_cldr(language) for language in languages]
-    word = after[0]
+    word = after[at]
     return word.isalpha() and any(word.endswith(end) and len(word) - len(end) >= _STEM
                                   for _, _, ends in data for end in ends) \
         and not any(tuple(after[:n]) in units for units, _, _ in data for n in range(1, len(after) + 1)) \
