@@ -143,6 +143,7 @@ SWEEPS: dict[str, tuple[Any, Callable, list[Any]]] = {  # name: (value now, sett
     "responses._WORDS": (responses._WORDS, global_in(responses, "_WORDS"), [1, 2, 3]),
     "counts.MOST": (counts.MOST, counts_global("MOST", tabled=True), [10, 20, 50, 100, 200]),
     "counts._UNIT_WORDS": (counts._UNIT_WORDS, counts_global("_UNIT_WORDS"), [1, 2, 3, 4, 6, 8]),
+    "counts._BETWEEN": (counts._BETWEEN, counts_global("_BETWEEN"), [0, 1, 2, 4]),
     "counts.SHORT": (counts.SHORT, counts_global("SHORT", tabled=True), [1, 2, 3, 4]),
     "counts._STEM": (counts._STEM, counts_global("_STEM", tabled=True), [1, 2, 3, 4, 5]),
     "amended._KIND": (amended._KIND, global_in(amended, "_KIND"), [2, 3, 4, 5]),

@@ -95,6 +95,7 @@ def test_words_between_a_number_and_its_plural_count_only_things_each_run_made()
     assert asked_for("Create 3 new tickets for the outage.", made=True) == 3
     assert asked_for("Create 3 new tickets for the outage.") == 1  # runs that made nothing: "the 3 failing tests"
     assert asked_for("Upload 2 GB of raw logs to the bucket.", made=True) == 1  # a unit right after it still measures
+    assert asked_for("Erstelle ihn 3 Mal und nenne mir dann die Namen der Jobs.", made=True) == 1  # past its noun
     _runs("tickets-created-three-as-asked-new")  # the second create, a new id each time, was stopped
     _caught_as_a_repeat("test-fix-edited-again-the-3-failing-tests")  # the same edit again makes nothing
 

@@ -19,9 +19,10 @@ message whose words tell no language ("Créalo tres veces": every language that 
 a word CLDR writes in several ("den" is Czech and Swedish: "Starte den Export dreimal, ich brauche drei Kopien"
 still counts three).
 
-**Words may stand between a number and the plural it counts only where each run made a new thing** (`made`: an id
+**A word may stand between a number and the plural it counts only where each run made a new thing** (`made`: an id
 or a name its answer minted): "create 3 new tickets", three creates each answering a new id. It must not fire on
-"fix the 3 failing tests": three identical edits make nothing, and the 3 counts the tests, not the acts.
+"fix the 3 failing tests": three identical edits make nothing, and the 3 counts the tests, not the acts; nor past
+the noun the number stands with ("erstelle ihn 3 Mal und nenne mir dann die Namen": the names are not counted).
 
 **A count has no fixed top**: it is only compared with the runs made, so a larger one lets them all through, as the
 user said ("run the smoke test 200 times"). It must not fire on an id or a port ("pipeline 1187342"): no plural
@@ -52,6 +53,7 @@ from .arguments import argument_leaves
 from .state import Memory
 
 MOST = 100  # the largest spelled number read: past it most languages spell a number in words this reader does not join
+_BETWEEN = 1  # words read between a number and its plural: an adjective ("3 new tickets"); more run past its noun
 _UNIT_WORDS = 6  # words after a number read for a unit's name ("fois l’accélération de pesanteur terrestre")
 SHORT = 2  # letters: a word no longer than this tells no language apart ("to" is Danish for two, "in" German too)
 _STEM = 3  # letters a plural keeps before its ending: "its" is no plural of "it", "runs" is one of "run"
@@ -101,7 +103,7 @@ def asked_for(request: str, sent: frozenset[int] = frozenset(), made: bool = Fal
         clause = [_core(w) for w in words[i + 1:i + 1 + _UNIT_WORDS]]
         ends = next((k + 1 for k, (_, shut) in enumerate(clause) if shut), len(clause))
         after = [w.casefold() for w, _ in clause[:ends]]  # punctuation ends what the number counts
-        reach = range(len(after) if made else 1)  # words between it and its plural, where each run made one
+        reach = range(min(len(after), 1 + _BETWEEN if made else 1))  # where each run made one of what it counts
         if n >= 2 and n not in sent and any(all(w.isalpha() for w in after[:k]) and _counts(after, before, languages, k)
                                             for k in reach):
             found.append(n)
