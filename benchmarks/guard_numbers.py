@@ -82,7 +82,7 @@ def global_in(module: Any, name: str) -> Callable:
 
 
 def _clear_counts() -> None:
-    for cached in (counts.asked_for, counts._table, counts._cldr):
+    for cached in (counts.asked_for, counts._table, counts._cldr, counts._written_in, counts._own_words):
         cached.cache_clear()
 
 
