@@ -83,6 +83,7 @@ def test_a_spelled_number_counts_only_in_the_language_the_message_is_written_in(
     # "once" is Spanish for eleven: read in an English request, eleven identical creates were let through
     assert asked_for("Once tests pass, create the job and tell me if it failed.") == 1
     assert asked_for("Lanza la prueba y créala once veces; hace una semana bastaba.") == 11  # Spanish: "hace"
+    assert asked_for("Ejecuta pytest tests/test_today.py tres veces.") == 3  # a path is in no language of the message
     _caught_as_a_repeat("job-created-again-once-tests-pass")
 
 

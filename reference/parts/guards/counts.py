@@ -134,10 +134,11 @@ def _number(word: str, others: list[str]) -> Optional[tuple[int, tuple[str, ...]
 def _written_in(words: tuple[str, ...]) -> frozenset[str]:
     """The languages words are written in, as far as CLDR's own words tell: those of which they use the most of the
     words CLDR writes around numbers and dates (its list patterns: "and", "und"; its relative dates: "ago", "hace",
-    "nächste") in that language alone, longer than SHORT ("den" is Czech and Swedish: it tells neither apart). None,
-    when they use none: a short request ("Créalo tres veces") tells no language, and every language that spells its
-    number reads it."""
-    used = Counter(_own_words().get(w) for word in words for w in re.findall(r"[^\W\d_]+", word.casefold()))
+    "nächste") in that language alone ("den" is Czech and Swedish: it tells neither apart). None, when they use
+    none: a short request ("Créalo tres veces") tells no language, and every language that spells its number reads
+    it."""
+    # a word of letters alone: a path, a name or code ("tests/test_today.py") is written in no language of the message
+    used = Counter(_own_words().get(_core(word)[0].casefold()) for word in words if _core(word)[0].isalpha())
     used.pop(None, None)
     most = max(used.values(), default=0)
     return frozenset(base for base, score in used.items() if score == most)
