@@ -32,7 +32,7 @@ from tool_corpus_generate import generate  # noqa: E402
 from reference import catalogue  # noqa: E402
 from reference.diagnosis.logs import read_log  # noqa: E402
 from reference.diagnosis.shadow import judge  # noqa: E402
-from reference.parts.guards import amended, arguments, asking, counts, own, repeats, resent, responses, thresholds, waits  # noqa: E402
+from reference.parts.guards import amended, arguments, asking, counts, counts_table, own, repeats, resent, responses, thresholds, waits  # noqa: E402
 from reference.runs.runner import evaluate, run  # noqa: E402
 
 SETS = sorted(p.name for p in (ROOT / "tests" / "field").glob("cases*") if p.is_dir())
@@ -93,7 +93,7 @@ def counts_global(name: str, tabled: bool = False) -> Callable:
         kept, kept_table = getattr(counts, name), counts._table
         setattr(counts, name, value)
         if tabled:
-            built = counts.counts_table()
+            built = counts_table.counts_table()
             counts._table = lru_cache(maxsize=1)(lambda: built)
         _clear_counts()
 
