@@ -32,7 +32,7 @@ from tool_corpus_generate import generate  # noqa: E402
 from reference import catalogue  # noqa: E402
 from reference.diagnosis.logs import read_log  # noqa: E402
 from reference.diagnosis.shadow import judge  # noqa: E402
-from reference.parts.guards import amended, arguments, asking, counts, own, repeats, resent, responses, thresholds, waits  # noqa: E402
+from reference.parts.guards import amended, arguments, asking, counts, counts_table, own, repeats, resent, responses, thresholds, waits  # noqa: E402
 from reference.runs.runner import evaluate, run  # noqa: E402
 
 SETS = sorted(p.name for p in (ROOT / "tests" / "field").glob("cases*") if p.is_dir())
@@ -82,7 +82,7 @@ def global_in(module: Any, name: str) -> Callable:
 
 
 def _clear_counts() -> None:
-    for cached in (counts.asked_for, counts._table, counts._cldr):
+    for cached in (counts.asked_for, counts._table, counts._cldr, counts._written_in, counts._own_words):
         cached.cache_clear()
 
 
@@ -93,7 +93,7 @@ def counts_global(name: str, tabled: bool = False) -> Callable:
         kept, kept_table = getattr(counts, name), counts._table
         setattr(counts, name, value)
         if tabled:
-            built = counts.counts_table()
+            built = counts_table.counts_table()
             counts._table = lru_cache(maxsize=1)(lambda: built)
         _clear_counts()
 
@@ -143,9 +143,9 @@ SWEEPS: dict[str, tuple[Any, Callable, list[Any]]] = {  # name: (value now, sett
     "responses._WORDS": (responses._WORDS, global_in(responses, "_WORDS"), [1, 2, 3]),
     "counts.MOST": (counts.MOST, counts_global("MOST", tabled=True), [10, 20, 50, 100, 200]),
     "counts._UNIT_WORDS": (counts._UNIT_WORDS, counts_global("_UNIT_WORDS"), [1, 2, 3, 4, 6, 8]),
+    "counts._BETWEEN": (counts._BETWEEN, counts_global("_BETWEEN"), [0, 1, 2, 4]),
     "counts.SHORT": (counts.SHORT, counts_global("SHORT", tabled=True), [1, 2, 3, 4]),
     "counts._STEM": (counts._STEM, counts_global("_STEM", tabled=True), [1, 2, 3, 4, 5]),
-    "counts._DIGITS": (counts._DIGITS, counts_global("_DIGITS"), [1, 2, 3, 4, 6]),
     "amended._KIND": (amended._KIND, global_in(amended, "_KIND"), [2, 3, 4, 5]),
 }
 

@@ -20,6 +20,10 @@ from tests.helpers.field_runs import run_field
     ("请创建3次。", 3),
     ("3回実行してください。", 3),
     ("Run it ٣ times.", 3),  # Arabic-Indic digits
+    ("The manifest uses generateName: create it 3x, then give me the job names.", 3),  # the sign in ASCII
+    ("Run the import 4×.", 4),  # the multiplication sign, U+00D7
+    ("Run the smoke test 200 times and tell me how many fail.", 200),  # no fixed top: a count is held to the runs
+    ("Starte den Export des Berichts r-7 dreimal hintereinander, ich brauche drei Kopien.", 3),
 ])
 def test_a_number_before_the_plural_of_what_it_counts_is_the_count(request_, count):
     assert asked_for(request_) == count
@@ -40,6 +44,9 @@ def test_a_number_before_the_plural_of_what_it_counts_is_the_count(request_, cou
     "Trigger it once manually.",  # "once" is Spanish for eleven, but no plural follows it
     "Send it to Bob.",  # "to" is Danish for two: two letters tell no language apart
     "Charge the $100 onboarding fee.",  # an amount
+    "Resize the banner to 1920x1080.",  # a size: a number follows the sign
+    # English: "and" is CLDR's English alone, so "once" is not read as the Spanish eleven before the plural "tests"
+    "Once tests pass, create the load test job from jobs/loadtest-job.yaml in namespace perf and give me its name.",
 ])
 def test_a_wait_a_measure_a_date_or_a_name_counts_nothing(request_):
     assert asked_for(request_) == 1
@@ -70,6 +77,28 @@ def test_three_runs_asked_for_in_spanish_run_and_a_fourth_is_caught():
     # "créalo tres veces" was read as one run: the second create was stopped
     _runs("jobs-created-three-times-as-asked-in-spanish")
     _caught_as_a_repeat("jobs-created-past-the-three-asked-in-spanish")
+
+
+def test_a_spelled_number_counts_only_in_the_language_the_message_is_written_in():
+    # "once" is Spanish for eleven: read in an English request, eleven identical creates were let through
+    assert asked_for("Once tests pass, create the job and tell me if it failed.") == 1
+    assert asked_for("Lanza la prueba y créala once veces; hace una semana bastaba.") == 11  # Spanish: "hace"
+    assert asked_for("Ejecuta pytest tests/test_today.py tres veces.") == 3  # a path is in no language of the message
+    _caught_as_a_repeat("job-created-again-once-tests-pass")
+
+
+def test_three_runs_asked_for_with_the_times_sign_run():
+    # "create it 3x" was read as one run: the second create was stopped
+    _runs("jobs-created-three-times-as-asked-with-the-times-sign")
+
+
+def test_words_between_a_number_and_its_plural_count_only_things_each_run_made():
+    assert asked_for("Create 3 new tickets for the outage.", made=True) == 3
+    assert asked_for("Create 3 new tickets for the outage.") == 1  # runs that made nothing: "the 3 failing tests"
+    assert asked_for("Upload 2 GB of raw logs to the bucket.", made=True) == 1  # a unit right after it still measures
+    assert asked_for("Erstelle ihn 3 Mal und nenne mir dann die Namen der Jobs.", made=True) == 1  # past its noun
+    _runs("tickets-created-three-as-asked-new")  # the second create, a new id each time, was stopped
+    _caught_as_a_repeat("test-fix-edited-again-the-3-failing-tests")  # the same edit again makes nothing
 
 
 def test_one_notice_to_each_of_three_customers_runs():

@@ -12,6 +12,7 @@
     asking.py       which calls ask one question: values the agent was given tell them apart; a back-off
     days.py         the days a user writes and the day an argument names, read as core/dates reads them
     counts.py       how many runs the user asked for: a number before the plural of what it counts
+    counts_table.py the table counts.py reads (num2words' cardinals, CLDR's words), and its writer
     answered.py     what a call of unknown effect did, by its answer: read the thing it names, or made one
     own.py          what a write's own runs made: news the write itself made is no news for it
     wording.py      what a call says in words and what an answer says at all (the same-answer rule)

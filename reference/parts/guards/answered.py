@@ -1,14 +1,15 @@
 """What a call of unknown effect did, by its answer (a tool whose annotations, HTTP method and name say nothing of
 its effects: a shell, a wrapped API): an answer that gives only the state of the thing the call names reads it
 (`reads_what_it_names`), and one that acknowledges a record holding an id nothing sent or showed made a thing
-(`minted_a_thing`). repeats.py asks both before it judges a call asked again; each function states its rule in
-one sentence with the legitimate case it must not fire on."""
+(`minted_a_thing`), and runs that each made one may be the things a user's count names (`each_made`). repeats.py
+asks them before it judges a call asked again; each function states its rule in one sentence with the legitimate
+case it must not fire on."""
 from __future__ import annotations
 
 from typing import Any
 
 from .arguments import argument_leaves
-from .own import a_name, id_member, marks
+from .own import a_name, id_member, marks, minted_by
 from .state import GuardedCall, Memory
 from .words import words
 
@@ -45,6 +46,14 @@ def minted_a_thing(m: Memory, x: GuardedCall) -> bool:
         return False
     ids = set().union(*(marks(v) for k, v in argument_leaves(x.content) if id_member(str(k).rsplit(".", 1)[-1])))
     return bool(ids - marks(x.arguments) - set().union(*(marks(y.content) for y in m.attempts[:x.index])))
+
+
+def each_made(m: Memory, a: GuardedCall) -> bool:
+    """Did each run of the call `a` so far make a new thing (an id its answer minted, or a name nothing had shown)?
+    Then a count of things the user wrote may name them (counts.asked): three creates answering three new ids for
+    "create 3 new tickets". Not the same edit sent again for "fix the 3 failing tests": an edit makes nothing."""
+    runs = [x for x in m.by_action.get(a.action, []) if x.ran and not x.failed]
+    return bool(runs) and (all(minted_a_thing(m, x) for x in runs) or len(minted_by(m, a)) >= len(runs))
 
 
 def _holds_list(value: Any) -> bool:

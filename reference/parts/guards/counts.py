@@ -8,18 +8,43 @@ unit CLDR names), a day of a date ("5 December", "May 14"), a number the calls s
 a size: what the acts act on, not how many of them), a word of two letters that spells a number in another language
 ("to" is Danish for two), nor a number before no plural ("trigger it once manually": "once" is Spanish for eleven).
 
+**The multiplication sign right after a number's digits makes it a count of runs** (Unicode's ×, or the x that stands
+for it in ASCII: "create it 3x", "4×"). It must not fire on a size or a product, where a number follows the sign
+("1920x1080").
+
+**A spelled number is read only in the language the rest of the message is written in, as CLDR's own words tell**
+(`_written_in`: the words CLDR writes around numbers and dates in one language alone, "and", "hace", "nächste"):
+"Once tests pass, create the job and give me its name" is English, where "once" is no number. It must not fire on a
+message whose words tell no language ("Créalo tres veces": every language that spells the number reads it), nor on
+a word CLDR writes in several ("den" is Czech and Swedish: "Starte den Export dreimal, ich brauche drei Kopien"
+still counts three).
+
+**A word may stand between a number and the plural it counts only where each run made a new thing** (`made`: an id
+or a name its answer minted): "create 3 new tickets", three creates each answering a new id. It must not fire on
+"fix the 3 failing tests": three identical edits make nothing, and the 3 counts the tests, not the acts; nor past
+the noun the number stands with ("erstelle ihn 3 Mal und nenne mir dann die Namen": the names are not counted).
+
+**A count has no fixed top**: it is only compared with the runs made, so a larger one lets them all through, as the
+user said ("run the smoke test 200 times"). It must not fire on an id or a port ("pipeline 1187342"): no plural
+follows it, and a number the calls send is set aside whatever its length.
+
 Nothing here is a word list of the kit's own. Numbers are Unicode's (a run of decimal digits in any script, a
 character with a numeric value such as 三) or spelled as num2words spells cardinals in the languages it knows;
-units, months and the endings plurals take are CLDR's, as Babel holds them, in the languages that spell the number
-(all of them, for digits). A count no language spells as a cardinal ("twice") counts one. Both are kept in
-cldr_counts.json beside this file (its `source` says which versions wrote it), read once a process.
+units, months, the endings plurals take and the words that tell a language are CLDR's, as Babel holds them. All are
+kept in cldr_counts.json beside this file (its `source` says which versions wrote it; counts_table.py writes it), read
+once a process.
+
+Known limits. Multiplicative numerals ("twice", "dreimal") are no cardinal: neither num2words nor the CLDR data Babel
+carries spells them, so they count one; so does "3 Mal" (a noun German leaves singular after a number). A plural
+that keeps fewer than _STEM letters ("PRs") counts nothing. A short request whose other words CLDR does not write
+("Once tests pass, create the job.") tells no language, and "once" reads eleven there.
 """
 from __future__ import annotations
 
 import json
-import os
 import re
 import unicodedata
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
@@ -27,17 +52,19 @@ from typing import Any, Optional
 from .arguments import argument_leaves
 from .state import Memory
 
-MOST = 100  # the largest count read as one: a larger number names or measures (pipeline 1187342, port 8080)
+MOST = 100  # the largest spelled number read: past it most languages spell a number in words this reader does not join
+_BETWEEN = 1  # words read between a number and its plural: an adjective ("3 new tickets"); more run past its noun
 _UNIT_WORDS = 6  # words after a number read for a unit's name ("fois l’accélération de pesanteur terrestre")
-SHORT = 2  # letters: a spelled number no longer than this is a common word in another language ("to", "on")
+SHORT = 2  # letters: a word no longer than this tells no language apart ("to" is Danish for two, "in" German too)
 _STEM = 3  # letters a plural keeps before its ending: "its" is no plural of "it", "runs" is one of "run"
 
 
-def asked(m: Memory) -> int:
+def asked(m: Memory, made: bool = False) -> int:
     """How many runs the user's latest message asked for, the numbers the run's calls send aside: they
-    name or measure what the acts act on (an issue number, an address, a size), not how many acts there are."""
+    name or measure what the acts act on (an issue number, an address, a size), not how many acts there are.
+    `made`: the runs counted each made a new thing, so a number may stand before words and then their plural."""
     said = m.read.user_texts[-1] if m.read.user_texts else ""
-    return asked_for(said or "", frozenset(n for x in m.attempts for n in _whole_numbers(x.arguments)))
+    return asked_for(said or "", frozenset(n for x in m.attempts for n in _whole_numbers(x.arguments)), made)
 
 
 def _whole_numbers(arguments: Any) -> set[int]:
@@ -47,47 +74,88 @@ def _whole_numbers(arguments: Any) -> set[int]:
         if isinstance(leaf, (int, float)) and not isinstance(leaf, bool) and float(leaf).is_integer():
             found.add(int(leaf))
         elif isinstance(leaf, str):
-            found |= {int(n) for n in _STANDALONE.findall(leaf) if len(n) <= _DIGITS}
+            found |= {int(n) for n in _STANDALONE.findall(leaf)}
     return found
 
 
-_DIGITS = 3  # digits of the largest count read (MOST): a longer number in text is no count sent
 # A number standing alone in text, not a part of a date, a version, a path or a name ("2026-12-02", "v2", "cr_101").
 _STANDALONE = re.compile(r"(?<![\w./:-])\d+(?![\w./:-])")
 
 
 @lru_cache(maxsize=256)
-def asked_for(request: str, sent: frozenset[int] = frozenset()) -> int:
+def asked_for(request: str, sent: frozenset[int] = frozenset(), made: bool = False) -> int:
     """How many runs the user asked for: the largest count `request` states (one, when it states none); `sent`: the
-    numbers the run's calls send, which name or measure what the acts act on."""
+    numbers the run's calls send, which name or measure what the acts act on; `made`: the runs each made a new thing,
+    so words may stand between a number and the plural it counts ("create 3 new tickets")."""
     words = request.split()
     found = [1]
     for i, word in enumerate(words):
         core, closed = _core(word)
-        read = _number(core)
+        times = _times(core)
+        if times is not None:
+            found.append(1 if times in sent else times)  # "3x", "3×": the sign says what the number counts, runs
+            continue
+        read = _number(core, words[:i] + words[i + 1:])
         if read is None or closed or i + 1 == len(words) or _opens(words[i + 1]):
             continue  # punctuation after a number ends its clause: it counts nothing after it
         n, languages = read
         before = _core(words[i - 1])[0].casefold() if i else ""
-        after = [_core(w)[0].casefold() for w in words[i + 1:i + 1 + _UNIT_WORDS]]
-        if 2 <= n <= MOST and n not in sent and _counts(after, before, languages):
+        clause = [_core(w) for w in words[i + 1:i + 1 + _UNIT_WORDS]]
+        ends = next((k + 1 for k, (_, shut) in enumerate(clause) if shut), len(clause))
+        after = [w.casefold() for w, _ in clause[:ends]]  # punctuation ends what the number counts
+        reach = range(min(len(after), 1 + _BETWEEN if made else 1))  # where each run made one of what it counts
+        if n >= 2 and n not in sent and any(all(w.isalpha() for w in after[:k]) and _counts(after, before, languages, k)
+                                            for k in reach):
             found.append(n)
     return max([*found, *(n for n in _unspaced(request) if n not in sent)])
 
 
-def _number(word: str) -> Optional[tuple[int, tuple[str, ...]]]:
-    """The number a word writes and the languages that spell it so (all of them, for digits)."""
+def _times(word: str) -> Optional[int]:
+    """The number of runs a word states with the multiplication sign (Unicode's U+00D7, or the letter x that stands
+    for it in ASCII) right after its digits: "create it 3x", "3×". Not a size or a product, where a number follows the
+    sign ("1920x1080"), nor a name whose letters go on ("3xl")."""
+    digits, sign = word[:-1], word[-1:]
+    return int(digits) if sign in ("×", "x", "X") and digits.isdecimal() and int(digits) >= 2 else None
+
+
+def _number(word: str, others: list[str]) -> Optional[tuple[int, tuple[str, ...]]]:
+    """The number a word writes and the languages that spell it so (all of them, for digits). A spelled number is
+    read only in a language the message's `others` words are written in (`_written_in`): "Once tests pass, create
+    the job and give me its name" is English, where "once" is no number, though Spanish spells eleven so."""
     if word.isdecimal():
         return int(word), _languages()
     spelled = _spelled().get(word.casefold())
-    return (min(spelled.values()), tuple(spelled)) if spelled else None
+    written = _written_in(tuple(others)) if spelled else frozenset()
+    languages = tuple(x for x in spelled or () if not written or x.split("_")[0] in written)
+    return (min(spelled[x] for x in languages), languages) if spelled and languages else None
 
 
-def _counts(after: list[str], before: str, languages: tuple[str, ...]) -> bool:
-    """Does a number count the words after it: the first a plural in one of `languages`, they spelling no unit of
-    measure, and no month's name beside the number?"""
+@lru_cache(maxsize=256)
+def _written_in(words: tuple[str, ...]) -> frozenset[str]:
+    """The languages words are written in, as far as CLDR's own words tell: those of which they use the most of the
+    words CLDR writes around numbers and dates (its list patterns: "and", "und"; its relative dates: "ago", "hace",
+    "nächste") in that language alone ("den" is Czech and Swedish: it tells neither apart). None, when they use
+    none: a short request ("Créalo tres veces") tells no language, and every language that spells its number reads
+    it."""
+    # a word of letters alone: a path, a name or code ("tests/test_today.py") is written in no language of the message
+    used = Counter(_own_words().get(_core(word)[0].casefold()) for word in words if _core(word)[0].isalpha())
+    used.pop(None, None)
+    most = max(used.values(), default=0)
+    return frozenset(base for base, score in used.items() if score == most)
+
+
+@lru_cache(maxsize=1)
+def _own_words() -> dict[str, str]:
+    """Each word CLDR writes around numbers and dates in one language only (of those num2words spells): -> it."""
+    where = Counter(w for data in _table()["cldr"].values() for w in set(data.get("words", ())))
+    return {w: base for base, data in _table()["cldr"].items() for w in data.get("words", ()) if where[w] == 1}
+
+
+def _counts(after: list[str], before: str, languages: tuple[str, ...], at: int = 0) -> bool:
+    """Does a number count the words after it: the one at `at` a plural in one of `languages`, they spelling no unit
+    of measure from the first, and no month's name beside the number?"""
     data = [_cldr(language) for language in languages]
-    word = after[0]
+    word = after[at]
     return word.isalpha() and any(word.endswith(end) and len(word) - len(end) >= _STEM
                                   for _, _, ends in data for end in ends) \
         and not any(tuple(after[:n]) in units for units, _, _ in data for n in range(1, len(after) + 1)) \
@@ -103,7 +171,7 @@ def _unspaced(text: str) -> list[int]:
         number, start, end = match.group(), match.start(), match.end()
         value = int(number) if number.isdecimal() else unicodedata.numeric(number, None)
         before, rest = text[start - 1:start], text[end:]
-        if value is None or not float(value).is_integer() or not 2 <= value <= MOST or not rest \
+        if value is None or not float(value).is_integer() or value < 2 or not rest \
                 or unicodedata.category(rest[0]) != "Lo" or (before.isalnum() and unicodedata.category(before) != "Lo"):
             continue
         units = (u[0] for language in _languages() for u in _cldr(language)[0] if not u[0].isascii())
@@ -129,7 +197,7 @@ def _opens(word: str) -> bool:
     return bool(word) and unicodedata.category(word[0]) in ("Ps", "Pi")
 
 
-CLDR_COUNTS = Path(__file__).with_name("cldr_counts.json")  # written by write_counts_table(), read once a process
+CLDR_COUNTS = Path(__file__).with_name("cldr_counts.json")  # written by counts_table.py, read once a process
 
 
 @lru_cache(maxsize=1)
@@ -154,74 +222,3 @@ def _cldr(language: str) -> tuple[frozenset[tuple[str, ...]], frozenset[str], fr
     words = _table()["cldr"].get(language.split("_")[0], {})
     return (frozenset(tuple(u) for u in words.get("units", ())), frozenset(words.get("months", ())),
             frozenset(words.get("ends", ())))
-
-
-def counts_table() -> dict[str, Any]:
-    """CLDR_COUNTS's contents, from num2words (its languages, and each one-word cardinal from 2 to MOST it spells,
-    longer than SHORT) and Babel's CLDR data (for each of those languages, its units' words, months and plural
-    endings). Reading them costs about 0.3 s a process; the table, a few milliseconds."""
-    from importlib.metadata import version
-
-    import babel
-    from num2words import CONVERTER_CLASSES, num2words
-    languages = tuple(CONVERTER_CLASSES)
-    spelled: dict[str, dict[str, int]] = {}
-    for language in languages:
-        for n in range(2, MOST + 1):
-            try:
-                word = num2words(n, lang=language).casefold()
-            except (NotImplementedError, KeyError, ValueError, TypeError, IndexError):
-                continue
-            if len(word) > SHORT and not any(c.isspace() for c in word):
-                spelled.setdefault(word, {})[language] = n
-    cldr = {}
-    for base in sorted({language.split("_")[0] for language in languages}):
-        units, months, ends = _read_cldr(base)
-        if units or months or ends:
-            cldr[base] = {"units": sorted(map(list, units)), "months": sorted(months), "ends": sorted(ends)}
-    return {"source": f"num2words {version('num2words')}; CLDR {babel.core.get_cldr_version()} "
-                      f"through Babel {babel.__version__}",
-            "languages": list(languages), "spelled": dict(sorted(spelled.items())), "cldr": cldr}
-
-
-def write_counts_table() -> None:
-    """Write CLDR_COUNTS, an entry a line:
-    python -c "from reference.parts.guards.counts import write_counts_table; write_counts_table()"."""
-    table, dump = counts_table(), (lambda value: json.dumps(value, ensure_ascii=False))
-    parts = [f'"source": {dump(table["source"])}', f'"languages": {dump(table["languages"])}',
-             '"spelled": {\n' + ",\n".join(f"{dump(k)}: {dump(v)}" for k, v in table["spelled"].items()) + "\n}",
-             '"cldr": {\n' + ",\n".join(f"{dump(k)}: {dump(v)}" for k, v in table["cldr"].items()) + "\n}"]
-    CLDR_COUNTS.write_text("{\n" + ",\n".join(parts) + "\n}\n", encoding="utf-8")
-
-
-def _read_cldr(language: str) -> tuple[set[tuple[str, ...]], set[str], set[str]]:
-    """Babel's CLDR words for one language, as _cldr gives them. An entry CLDR writes as an alias of another is read
-    where it is written."""
-    from babel.localedata import exists, load
-    if not exists(language):
-        return set(), set(), set()
-    data = load(language)
-    units: set[tuple[str, ...]] = set()
-    ends: set[str] = set()
-    for lengths in data["unit_patterns"].values():
-        for forms in (f for d in _written(lengths) for length in d.values() for f in _written(length)):
-            tails = {k: _tail(v) for k, v in forms.items() if k != "per" and isinstance(v, str) and "{0}" in v}
-            units |= {tuple(t.split()) for t in tails.values() if t}
-            one, other = tails.get("one", ""), tails.get("other", "")
-            stem = len(os.path.commonprefix([one, other]))
-            if one and one != other and stem >= _STEM and other[stem:].isalpha():
-                ends.add(other[stem:])
-    months = {name.casefold().strip(".") for names in _written(data["months"]["format"])
-              for width in ("wide", "abbreviated") for d in _written(names.get(width)) for name in d.values()}
-    return units, months, ends
-
-
-def _written(value: Any) -> list[dict]:
-    """The entries Babel's raw CLDR data writes at a place: a dict, or the dicts beside an alias (`(Alias, {...})`)."""
-    return [value] if isinstance(value, dict) else [v for v in value if isinstance(v, dict)] \
-        if isinstance(value, tuple) else []
-
-
-def _tail(pattern: str) -> str:
-    """What a unit pattern writes after its number ("{0} minutes": "minutes"), spaces of any kind as one."""
-    return " ".join(pattern.replace("{0}", " ").split()).casefold()

@@ -261,15 +261,16 @@ def a_name(word: str) -> bool:
         and sum(c.isalnum() for c in word) >= _DISTINCT
 
 
-def beyond_asked(m: Memory, a: GuardedCall) -> bool:
-    """Has the call `a` run more often, in this user turn, than the user's latest message asked for? The tool's
-    other calls in the turn take their share of the count (three emails to three customers are the three asked),
-    not those reading what it created (the jobs listed after each create of the three asked)."""
+def beyond_asked(m: Memory, a: GuardedCall, made: bool = False) -> bool:
+    """Has the call `a` run more often, in this user turn, than the user's latest message asked for (`made`: each
+    run made a new thing, counts.asked)? The tool's other calls in the turn take their share of the count (three
+    emails to three customers are the three asked), not those reading what it created (the jobs listed after each
+    create of the three asked)."""
     # `a` itself counts, whether it ran (in the attempts) or is being judged before it runs
     turn = [x for x in m.attempts[:a.index] if x.call.name == a.call.name and x.heard == a.heard] + [a]
     minted = minted_by(m, a)  # a call reading what `a` created (its job listed) is no other unit of the count
     others = len({x.action for x in turn if x.action != a.action and not _names_minted(x, minted)})
-    return sum(x.action == a.action for x in turn) > asked(m) - others
+    return sum(x.action == a.action for x in turn) > asked(m, made) - others
 
 
 def moved_by(was: Any, is_: Any, sent: set[float]) -> bool:

@@ -65,7 +65,7 @@ from . import feedback
 from .effects import ToolInfo
 from .feedback import Detection
 from .counts import asked
-from .answered import minted_a_thing, reads_what_it_names
+from .answered import each_made, minted_a_thing, reads_what_it_names
 from .own import beyond_asked, learned_elsewhere, minted_only, only_own_news, same_acknowledgement
 from .state import Detector, GuardedCall, Memory
 from .waits import a_wait, awaiting, honoured_retry, not_yet, reads_a_state, retrying, spaced, waits_first  # noqa: F401  (honoured_retry re-exported: answers.py reads it here)
@@ -169,7 +169,8 @@ def counted(m: Memory, a: GuardedCall, last: GuardedCall) -> bool:
     write: three exports started, a flaky test run three times and passing alike. Not a run beyond the count, nor a
     run sent again after another act of the agent's (`python3 life.py` after each `pip install numpy`, the user
     having asked for 5 generations): that is a retry of what the act between was meant to fix."""
-    return last.index == a.index - 1 and asked(m) > 1 and not beyond_asked(m, a)
+    made = each_made(m, a)  # the count may name the things made past an adjective: "create 3 new tickets"
+    return last.index == a.index - 1 and asked(m, made) > 1 and not beyond_asked(m, a, made)
 
 
 def _failed_alike(m: Memory, runs: list[GuardedCall]) -> bool:
