@@ -136,7 +136,8 @@ def is_date_time(value: Any) -> bool:
 # "Too Many Requests handling", a subject, nor the phrase in an answer with no error flag: `states_transient`); gRPC's
 # UNAVAILABLE and DEADLINE_EXCEEDED; a Retry-After (RFC 9110 section 10.2.3) the failure carries as a member of
 # that name in any spelling (Discord's and Telegram's `retry_after`): the server says when it will pass; the APIs'
-# own fields: `retryable: true`, Slack's `ratelimited`, Anthropic's `rate_limit_error` and `overloaded_error`.
+# own fields: `retryable: true` (VMware Cloud on AWS's ErrorResponse), Slack's `ratelimited`, Anthropic's
+# `rate_limit_error` and `overloaded_error`.
 # **An HTTP status is a number IANA registers as one, under a member named for it as RFC 9110 names it, "status
 # code", in any spelling: a name whose last word is "status" or "code"** (`status`, `statusCode`, `http_status`,
 # Telegram's `error_code`); it must not read a number under any other name (`count: 429`, `id: 503`).
