@@ -62,6 +62,18 @@ def test_one_template_over_names_an_answer_listed_asks_one_question_per_name():
                           given)
 
 
+def test_one_template_over_several_names_each_given_asks_one_question_per_set_of_names():
+    """A table and its own column, both from a schema read before, fill two places of one query: another question;
+    one place filled with a name nobody gave makes it the same one."""
+    given = _given("compass_invoice,pagecount,int\nprivera_invoice,seiten,int\ncompass_invoice,importdate\n"
+                   "privera_invoice,importdatum")
+    q = "SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY {}) OVER () AS m FROM dbo.{} WHERE {} >= '2026-03-01'"
+    assert told_apart(_call({"query": q.format("PageCount", "Compass_Invoice", "ImportDate")}),
+                      _call({"query": q.format("Seiten", "Privera_Invoice", "Importdatum")}), given)
+    assert not told_apart(_call({"query": q.format("PageCount", "Compass_Invoice", "ImportDate")}),
+                          _call({"query": q.format("Seitenzahl", "Privera_Invoice", "Importdatum")}), given)
+
+
 def test_a_call_about_a_thing_an_earlier_answer_listed_asks_what_that_answer_made_askable():
     listing = _call({"sql": "SELECT table_name FROM information_schema.tables"}, "table_name orders payments")
     listing.ran = True

@@ -10,7 +10,7 @@ import pytest
 from reference.parts.guards.counts import asked_for
 from reference.parts.guards.own import minted_apart
 from reference.runs.runner import completed, evaluate, interventions
-from tests.helpers.chat_logs import flags
+from tests.helpers.chat_logs import flags, tool
 from tests.helpers.field_runs import run_field
 
 
@@ -48,6 +48,8 @@ def test_an_answer_new_only_by_what_the_call_minted_is_the_same_acknowledgement(
     ("Email sent successfully!", "Email sent successfully!"),  # nothing minted: the same answer, another rule's
     ({"balance": 10}, {"balance": 20}),  # a total moved, not named as an id
     ("Comment 12 of 40 posted", "Comment 13 of 40 posted"),  # a count in text, not labelled as an id
+    # the tip the last answer showed is where this one starts: the world moved on from what was seen
+    ("8a1d2c4..f02b7e9  main -> origin/main\nRebased.", "f02b7e9..61ac0d3  main -> origin/main\nRebased."),
 ])
 def test_what_the_world_showed_is_not_minted(was, is_):
     assert not minted_apart(was, is_)
@@ -108,3 +110,18 @@ def test_a_total_read_from_by_the_next_call_is_not_minted(tmp_path):
         steps.append(("read_rows", {"offset": total}, [{"order": f"W{total + k}", "amount": 10 + k} for k in range(3)]))
     user = "Load the orders table and summarise the new rows as they come."
     assert _judged(tmp_path, user, [load, read], steps) == []
+
+
+def test_a_sync_that_brings_the_world_on_from_where_the_last_one_left_it_runs_again(tmp_path):
+    """A push refused because others pushed, a rebase that brings their commits, twice: the second rebase's range
+    starts at the tip the first one brought, so it is the world moving on, not an acknowledgement sent again."""
+    shell = tool("Bash", "Executes a given bash command in a persistent shell session.", command="string")
+    refused = ("! [rejected]  b -> b (fetch first)\nerror: failed to push some refs\nhint: Updates were rejected "
+               "because the remote contains work that you do\nhint: not have locally.")
+    pull = {"command": "git pull --rebase origin b"}
+    steps = [("Bash", {"command": "git push origin b"}, refused),
+             ("Bash", pull, " * branch b -> FETCH_HEAD\n   8a1d2c4..f02b7e9  b -> origin/b\nSuccessfully rebased."),
+             ("Bash", {"command": "git push origin b"}, refused),
+             ("Bash", pull, " * branch b -> FETCH_HEAD\n   f02b7e9..61ac0d3  b -> origin/b\nSuccessfully rebased."),
+             ("Bash", {"command": "git push origin b"}, "   61ac0d3..b7d40e2  b -> b")]
+    assert flags(tmp_path, [shell], "Push the branch b.", steps) == []

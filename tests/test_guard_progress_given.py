@@ -44,3 +44,27 @@ def test_the_days_of_a_window_and_a_batch_sent_together_are_not_loops(loop, legi
     scenario, result = run_field(loop)
     failed = [c.detail for c in evaluate(scenario, result) if not c.ok]
     assert not failed and interventions(result)[0] == scenario.expect.stop_reason, (failed, interventions(result))
+
+
+def _guesses(tmp_path, user: str, names: list[str], answer: str):
+    from tests.helpers.chat_logs import flags, tool
+    read = tool("read_file", "Read a file from the workspace.", path="string")
+    return flags(tmp_path, [read], user, [("read_file", {"path": n}, answer.format(n)) for n in names])
+
+
+def test_the_same_sentence_around_each_made_up_name_is_no_progress(tmp_path):
+    """Paths guessed one after another, each answered by one sentence around the path sent: the answers say nothing
+    of their subjects, as empty answers do; the guard stops the fourth guess."""
+    names = [f"docs/adr/{n}-{s}.md" for n, s in [(365, "truncation"), (366, "tool-output"), (367, "limits"),
+                                                 (368, "size-cap"), (369, "result-size")]]
+    found = _guesses(tmp_path, "Which ADR decided that tool results are truncated?", names,
+                     "read_file: {} does not exist (paths are relative to the workspace root)")
+    assert [f[1] for f in found][:2] == ["intervene", "stop"] and found[1][0] == 7, found
+
+
+def test_the_same_sentence_around_each_name_the_user_listed_is_progress(tmp_path):
+    """Four files the user named, each answered alike around its own path: a checklist worked through."""
+    names = ["src/a1.py", "src/b2.py", "src/c3.py", "src/d4.py"]
+    found = _guesses(tmp_path, "Check that src/a1.py, src/b2.py, src/c3.py and src/d4.py all exist.", names,
+                     "read_file: {} exists (paths are relative to the workspace root)")
+    assert found == []

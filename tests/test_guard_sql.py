@@ -50,3 +50,16 @@ def test_a_statement_that_checks_before_it_acts_would_not_act_again(sql):
 def test_a_tool_whose_definition_says_nothing_writes_by_what_it_sends():
     info = ToolInfo(name="query_warehouse", description="Query the warehouse and return its rows.")
     assert info.writes_by({"query": CHANGES[0]}) and not info.writes_by({"query": NOT_CHANGES[0]})
+
+
+def test_a_tool_whose_definition_says_nothing_reads_when_it_sends_queries_alone():
+    """The last resort's words give way to the statement sent: a SELECT reads through `execute_sql`; a SELECT INTO
+    makes a table and English that opens "select ... from" is no query, so the tool's words still speak."""
+    info = ToolInfo(name="execute_sql", description="Execute an SQL query on the SQL Server")
+    assert info.writes_by({"sql": "SELECT 1"})  # reads no table: the words speak
+    assert not info.writes_by({"query": "SELECT DISTINCT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY Seiten) OVER () "
+                                        "AS m FROM dbo.Posteingang WHERE Importdatum >= '2026-03-01'"})
+    assert not info.writes_by({"query": "WITH r AS (SELECT id FROM runs) SELECT * FROM r JOIN jobs ON r.id = jobs.run"})
+    assert info.writes_by({"query": "SELECT * INTO archive_2025 FROM orders"})
+    assert info.writes_by({"query": "Select the cheapest flight from Paris to Rome"})
+    assert info.writes_by({"query": "SELECT name FROM users; DELETE FROM users WHERE id = 1"})

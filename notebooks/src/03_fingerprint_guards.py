@@ -459,7 +459,7 @@ plt.show()
 #   resource changed (409, 412, a new ETag); a new user message refreshes what reads knew. Whether a call
 #   may change state comes from its MCP annotations (with the spec's defaults for a missing hint:
 #   readOnlyHint false, openWorldHint true), else from the HTTP method it states, else, as a last resort,
-#   from its name; a definition that says nothing of its effects (a shell, a browser) is judged by what the
+#   from its name, unless the call sends SQL (a SELECT alone reads, an INSERT writes); a definition that says nothing of its effects (a shell, a browser) is judged by what the
 #   call answered: an acknowledgement (a success flag, the id it created) marks a write, which is never sent
 #   twice (one holding the id of a thing it made, whatever the tool's name says), and content marks a read, as does an answer giving only the state of the thing the call names
 #   (no new id, no number: a refund's status, whatever language the tool is named in); an answer new only

@@ -6,8 +6,9 @@ system prompt) wrote or that an earlier answer showed. Ten addresses from a mani
 tenants the user listed and the keys built from them, four files a search found: each is its own question,
 however alike the answers. What the agent spelled by itself (a respelled path, a reworded search, a cache-buster,
 a checklist sent along) is wording, and one question asked in other words is still one question. One template
-over given names is not wording either: two texts word for word the same but one word, on both sides a name the
-agent was given, ask about two things (a count per table of a schema an earlier answer listed), while a search
+over given names is not wording either: two texts word for word the same but names, each on both sides a name the
+agent was given, ask about two things (a count per table of a schema an earlier answer listed, each query with its
+table's own column), while a search
 that changes its words asks one question (legitimate: twelve tables counted, five counts of zero).
 
 A wait that grows is not a respelling either: calls that differ only by numbers, each at least the one before
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Any, Optional
 
 from ...core.canonical import clean_text
@@ -126,19 +128,18 @@ def told_apart(x: GuardedCall, a: GuardedCall, given: Given) -> bool:
 
 
 def _slot_filled(u: str, v: str, given: Given) -> bool:
-    """Are two texts one template with one name put in its place: word for word the same but one run of words, on
+    """Are two texts one template with names put in its places: word for word the same but runs of words, each on
     both sides a name the agent was given as written (`... FROM raw.accounts ...`, `... FROM raw.ad_clicks ...`, an
-    earlier answer having listed both tables; `-chdir=envs/dev-eu` and `-chdir=envs/prod-us`, a listing having shown
-    both directories)? A reworded search changes its words, not one name."""
+    earlier answer having listed both tables; a table and its column, both from a schema read before;
+    `-chdir=envs/dev-eu` and `-chdir=envs/prod-us`, a listing having shown both directories)? A reworded search
+    changes its words, not names."""
     was, now = _WORD.findall(clean_text(u).casefold()), _WORD.findall(clean_text(v).casefold())
-    head = 0
-    while head < min(len(was), len(now)) and was[head] == now[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(was), len(now)) - head and was[-1 - tail] == now[-1 - tail]:
-        tail += 1
-    spans = (was[head:len(was) - tail], now[head:len(now) - tail])
-    return all(span and _names(set(span)) and _given_whole(span, given) for span in spans)
+    runs = [r[1:] for r in SequenceMatcher(None, was, now, False).get_opcodes() if r[0] != "equal"]
+    if not runs:
+        return False
+    spans = [(was[i:j], now[k:n]) for i, j, k, n in [(runs[0][0], runs[-1][1], runs[0][2], runs[-1][3]), *runs]]
+    named = [all(x and _names(set(x)) and _given_whole(x, given) for x in span) for span in spans]
+    return named[0] or all(named[1:])  # the texts between the first and the last change, or each run changed
 
 
 def _given_whole(span: list[str], given: Given) -> bool:

@@ -10,10 +10,12 @@ idempotent write, or a deterministic failure on argument after argument (guessin
 from __future__ import annotations
 
 from typing import Any, Optional
+import re
 
 from ...core.messages import ToolCall, ToolMessage
 from ...core.toolresult import read_body
 from .arguments import argument_leaves, subject_of, without_echoes
+from .asking import given_before, told_apart
 from .effects import resource_changed
 from .failures import alike, failure, moved_alone as moved_alone_failing, without
 from .metadata import is_moment_name, moved_alone, positions
@@ -88,12 +90,14 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
             declared |= own
             a.result, values = reader.read(ok, content, declared, ok, owned | by_form)
     a.failed, a.empty = not ok, not values or found_nothing(content)
+    # one sentence around each made-up name says as little of it as an empty answer (compared, it is still an answer)
+    said = not a.empty and not (ok and not a.writes and _templated(m, a, content))
     a.lists = ok and _lists(content)
     a.to_come = ok and still_to_come(content, is_moment_name)
     a.silent = ok and content in (None, "")
     a.blank = ok and says_nothing(content)
     a.reports = ok and reports(content)
-    values = set() if a.empty else values  # zeros that say "nothing found" are no news
+    values = values if said else set()  # zeros that say "nothing found" are no news
     body = None if ok else (read_body(result.content) or {"message": result.content})  # plain-text errors too
     a.transient = transient(body)  # passes by itself: sent again, it is a retry (responses.py)
     a.unsettled = a.writes and timed_out(body)  # it may have acted: a read after it checks (state.py)
@@ -120,7 +124,7 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
     if ok:
         if before is not None:  # the same call, asked again: did its answer move? (metadata aside)
             (m.changing.add if before != a.result else m.changing.discard)(a.action)
-        if not a.empty or took:  # an answer about a new subject, or a write that took, is news
+        if said or took:  # an answer about a new subject, or a write that took, is news
             fresh.add(f"asked {a.subject}" if not a.writes else f"wrote {a.action} {m.epoch}")
         if took:  # it may have changed what every read would say
             m.epoch += 1
@@ -229,6 +233,25 @@ def _failed_alike(m: Memory, a: GuardedCall) -> None:
 def _word(x: Any, path: str) -> str:
     """The word a failure's member said."""
     return next(part[0] for p, part in x.said if p == path)
+
+
+_WORDS = re.compile(r"\w+")
+
+
+def _templated(m: Memory, a: GuardedCall, content: Any) -> bool:
+    """Does the read `a` get, the words either call sent left out, word for word the answer its tool gave the call
+    before it, about another subject the agent was not given (`<path> does not exist` for one guessed path, then for
+    the next)? The answer says nothing of its own subject, as an empty one does. Not two things the user listed or
+    an answer showed, each answered alike (four products the user named, all in stock: asking.py)."""
+    last = next((x for x in reversed(m.attempts[:a.index]) if x.ran and x.call.name == a.call.name), None)
+    if last is None or last.failed or last.action == a.action or not isinstance(content, str) \
+            or not isinstance(last.content, str):  # a structured record holding the call's id is the thing found
+        return False
+    sent = {w for x in (last, a) for _, v in argument_leaves(x.arguments) for w in _WORDS.findall(str(v).casefold())}
+    was, now = ([w for w in _WORDS.findall(str(c).casefold()) if w not in sent] for c in (last.content, content))
+    # answers alike word for word, quoting nothing of their calls, are the same answer (answers.py), not a template
+    return bool(now) and was == now and (a.echoed or last.content != content) \
+        and not told_apart(last, a, given_before(m, a))
 
 
 def _last_content(m: Memory, a: GuardedCall) -> Any:

@@ -27,7 +27,9 @@ Where only the last resort speaks, a call may change state whatever its tool's n
 data-change or schema statement (ISO/IEC 9075: INSERT INTO, UPDATE ... SET, DELETE FROM, MERGE INTO, CREATE,
 ALTER or DROP of a table, view or index, TRUNCATE): an INSERT through a tool named `query` writes, and such a
 call acts again each time it is sent. A tool whose annotations say it only reads keeps its word (a read-only
-transaction refuses the statement), and a search for the words "update on the project" sends no statement.
+transaction refuses the statement), and a search for the words "update on the project" sends no statement. The
+other way, a call that sends SQL queries and no change statement reads (ISO/IEC 9075: a SELECT reading a table, none
+with INTO) whatever its tool's name: `execute_sql` sent a SELECT; it must not read a SELECT ... INTO, which makes a table.
 
 The scenario format's `volatile` flag overrides all three for the kit's own scenarios: true says the
 answer moves by itself (a queue length), false that it never does.
@@ -48,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .responses import names_a_status
-from .sql import changes_data
+from .sql import changes_data, only_queries
 
 MCP_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
@@ -95,8 +97,10 @@ class ToolInfo:
 
     def writes_by(self, arguments: Any) -> bool:
         """May this call change state: the definition says so, or, where only the last resort speaks, it sends an
-        SQL data-change or schema statement (`sends_sql_change`)?"""
-        return self.writes or (self.unknown and sends_sql_change(arguments))
+        SQL data-change or schema statement (`sends_sql_change`), or sends more than SQL queries alone?"""
+        if self.unknown and sends_sql_change(arguments):
+            return True
+        return self.writes and not (self.unknown and _texts(arguments, only_queries))
 
     def idempotent_by(self, writes: bool) -> bool:
         """Has a second identical call no effect beyond the first's, given whether the call may change state? A
@@ -135,6 +139,13 @@ class ToolInfo:
     def _hint(self, name: str) -> Any:
         value = (self.annotations or {}).get(name)
         return MCP_DEFAULTS[name] if value is None else value
+
+
+def _texts(arguments: Any, test: Any) -> bool:
+    """Does one of the call's texts, at any depth, pass `test`?"""
+    if isinstance(arguments, dict):
+        return any(_texts(v, test) for v in arguments.values())
+    return any(_texts(v, test) for v in arguments) if isinstance(arguments, list) else test(arguments)
 
 
 def sends_sql_change(arguments: Any) -> bool:

@@ -16,7 +16,8 @@ adds what it adds each time, and the moved total is its own doing, not news.
 
 An answer to an identical call of unknown effect that repeats its last answer but for what the call minted (a
 member named as an id, an RFC 3339 creation time, or in text a name of letters and digits new to this answer:
-a certificate number, a temporary branch) is the same acknowledgement: the call acted, and acts again when sent
+a certificate number, a temporary branch, never a name the last answer held: a range starting at the tip the last
+pull brought shows the world moving on) is the same acknowledgement: the call acted, and acts again when sent
 again with nothing new in between; as many runs as the user asked for are no duplicate (three runs of a job the
 user asked for three of, each given its own generated name, the jobs listed after each), nor is a run after a read
 that showed something new and none of what the call made (a comment list without the first reply). In text, a value the answer labels as an id (`{'id':
@@ -51,6 +52,7 @@ from .words import words as words_of
 _DISTINCT = 3
 _WORD = re.compile(r"[\w./:@-]+")
 _NUMERAL = re.compile(r"[-+]?[\d.,]+")
+_PART = re.compile(r"[^./:@-]+")  # a word's parts, as its own punctuation joins them
 _UUID = re.compile(r"(urn:uuid:)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")  # RFC 9562, folded
 
 
@@ -225,7 +227,7 @@ def minted_apart(was: Any, is_: Any, named: frozenset[str] = frozenset()) -> boo
         held = set(old)
         for i, (w, v) in enumerate(zip(old, new)):
             if w != v:
-                if v in held or not (a_name(v) or _labelled_id(old, i) or w.strip("./:@-") in named):
+                if v in held or _moved_on(w, v, held) or not (a_name(v) or _labelled_id(old, i) or w.strip("./:@-") in named):
                     return False
                 minted.append(True)
         return True
@@ -245,6 +247,13 @@ def id_member(key: str) -> bool:
     """Does a member's name say it holds an id (JSON:API's `id`, JSON-LD's `@id`, `email_id`, `branchId`, `uuid`)?"""
     return key.casefold() in ("id", "@id", "uuid") or key.casefold().endswith(("_id", "-id")) \
         or (key.endswith("Id") and key[:-2][-1:].islower())
+
+
+def _moved_on(was: str, now: str, held: set[str]) -> bool:
+    """Does a word put in a changed part a name the earlier answer held (`8a1d2c4..f02b7e9`, then `f02b7e9..61ac0d3`:
+    the tip the last pull brought is where this one starts)? It moved on from what was seen: nothing minted."""
+    old, new, seen = _PART.findall(was), _PART.findall(now), {p for w in held for p in _PART.findall(w)}
+    return any(a_name(p) and p in seen for i, p in enumerate(new) if i >= len(old) or p != old[i])
 
 
 def _labelled_id(words: list[str], i: int) -> bool:

@@ -9,8 +9,9 @@ answer to the same call (polling) is new, flag or no flag. A step whose calls on
 says nothing either way (the executor retries those). A read
 about a thing the agent was given and had not asked about (a value the user or an earlier answer named, which
 tells it apart from every earlier call of its tool: asking.py) is news even when its answer is empty, a checklist
-worked through; names the agent made up, each answering empty, are still no progress. Legitimate: nine
-repositories the user listed, each answering an empty list. The call whose answer listed a thing is not asked
+worked through; names the agent made up, each answering empty, are still no progress, and so are names the agent
+made up each answered in text by the sentence its tool gave the one before, the words either call sent aside
+(`<path> does not exist`, books.py). Legitimate: nine repositories the user listed, each answering an empty list. The call whose answer listed a thing is not asked
 again by a call about that thing (a listing of tables, then a count of one of them). A call asked before is asked
 before however many calls ago: a batch of six reads reissued whole asks nothing new (legitimate: six incidents
 the user listed, read in two batches). A new user message is a new question: the steps before it do not count

@@ -41,6 +41,34 @@ def _changes(text: str) -> bool:
     return False
 
 
+# What may follow a query's table reference in ISO/IEC 9075's grammar: its later clauses, a join, a set operator
+# (LIMIT, the dialects'), so "select the cheapest flight from Paris to Rome" is English, not a query.
+_AFTER_FROM = {"WHERE", "GROUP BY", "HAVING", "WINDOW", "ORDER BY", "OFFSET", "FETCH", "LIMIT", "UNION", "EXCEPT",
+               "INTERSECT", "JOIN", "INNER JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "CROSS JOIN", "ON", ",", ")", ";"}
+
+
+def only_queries(text: str) -> bool:
+    """Does the text hold SQL queries and nothing else: each statement a SELECT (or a CTE before one) that reads a
+    table (`SELECT ... FROM t [WHERE ...]`), none with INTO (which makes a table)? Legitimate: plain English that
+    begins "select ... from" and goes on in words is not a query."""
+    if not isinstance(text, str) or len(text) > _LONGEST or not re.search(r"\bselect\b", text, re.IGNORECASE):
+        return False
+    statements = [s for s in sqlparse.parse(text) if str(s).strip(" \n\t;")]
+    return bool(statements) and all(_reads_a_table(s) for s in statements)
+
+
+def _reads_a_table(statement) -> bool:
+    flat = [t for t in statement.flatten() if not t.is_whitespace and t.ttype not in T.Comment]
+    if statement.get_type() != "SELECT" or any(t.normalized == "INTO" for t in flat):
+        return False
+    froms = [i for i, t in enumerate(flat) if t.ttype in T.Keyword and t.normalized == "FROM"]
+    for i in froms:
+        after = _after_name(flat[i + 1:], alias=True)
+        if not (after is None or after.normalized in _AFTER_FROM or after.value == "("):
+            return False
+    return bool(froms)
+
+
 def _words(statement) -> list:
     """The statement's tokens, comments and white space left out, from its verb on (a CTE before it is a query)."""
     flat = [t for t in statement.flatten() if not t.is_whitespace and t.ttype not in T.Comment]
