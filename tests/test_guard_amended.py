@@ -105,6 +105,14 @@ def test_a_second_thing_worded_apart_from_the_first_runs_in_any_language(user_tu
     assert _flagged(_ticket(user_turn, narrower)) == []
 
 
+def test_a_copy_that_fills_a_field_the_first_left_out_is_caught_though_its_subject_grew():
+    """The incident opened again with "(EU only)" in its title and the user's update as the body it had none of."""
+    scenario = _ticket("Update: it's only EU traffic, US looks fine.",
+                       {"subject": "500 error on the Renew passport page (EU only)", "comment": "EU traffic only."})
+    del scenario["model"]["script"][0]["call"]["args"]["comment"]
+    assert _flagged(scenario)[:1] == ["repeated_call"]
+
+
 def test_a_copy_worded_apart_after_the_user_named_what_the_first_made_is_caught():
     """The user points at the ticket by the id its answer gave: a copy of it, reworded, is the ticket again."""
     narrower = {"subject": "500 error on the Renew passport page (Firefox 133)",
@@ -123,9 +131,9 @@ def test_the_tools_change_what_was_made_when_another_writes_parameter_takes_a_va
 
 
 def test_no_edit_takes_what_was_made_when_no_parameter_takes_a_value_its_answer_gave():
-    """The comment tool takes a pull request's number; the ticket's answer gave no number: nothing edits it."""
-    scenario = _ticket("It happens in Firefox 133 too.", GROWN, "add_pr_comment", "pull_number",
-                       {"ticket": {"ref": "T-88412"}})
+    """The comment tool takes a pull request's number; the ticket's answer gave an id and no number: nothing edits
+    the ticket, so making it again is the only way to amend it."""
+    scenario = _ticket("It happens in Firefox 133 too.", GROWN, "add_pr_comment", "pull_number")
     assert _flagged(scenario) == []
 
 

@@ -2,27 +2,29 @@
 booking), and the same write sent in a later user turn with every value of the first kept and only words added (the
 detail the user gave since, a field it left out) makes a second thing where the user meant the first one to change.
 
-**A write that made a thing, sent again in a later user turn with only words added, keeping a wording of the first
-whole (its subject) or after the user named what the first made (its id), makes a second thing where the tools
-offer a write that takes what the first made**: it must not fire on a second thing told apart from the first in
-every wording the first sent (a narrower bug whose title and body both hold the first's and add "in Safari"), whatever
-words the user asked for it in ("File another bug", "Abre otra incidencia", "noch einen Ticket"), nor where nothing
-edits what the tool made (an email sent again with the line the user asked to add: sending again is the only way to
-amend it).
+**A write that made a thing, sent again in a later user turn with only words added, makes the first thing again
+where it keeps a wording of the first whole (its subject), fills a field the first left out, or follows the user
+naming what the first made (its id), and another write takes what the first made**: it must not fire on a second
+thing worded apart from the first in the same fields (a narrower bug whose title and body both hold the first's and
+add "in Safari"), whatever words the user asked for it in ("File another bug", "Abre otra incidencia", "noch ein
+Ticket"), nor where nothing edits what the tool made (an email sent again with the line the user asked to add:
+sending again is the only way to amend it).
 
-Made a thing: the write ran, did not fail, and its answer holds a value that names a thing (sent_back.identities: one
-a later call sent back, one another tool's parameter takes, at first sight a member named as an id) that nothing
-before it showed and it did not send (an update names the id of what it changes). Only words added: in every
-argument in which the two calls differ, the first's words are all among the second's (a comment grown by "Browser:
-Firefox 133", creative ids added to the same booking), and no value apart was given to tell them apart (asking.py).
-What the user asked for is read without words of any language: a user who adds a detail gives the detail, and the
-agent that puts it on a copy of the first thing keeps the first's subject as it was; a thing of its own is given a
-wording of its own. The tools can change the thing in place when another write's parameter takes a value the first
-answered (`ticket_id` the ticket's `id`, GitHub's `issue_number` the issue's `number`: sent_back.taken_back).
-Nothing between was news but the write's own effect (own.py), and the user's latest message asked for fewer runs.
-It must not fire either on a second thing the user asked for in the later turn (a ticket for another page), on a
-write told apart by a value the user gave (the same reminder to another channel), nor on a write whose answer named
-no new thing (a file written again with the section the user asked for: a write in place changes its thing).
+What the user meant is read without words of any language. A user who adds a detail gives the detail, and an agent
+that puts it on a copy of the first thing keeps the first's subject as it was, or puts the detail where the first had
+nothing (the body an incident was opened without); a thing of its own is worded apart in the fields the first had.
+A user who names the first thing by the id its answer gave points at it. Only words added: in every argument in
+which the two calls differ, the first's words are all among the second's (a comment grown by "Browser: Firefox
+133", creative ids added to the same booking), and no value apart was given to tell them apart (asking.py). Made a
+thing: the write ran, did not fail, and its answer holds a value that names a thing (sent_back.identities: one a
+later call sent back, one another tool's parameter takes, at first sight a member named as an id) that nothing
+before it showed and it did not send (an update names the id of what it changes). Another write takes it when one
+of its parameters takes a value the first answered (`ticket_id` the ticket's `id`, GitHub's `issue_number` the
+issue's `number`: sent_back.taken_back). Nothing between was news but the write's own effect (own.py), and the
+user's latest message asked for fewer runs. It must not fire either on a second thing the user asked for in the
+later turn (a ticket for another page: not the first's grown), on a write told apart by a value the user gave (the
+same reminder to another channel), nor on a write whose answer named no new thing (a file written again with the
+section the user asked for: a write in place changes its thing).
 """
 from __future__ import annotations
 
@@ -40,24 +42,23 @@ from .state import Detector, GuardedCall, Memory, identifiers
 from .words import words
 
 LEGITIMATE = """
-name: second-ticket-for-another-page-in-a-later-turn
-title: A ticket opened, then, in the user's next turn, another ticket for another page, by the same requester
-user: "The renew passport page shows a 500 error when I click Continue. My email is sam.k@example.org"
-user_turns: ["The login page times out too. Open a ticket for that as well."]
+name: second-issue-asked-for-in-spanish
+title: An issue opened; in the user's next turn, in Spanish, another, narrower issue asked for, its title and body the first's and more
+user: "El botón Guardar del editor no responde. Abre una incidencia, por favor."
+user_turns: ["Abre otra incidencia aparte: en Safari tampoco responde el botón Guardar."]
 tools:
-  - {name: create_ticket, description: Create a support ticket., parameters: {type: object, properties:
-     {subject: {type: string}, comment: {type: string}, requester_email: {type: string}}}, rules: [{results:
-     [{data: {ticket: {id: 88412, status: new}}}, {data: {ticket: {id: 88419, status: new}}}]}]}
-  - {name: update_ticket, description: Add a comment to a ticket., parameters: {type: object, properties:
-     {ticket_id: {type: integer}, comment: {type: string}}}, rules: [{result: {data: {ticket: {id: 88412}}}}]}
+  - {name: create_issue, description: Create an issue., parameters: {type: object, properties:
+     {title: {type: string}, body: {type: string}}}, rules: [{results:
+     [{data: {issue: {id: 5101, state: open}}}, {data: {issue: {id: 5102, state: open}}}]}]}
+  - {name: update_issue, description: Edit an issue., parameters: {type: object, properties:
+     {issue_id: {type: integer}, body: {type: string}}}, rules: [{result: {data: {issue: {id: 5101}}}}]}
 model:
   script:
-    - call: {tool: create_ticket, args: {subject: 500 error on the Renew passport page, comment: HTTP 500 after
-             clicking Continue on the Renew passport page., requester_email: sam.k@example.org}}
-    - answer: Logged as ticket 88412.
-    - call: {tool: create_ticket, args: {subject: Login page times out, comment: The login page times out.,
-             requester_email: sam.k@example.org}}
-    - answer: Logged as ticket 88419.
+    - call: {tool: create_issue, args: {title: Botón Guardar sin respuesta, body: Al pulsar Guardar en el editor no pasa nada.}}
+    - answer: Incidencia 5101 abierta.
+    - call: {tool: create_issue, args: {title: Botón Guardar sin respuesta en Safari,
+             body: Al pulsar Guardar en el editor no pasa nada en Safari.}}
+    - answer: Incidencia 5102 abierta.
 expect: {completable: true, stop_reason: completed, oracle_model_calls: 4}
 """
 
@@ -79,7 +80,7 @@ class AmendedAsNew(Detector):
         given = given_before(m, a) if made else None
         said = m.read.user_texts[-1] if m.read.user_texts else ""
         same = [x for x in made if given is not None and not told_apart(x, a, given)
-                and (_kept_wording(x, a) or _points_at(m, x, said))
+                and (_kept_wording(x, a) or _fills_left_out(x, a) or _points_at(m, x, said))
                 and (not m.news_between(x, a) or only_own_news(m, x, a) or _found_nothing_between(m, x, a))]
         if not same or len(same) + 1 <= asked(m):
             return None
@@ -97,6 +98,12 @@ def _kept_wording(x: GuardedCall, a: GuardedCall) -> bool:
     grown by a detail keeps the first's subject; a thing of its own is worded apart."""
     kept = set(argument_leaves(a.arguments))
     return any(isinstance(v, str) and _a_wording(v) and (k, v) in kept for k, v in argument_leaves(x.arguments))
+
+
+def _fills_left_out(x: GuardedCall, a: GuardedCall) -> bool:
+    """Does `a` send an argument `x` left out (a body where the first incident had none)? The detail then goes where
+    the first thing had nothing: the first, completed."""
+    return any(not u and v for u, v in differences(x, a))
 
 
 def _a_wording(text: str) -> bool:
