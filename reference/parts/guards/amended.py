@@ -43,7 +43,7 @@ from .words import words
 
 LEGITIMATE = """
 name: second-issue-asked-for-in-spanish
-title: An issue opened; in the user's next turn, in Spanish, another, narrower issue asked for, its title and body the first's and more
+title: An issue opened; in the user's next turn, in Spanish, another, narrower issue: its title and body grown
 user: "El botón Guardar del editor no responde. Abre una incidencia, por favor."
 user_turns: ["Abre otra incidencia aparte: en Safari tampoco responde el botón Guardar."]
 tools:
@@ -54,7 +54,8 @@ tools:
      {issue_id: {type: integer}, body: {type: string}}}, rules: [{result: {data: {issue: {id: 5101}}}}]}
 model:
   script:
-    - call: {tool: create_issue, args: {title: Botón Guardar sin respuesta, body: Al pulsar Guardar en el editor no pasa nada.}}
+    - call: {tool: create_issue, args: {title: Botón Guardar sin respuesta,
+             body: Al pulsar Guardar en el editor no pasa nada.}}
     - answer: Incidencia 5101 abierta.
     - call: {tool: create_issue, args: {title: Botón Guardar sin respuesta en Safari,
              body: Al pulsar Guardar en el editor no pasa nada en Safari.}}

@@ -206,7 +206,8 @@ def minted_apart(was: Any, is_: Any, named: frozenset[str] = frozenset()) -> boo
     RFC 3339 date-time, or in text a word of letters and digits together that the first answer did not hold
     (`job.batch/loadtest-9mdqw`, a UUID) or a value the text labels as an id (`{'id': 31877152210}`: a Python repr,
     not JSON), or a value of the first answer that names the thing (`named`, sent_back.py: a message's `ts` read
-    back by it, an issue's `number` another tool's `issue_number` takes)? A count, a measure or a clock in text moved is news, not minted."""
+    back by it, an issue's `number` another tool's `issue_number` takes)? A count, a measure or a clock in text
+    moved is news, not minted."""
     minted: list[bool] = []
 
     def alike(was: Any, is_: Any, key: str) -> bool:
