@@ -43,7 +43,7 @@ from .words import words
 
 LEGITIMATE = """
 name: second-issue-asked-for-in-spanish
-title: An issue opened; in the user's next turn, in Spanish, another, narrower issue: its title and body grown
+title: An issue opened; in the user's next turn, in Spanish, another, narrower issue, its title and body grown
 user: "El botón Guardar del editor no responde. Abre una incidencia, por favor."
 user_turns: ["Abre otra incidencia aparte: en Safari tampoco responde el botón Guardar."]
 tools:
