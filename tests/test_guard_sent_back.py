@@ -64,5 +64,6 @@ def test_a_name_is_read_by_its_words_whatever_joins_them():
     assert name_words("issue_number") == name_words("issueNumber") == name_words("IssueNumber") \
         == name_words("issue-number") == ("issue", "number")
     assert name_words("TicketID") == ("ticket", "id")
+    assert name_words("númeroIncidencia") == name_words("número_incidencia") == ("número", "incidencia")
     assert all(map(id_member, ["id", "@id", "uuid", "ticket_id", "branchId", "TicketID", "sys_id"]))
     assert not any(map(id_member, ["valid", "paid", "number", "key", "ts", "uid", "android"]))

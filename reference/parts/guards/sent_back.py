@@ -40,15 +40,25 @@ def sent_back(m: Memory, x: GuardedCall, until: Optional[GuardedCall] = None) ->
     return frozenset((leaves | words) & sent - {str(v) for _, v in argument_leaves(x.arguments)})
 
 
-# A name's words: a run of capitals before another capital and its small letters (`ID` of `TicketID`), a capital
-# and its small letters, a run of other letters, a run of digits.
-_NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+|[^\W\d_A-Za-z]+")
+_RUN = re.compile(r"[^\W_]+")  # letters and digits, in any script: what `_`, `-`, `.`, `@` and spaces join
 
 
 def name_words(name: str) -> tuple[str, ...]:
     """A member's or a parameter's name as its words, case aside, whatever joins them: `issue_number`,
-    `issueNumber`, `IssueNumber` and `issue-number` are (issue, number); `TicketID` is (ticket, id)."""
-    return tuple(w.casefold() for w in _NAME_WORD.findall(str(name)))
+    `issueNumber`, `IssueNumber` and `issue-number` are (issue, number); `TicketID` is (ticket, id); a word ends
+    where a capital follows a small letter, where a capital that a small letter follows ends a run of capitals, and
+    where letters meet digits (in any script that has case)."""
+    found: list[str] = []
+    for run in _RUN.findall(str(name)):
+        start = 0
+        for i in range(1, len(run)):
+            before, c, after = run[i - 1], run[i], run[i + 1:i + 2]
+            if (c.isupper() and (before.islower() or before.isdigit() or before.isupper() and after.islower())) \
+                    or (c.isdigit() != before.isdigit()):
+                found.append(run[start:i])
+                start = i
+        found.append(run[start:])
+    return tuple(w.casefold() for w in found)
 
 
 def id_member(key: str) -> bool:
