@@ -43,6 +43,16 @@ def test_a_value_another_tools_parameter_takes_names_the_thing_whatever_its_memb
     assert taken_back(_memory(CREATE, edit), made) == taken
 
 
+@pytest.mark.parametrize("answer", [
+    "Issue created: {'number': 4242, 'state': 'open', 'title': 'Save button does nothing'}",  # a Python repr
+    "Created issue number 4242 in acme/web.",
+])
+def test_a_value_in_text_is_taken_by_the_word_before_it_as_its_label(answer):
+    edit = _tool("add_issue_comment", ["issue_number", "body"], issue_number="integer", body="string")
+    made = _made("create_issue", {"owner": "acme", "repo": "web", "title": "Save button does nothing"}, answer)
+    assert taken_back(_memory(CREATE, edit), made) == {"4242"}
+
+
 def test_a_state_word_or_a_short_count_another_tool_takes_names_nothing():
     edit = _tool("set_issue", issue_number="integer", state="string", count="integer")
     made = _made("create_issue", {"title": "Save button"}, {"number": 4242, "state": "open", "count": 3})

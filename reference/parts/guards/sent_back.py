@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Optional
 
 from .arguments import argument_leaves
@@ -43,6 +44,7 @@ def sent_back(m: Memory, x: GuardedCall, until: Optional[GuardedCall] = None) ->
 _RUN = re.compile(r"[^\W_]+")  # letters and digits, in any script: what `_`, `-`, `.`, `@` and spaces join
 
 
+@lru_cache(maxsize=4096)
 def name_words(name: str) -> tuple[str, ...]:
     """A member's or a parameter's name as its words, case aside, whatever joins them: `issue_number`,
     `issueNumber`, `IssueNumber` and `issue-number` are (issue, number); `TicketID` is (ticket, id); a word ends
@@ -96,12 +98,16 @@ def _parameters(m: Memory, x: GuardedCall, edits: bool) -> list[tuple[tuple[str,
 
 
 def _members(value: object, key: str = "") -> list[tuple[str, object]]:
-    """(member name, value) of every scalar of an answer, at any depth."""
+    """(member name, value) of every scalar of an answer, at any depth, and in its texts each word under the word
+    before it as its label (`{'number': 4242}`, a Python repr; "issue number 4242")."""
     if isinstance(value, Mapping):
         return [leaf for k, v in value.items() for leaf in _members(v, str(k))]
     if isinstance(value, list):
         return [leaf for v in value for leaf in _members(v, key)]
-    return [(key, value)] if value is not None and not isinstance(value, bool) else []
+    if value is None or isinstance(value, bool):
+        return []
+    said = [w for w in (w.strip("./:@-") for w in _WORD.findall(value)) if w] if isinstance(value, str) else []
+    return [(key, value)] + [(label, w) for label, w in zip(said, said[1:]) if w != value]
 
 
 def taken_back(m: Memory, x: GuardedCall, edits: bool = False) -> frozenset[str]:
@@ -109,13 +115,31 @@ def taken_back(m: Memory, x: GuardedCall, edits: bool = False) -> frozenset[str]
     its schema: the parameter's name ends with the member's (`issue_number` takes GitHub's `number`, `ticket_id`
     an `id`, the `ts` of Slack's `chat.update` the `ts` a post answered) and its type admits the value. `edits`:
     only the parameters of the other writes."""
-    params = _parameters(m, x, edits)
-    found = set()
-    for key, v in _members(x.content):
-        words = name_words(key)
-        if words and _distinct(v) and any(p[len(p) - len(words):] == words and _takes(s, v) for p, s in params):
-            found.add(str(v))
-    return frozenset(found)
+    key = (id(m), x.index, edits)
+    kept = _TAKEN.get(key)
+    if kept is not None and kept[0] is x.content and kept[1] is m.tools:
+        return kept[2]  # an answer read once per call: the rules ask again at every later call
+    found = _taken_back(m, x, edits)
+    if len(_TAKEN) > 512:
+        _TAKEN.clear()
+    _TAKEN[key] = (x.content, m.tools, found)
+    return found
+
+
+# (the run's memory, the call's place, edits) -> (the answer, the tools, what they take of it); checked by identity
+_TAKEN: dict[tuple[int, int, bool], tuple[object, object, frozenset[str]]] = {}
+
+
+def _taken_back(m: Memory, x: GuardedCall, edits: bool) -> frozenset[str]:
+    ends: dict[tuple[str, ...], list[object]] = {}  # every ending of a parameter's name -> the schemas it ends
+    for p, schema in _parameters(m, x, edits):
+        for i in range(len(p)):
+            ends.setdefault(p[i:], []).append(schema)
+    if not ends or x.content is None:
+        return frozenset()
+    lasts = tuple({p[-1] for p in ends})  # a name that ends in none of these is no parameter's: read no further
+    return frozenset(str(v) for key, v in _members(x.content) if key.casefold().endswith(lasts)
+                     and any(_takes(s, v) for s in ends.get(name_words(key), ())) and _distinct(v))
 
 
 def _distinct(value: object) -> bool:
