@@ -1,9 +1,9 @@
 """What an answer gave to name a thing by, whatever its member is called.
 
 **A value of an answer names a thing when the tools take it back: a later call sent it back whole, as one of its
-arguments, or another tool's parameter takes it by its schema, its name ending with the member's and its type
-admitting the value (`issue_number` takes GitHub's `number`, `ticket_id` an `id`, Slack's `chat.update` the `ts`
-a post answered)**: it must not fire on a count read from (batches loaded, each read from the total the load
+arguments, or another tool's parameter takes it by its schema, its name ending with the member's (in text, the
+word before the value: `{'number': 4242}`, "issue number 4242") and its type admitting the value (`issue_number`
+takes GitHub's `number`, `ticket_id` an `id`, Slack's `chat.update` the `ts` a post answered)**: it must not fire on a count read from (batches loaded, each read from the total the load
 answered, show new rows, which is news the read brings whatever it was sent), nor on a state word or a short
 number another tool takes (`status: "open"`, a count of 3: too short to tell one thing from another).
 
