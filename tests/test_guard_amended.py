@@ -1,6 +1,6 @@
 """A thing made, then made again to amend it (reference/parts/guards/amended.py): a write whose answer named a new
-thing, sent in a later user turn with only words added and the first's subject kept (or after the user named what
-it made), makes a second thing where another write takes what the first made; a second thing worded apart, in
+thing, sent in a later user turn with only words added and the first's subject kept, a field the first left out
+filled, or after the user named what it made, makes a second thing where another write takes what the first made; a second thing worded apart, in
 whatever language the user asked for it, and a write in place that names no new thing, are left alone."""
 from __future__ import annotations
 

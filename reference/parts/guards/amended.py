@@ -67,8 +67,9 @@ _WORD = re.compile(r"\w+")
 
 
 class AmendedAsNew(Detector):
-    """A write that made a thing, sent again in a later user turn with all the first one's values and only words
-    added, makes a second thing where the user meant the first to change."""
+    """A write that made a thing, sent again in a later user turn with only words added, keeping the first's subject,
+    filling a field it left out or after the user named it, makes a second thing where the user meant the first to
+    change."""
 
     pattern = "repeated_call"
     legitimate = LEGITIMATE
