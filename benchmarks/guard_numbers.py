@@ -32,7 +32,7 @@ from tool_corpus_generate import generate  # noqa: E402
 from reference import catalogue  # noqa: E402
 from reference.diagnosis.logs import read_log  # noqa: E402
 from reference.diagnosis.shadow import judge  # noqa: E402
-from reference.parts.guards import amended, arguments, asking, counts, counts_table, own, repeats, resent, responses, thresholds, waits  # noqa: E402
+from reference.parts.guards import arguments, asking, counts, counts_table, own, repeats, resent, responses, thresholds, waits  # noqa: E402
 from reference.runs.runner import evaluate, run  # noqa: E402
 
 SETS = sorted(p.name for p in (ROOT / "tests" / "field").glob("cases*") if p.is_dir())
@@ -146,7 +146,6 @@ SWEEPS: dict[str, tuple[Any, Callable, list[Any]]] = {  # name: (value now, sett
     "counts._BETWEEN": (counts._BETWEEN, counts_global("_BETWEEN"), [0, 1, 2, 4]),
     "counts.SHORT": (counts.SHORT, counts_global("SHORT", tabled=True), [1, 2, 3, 4]),
     "counts._STEM": (counts._STEM, counts_global("_STEM", tabled=True), [1, 2, 3, 4, 5]),
-    "amended._KIND": (amended._KIND, global_in(amended, "_KIND"), [2, 3, 4, 5]),
 }
 
 

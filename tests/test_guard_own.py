@@ -7,8 +7,12 @@ from typing import Optional
 
 import pytest
 
+from reference.core.messages import ToolCall
 from reference.parts.guards.counts import asked_for
-from reference.parts.guards.own import minted_apart
+from reference.parts.guards.effects import ToolInfo
+from reference.parts.guards.own import minted_apart, same_acknowledgement
+from reference.parts.guards.state import GuardedCall, Memory
+from reference.parts.guards.thresholds import Thresholds
 from reference.runs.runner import completed, evaluate, interventions
 from tests.helpers.chat_logs import flags, tool
 from tests.helpers.field_runs import run_field
@@ -68,6 +72,25 @@ def test_a_value_a_later_call_sent_back_is_minted_whatever_it_is_labelled():
     assert minted_apart(was, is_, frozenset({"1712345678.123456"}))
     assert minted_apart({"number": 4242, "state": "open"}, {"number": 4243, "state": "open"}, frozenset({"4242"}))
     assert minted_apart({"@id": "urn:x:issue:4242"}, {"@id": "urn:x:issue:4243"})  # JSON-LD's identifier
+
+
+def test_a_number_another_tool_takes_is_minted_whatever_its_member_is_called():
+    """An issue's `number`, moved across two identical calls, is what the call made where a comment tool takes it as
+    its `issue_number`; with no tool taking it, it is a number that moved: news."""
+    def alike_but_minted(*tools: ToolInfo) -> bool:
+        m = Memory(tools={t.name: t for t in tools}, thresholds=Thresholds())
+        args = {"repo": "acme/web", "title": "Save button does nothing"}
+        calls = [GuardedCall(step=i + 1, call=ToolCall(f"c{i}", "issues"), action="issues", index=i, arguments=args,
+                             ran=True, writes=True, content={"number": n, "state": "open"})
+                 for i, n in enumerate((4242, 4243))]
+        m.attempts, m.by_action = calls, {"issues": calls}
+        return same_acknowledgement(calls[0], calls[1], m)
+
+    issues = ToolInfo("issues", {"type": "object", "properties": {"repo": {}, "title": {}}})
+    comment = ToolInfo("add_issue_comment", {"type": "object", "properties": {
+        "issue_number": {"type": "integer"}, "body": {"type": "string"}}})
+    assert alike_but_minted(issues, comment)
+    assert not alike_but_minted(issues)
 
 
 def _judged(tmp_path, user: str, tools: list[dict], steps: list[tuple[str, dict, object]]) -> list[tuple[int, str]]:

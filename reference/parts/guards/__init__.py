@@ -28,7 +28,7 @@
     failures.py     what kind of failure a call met: its standard codes and its words beyond the call's own
     state.py        what the guard remembers (Memory): each call, its state epoch, the transcript read so far
     quotes.py       what a user quotes: a code span, or a passage between any locale's quotation marks (CLDR)
-    sent_back.py    what an answer gave to name a thing by: a value of it a later call sent back whole
+    sent_back.py    what an answer gave to name a thing by: a value the tools take back (a later call, a parameter)
     detectors.py    the small pure functions the detectors share (counts, A-B-A-B windows, echo)
     thresholds.py   how much repetition passes, per intent
     feedback.py     what the model is told: evidence, options, the `loop_detected` body

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from .arguments import argument_leaves
-from .own import a_name, id_member, marks, minted_by
+from .own import a_name, marks, minted_by
+from .sent_back import id_member, taken_back
 from .state import GuardedCall, Memory
 from .words import words
 
@@ -38,13 +39,16 @@ def reads_what_it_names(x: GuardedCall) -> bool:
 
 def minted_a_thing(m: Memory, x: GuardedCall) -> bool:
     """Did the call `x` make a thing? It did when its answer acknowledges one record (no content and no list:
-    `responses.reports`), sends back nothing the call sent, and holds a member named as an id whose value no call
-    sent and no answer before it showed: a room assigned as `{"room": "214", "assignment_id": "as-77801"}`. Not a
+    `responses.reports`), sends back nothing the call sent, and holds a value that names a thing (one another tool's
+    parameter takes, sent_back.taken_back; at first sight, a member named as an id) that no call sent and no answer
+    before it showed: a room assigned as `{"room": "214", "assignment_id": "as-77801"}`. Not a
     search answering the ids of its hits (a list), nor a read of the thing the call names (its answer names it
     back) beside the ids of the records it relates to (a run's plan)."""
     if not (x.ran and not x.failed) or x.reports or x.echoed or _holds_list(x.content):
         return False
-    ids = set().union(*(marks(v) for k, v in argument_leaves(x.content) if id_member(str(k).rsplit(".", 1)[-1])))
+    named = taken_back(m, x)
+    ids = set().union(*(marks(v) for k, v in argument_leaves(x.content)
+                        if id_member(str(k).rsplit(".", 1)[-1]) or str(v) in named))
     return bool(ids - marks(x.arguments) - set().union(*(marks(y.content) for y in m.attempts[:x.index])))
 
 

@@ -15,7 +15,8 @@ an amount the call itself sends (a balance raised by the 2 GB asked for), is the
 adds what it adds each time, and the moved total is its own doing, not news.
 
 An answer to an identical call of unknown effect that repeats its last answer but for what the call minted (a
-member named as an id, an RFC 3339 creation time, or in text a name of letters and digits new to this answer:
+value that names a thing, sent_back.py: one another tool's parameter takes or a later call sent back, at first sight
+a member named as an id; an RFC 3339 creation time; or in text a name of letters and digits new to this answer:
 a certificate number, a temporary branch, never a name the last answer held: a range starting at the tip the last
 pull brought shows the world moving on) is the same acknowledgement: the call acted, and acts again when sent
 again with nothing new in between; as many runs as the user asked for are no duplicate (three runs of a job the
@@ -42,7 +43,7 @@ import re
 from typing import Any, Optional
 
 from .responses import is_date_time
-from .sent_back import sent_back
+from .sent_back import id_member, identities, sent_back, taken_back
 from .arguments import argument_leaves
 from .counts import asked
 from .state import GuardedCall, Memory, identifiers
@@ -74,14 +75,16 @@ def made_by(m: Memory, a: GuardedCall, reported_aside: bool = False) -> set[str]
     runs = [x for x in m.by_action.get(a.action, []) if x.ran and not x.failed]
     first = m.by_action[a.action][0].index if a.action in m.by_action else a.index
     earlier = set().union(*(marks(x.content) for x in m.attempts[:first]))
-    return marks(a.arguments).union(*((_made_in if reported_aside else marks)(x.content) for x in runs)) - earlier
+    return marks(a.arguments).union(*(_made_in(m, x) if reported_aside else marks(x.content) for x in runs)) - earlier
 
 
-def _made_in(answer: Any) -> set[str]:
-    """What an answer may have made: its distinctive values but the bare numbers it reports (a count of remaining
-    rows is a measure of the world, not a thing the call made), unless a member's name says the number is an id."""
-    ids = {str(v) for k, v in argument_leaves(answer) if id_member(str(k).rsplit(".", 1)[-1])}
-    return {w for w in marks(answer) if not _NUMERAL.fullmatch(w) or w in ids}
+def _made_in(m: Memory, x: GuardedCall) -> set[str]:
+    """What the answer of `x` may have made: its distinctive values but the bare numbers it reports (a count of
+    remaining rows is a measure of the world, not a thing the call made, even where a later call sends it back),
+    unless the number names a thing: another tool's parameter takes it (an issue's `number`), or, at first sight,
+    its member is named as an id."""
+    ids = taken_back(m, x) | {str(v) for k, v in argument_leaves(x.content) if id_member(k)}
+    return {w for w in marks(x.content) if not _NUMERAL.fullmatch(w) or w in ids}
 
 
 def minted_by(m: Memory, a: GuardedCall) -> set[str]:
@@ -195,7 +198,7 @@ def same_acknowledgement(before: GuardedCall, now: GuardedCall, m: Optional[Memo
     new and none of what it made (`m`: the run; a list without the first reply says it did not land)?"""
     if moved_by(before.content, now.content, amounts(now.arguments)):
         return True
-    named = sent_back(m, before, now) if m is not None else frozenset()
+    named = sent_back(m, before, now) | taken_back(m, before) if m is not None else frozenset()
     return minted_apart(before.content, now.content, named) \
         and (m is None or (beyond_asked(m, now) and not learned_elsewhere(m, before, now)))
 
@@ -204,8 +207,9 @@ def minted_apart(was: Any, is_: Any, named: frozenset[str] = frozenset()) -> boo
     """Are two answers alike but for values the second one minted, at least one: a member named as an id, an
     RFC 3339 date-time, or in text a word of letters and digits together that the first answer did not hold
     (`job.batch/loadtest-9mdqw`, a UUID) or a value the text labels as an id (`{'id': 31877152210}`: a Python repr,
-    not JSON), or a value of the first answer a later call sent back to name the thing by (`named`: a message's
-    `ts`, read back by it)? A count, a measure or a clock in text moved is news, not minted."""
+    not JSON), or a value of the first answer that names the thing (`named`, sent_back.py: a message's `ts` read
+    back by it, an issue's `number` another tool's `issue_number` takes)? A count, a measure or a clock in text
+    moved is news, not minted."""
     minted: list[bool] = []
 
     def alike(was: Any, is_: Any, key: str) -> bool:
@@ -235,18 +239,11 @@ def minted_apart(was: Any, is_: Any, named: frozenset[str] = frozenset()) -> boo
 
 
 def made_a_thing(m: Memory, x: GuardedCall) -> bool:
-    """Did the write `x` make a thing: does its answer hold an id (a member named as one, or a value a later call sent
-    back: sent_back.py) that nothing before it showed and it did not send (an update names the id it changes)?"""
-    back = sent_back(m, x)
-    ids = set().union(*(marks(v) for k, v in argument_leaves(x.content)
-                        if id_member(str(k).rsplit(".", 1)[-1]) or str(v) in back))
+    """Did the write `x` make a thing: does its answer hold a value that names one (sent_back.identities: a value a
+    later call sent back, one another tool's parameter takes, at first sight a member named as an id) that nothing
+    before it showed and it did not send (an update names the id it changes)?"""
+    ids = set().union(*(marks(v) for v in identities(m, x)))
     return bool(ids - marks(x.arguments) - set().union(*(marks(y.content) for y in m.attempts[:x.index])))
-
-
-def id_member(key: str) -> bool:
-    """Does a member's name say it holds an id (JSON:API's `id`, JSON-LD's `@id`, `email_id`, `branchId`, `uuid`)?"""
-    return key.casefold() in ("id", "@id", "uuid") or key.casefold().endswith(("_id", "-id")) \
-        or (key.endswith("Id") and key[:-2][-1:].islower())
 
 
 def _moved_on(was: str, now: str, held: set[str]) -> bool:

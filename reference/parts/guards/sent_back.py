@@ -1,19 +1,27 @@
-"""What an answer gave to name a thing by: a value of it that a later call sent back whole, as one of its arguments.
+"""What an answer gave to name a thing by, whatever its member is called.
 
-A member's name says it holds an id only where a standard or a convention names it so (JSON:API's `id`, JSON-LD's
-`@id`, `*_id`); services name theirs as they like: a Slack message's `ts`, a GitHub issue's `number`, a Kubernetes
-object's `uid`. Whatever its member or its label in text, a value the answer showed, that the call did not send and a
-later call sent back whole (the message read back by its `ts`), names the thing the call made (own.py: minted by the
-call, not news of the world). It must not fire on a count read from: batches loaded, each read from the total the
-load answered, show new rows, which is news the read brings whatever it was sent.
+**A value of an answer names a thing when the tools take it back: a later call sent it back whole, as one of its
+arguments, or another tool's parameter takes it by its schema, its name ending with the member's (in text, the
+word before the value: `{'number': 4242}`, "issue number 4242") and its type admitting the value (`issue_number`
+takes GitHub's `number`, `ticket_id` an `id`, Slack's `chat.update` the `ts` a post answered)**: it must not fire on a count read from (batches loaded, each read from the total the load
+answered, show new rows, which is news the read brings whatever it was sent), nor on a state word or a short
+number another tool takes (`status: "open"`, a count of 3: too short to tell one thing from another).
+
+Services name their ids as they like (a Slack message's `ts`, a GitHub issue's `number`, Jira's `key`, a
+Kubernetes object's `uid`), so a member's name is only the first-sight fallback, for an answer whose values no
+tool takes back: a name whose last word is `id` or `uuid`, whatever joins its words (JSON:API's `id`, JSON-LD's
+`@id`, `ticket_id`, `branchId`, `TicketID`). What the tools take back names the thing the call made (own.py: minted by
+the call, not news of the world; amended.py: an edit that takes it changes it in place).
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from functools import lru_cache
 from typing import Optional
 
 from .arguments import argument_leaves
-from .state import GuardedCall, Memory
+from .state import GuardedCall, Memory, identifiers
 
 _WORD = re.compile(r"[\w./:@-]+")
 
@@ -31,3 +39,117 @@ def sent_back(m: Memory, x: GuardedCall, until: Optional[GuardedCall] = None) ->
     leaves = {str(v) for _, v in argument_leaves(x.content) if not isinstance(v, (bool, dict, list))}
     words = {w.strip("./:@-") for leaf in leaves for w in _WORD.findall(leaf)}
     return frozenset((leaves | words) & sent - {str(v) for _, v in argument_leaves(x.arguments)})
+
+
+_RUN = re.compile(r"[^\W_]+")  # letters and digits, in any script: what `_`, `-`, `.`, `@` and spaces join
+
+
+@lru_cache(maxsize=4096)
+def name_words(name: str) -> tuple[str, ...]:
+    """A member's or a parameter's name as its words, case aside, whatever joins them: `issue_number`,
+    `issueNumber`, `IssueNumber` and `issue-number` are (issue, number); `TicketID` is (ticket, id); a word ends
+    where a capital follows a small letter, where a capital that a small letter follows ends a run of capitals, and
+    where letters meet digits (in any script that has case)."""
+    found: list[str] = []
+    for run in _RUN.findall(str(name)):
+        start = 0
+        for i in range(1, len(run)):
+            before, c, after = run[i - 1], run[i], run[i + 1:i + 2]
+            if (c.isupper() and (before.islower() or before.isdigit() or before.isupper() and after.islower())) \
+                    or (c.isdigit() != before.isdigit()):
+                found.append(run[start:i])
+                start = i
+        found.append(run[start:])
+    return tuple(w.casefold() for w in found)
+
+
+def id_member(key: str) -> bool:
+    """Does a member's name say it holds an id (JSON:API's `id`, JSON-LD's `@id`, `email_id`, `branchId`,
+    `TicketID`, `uuid`)? The first-sight fallback only: what the tools take back decides first (`identities`)."""
+    words = name_words(key)
+    return bool(words) and words[-1] in ("id", "uuid")
+
+
+def _takes(schema: object, value: object) -> bool:
+    """Does a parameter's schema accept the value as it stands (a number where it says `integer` or `number`)?"""
+    kind = schema.get("type") if isinstance(schema, Mapping) else None
+    kinds = {kind} if isinstance(kind, str) else set(kind) if isinstance(kind, list) else set()
+    if not kinds & {"integer", "number"} or "string" in kinds:
+        return True
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        or isinstance(value, str) and value.strip().lstrip("-").isdigit()
+
+
+def _parameters(m: Memory, x: GuardedCall, edits: bool) -> list[tuple[tuple[str, ...], object]]:
+    """The names (as words) and schemas of the parameters the tools other than `x`'s require (all of a tool's,
+    where it requires none); `edits`: of the writes only (those that could change what `x` made)."""
+    found = []
+    for name, info in m.tools.items():
+        if name == x.call.name or edits and not info.writes:
+            continue
+        params = info.parameters if isinstance(info.parameters, Mapping) else {}
+        props = params.get("properties")
+        if not isinstance(props, Mapping):
+            continue
+        required = params.get("required")
+        names = [p for p in props if not isinstance(required, list) or not required or p in required]
+        found += [(name_words(p), props[p]) for p in names if name_words(p)]
+    return found
+
+
+def _members(value: object, key: str = "") -> list[tuple[str, object]]:
+    """(member name, value) of every scalar of an answer, at any depth, and in its texts each word under the word
+    before it as its label (`{'number': 4242}`, a Python repr; "issue number 4242")."""
+    if isinstance(value, Mapping):
+        return [leaf for k, v in value.items() for leaf in _members(v, str(k))]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _members(v, key)]
+    if value is None or isinstance(value, bool):
+        return []
+    said = [w for w in (w.strip("./:@-") for w in _WORD.findall(value)) if w] if isinstance(value, str) else []
+    return [(key, value)] + [(label, w) for label, w in zip(said, said[1:]) if w != value]
+
+
+def taken_back(m: Memory, x: GuardedCall, edits: bool = False) -> frozenset[str]:
+    """The values of `x`'s answer, each distinct enough to name one thing, that another tool's parameter takes by
+    its schema: the parameter's name ends with the member's (`issue_number` takes GitHub's `number`, `ticket_id`
+    an `id`, the `ts` of Slack's `chat.update` the `ts` a post answered) and its type admits the value. `edits`:
+    only the parameters of the other writes."""
+    key = (id(m), x.index, edits)
+    kept = _TAKEN.get(key)
+    if kept is not None and kept[0] is x.content and kept[1] is m.tools:
+        return kept[2]  # an answer read once per call: the rules ask again at every later call
+    found = _taken_back(m, x, edits)
+    if len(_TAKEN) > 512:
+        _TAKEN.clear()
+    _TAKEN[key] = (x.content, m.tools, found)
+    return found
+
+
+# (the run's memory, the call's place, edits) -> (the answer, the tools, what they take of it); checked by identity
+_TAKEN: dict[tuple[int, int, bool], tuple[object, object, frozenset[str]]] = {}
+
+
+def _taken_back(m: Memory, x: GuardedCall, edits: bool) -> frozenset[str]:
+    ends: dict[tuple[str, ...], list[object]] = {}  # every ending of a parameter's name -> the schemas it ends
+    for p, schema in _parameters(m, x, edits):
+        for i in range(len(p)):
+            ends.setdefault(p[i:], []).append(schema)
+    if not ends or x.content is None:
+        return frozenset()
+    lasts = tuple({p[-1] for p in ends})  # a name that ends in none of these is no parameter's: read no further
+    return frozenset(str(v) for key, v in _members(x.content) if key.casefold().endswith(lasts)
+                     and any(_takes(s, v) for s in ends.get(name_words(key), ())) and _distinct(v))
+
+
+def _distinct(value: object) -> bool:
+    """Can a value name one thing: an identifier (a word with a digit, or joined by a dot, a dash, a slash) of three
+    letters and digits or more, as own.marks has them (a count of 3, a state "open" name nothing)?"""
+    return any(sum(c.isalnum() for c in w) >= 3 for w in identifiers(str(value)))
+
+
+def identities(m: Memory, x: GuardedCall) -> frozenset[str]:
+    """The values `x`'s answer gave to name a thing by: what a later call sent back whole (`sent_back`), what a
+    tool's parameter takes (`taken_back`), and, at first sight, what a member named as an id holds."""
+    named = {str(v) for k, v in _members(x.content) if id_member(k)}
+    return sent_back(m, x) | taken_back(m, x) | named
