@@ -153,3 +153,16 @@ def identities(m: Memory, x: GuardedCall) -> frozenset[str]:
     tool's parameter takes (`taken_back`), and, at first sight, what a member named as an id holds."""
     named = {str(v) for k, v in _members(x.content) if id_member(k)}
     return sent_back(m, x) | taken_back(m, x) | named
+
+
+def asks_back(m: Memory, a: GuardedCall, x: GuardedCall) -> bool:
+    """Does the call `x`, asked after runs of the write `a`, send back a value one of their answers gave to name
+    what it made, as the tools take it (`taken_back`; at first sight a member named as an id): an issue read by the
+    number its create answered, a process's output read by the PID its start printed? Then `x` asks about that
+    write's effect. Not a read from a total a load answered: no parameter takes a total."""
+    sent = {str(v) for _, v in argument_leaves(x.arguments) if isinstance(v, (str, int, float))
+            and not isinstance(v, bool)}
+    runs = [y for y in m.by_action.get(a.action, []) if y.ran and not y.failed and y.index < x.index]
+    return bool(sent) and any(sent & (taken_back(m, y) | {str(v) for k, v in _members(y.content) if id_member(k)})
+                              for y in runs)
+
