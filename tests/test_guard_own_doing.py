@@ -60,3 +60,30 @@ def test_a_list_that_misses_what_the_write_made_is_news_of_the_world(tmp_path):
              ("list_tickets", {"project": "depot"}, [{"number": 377, "title": "Label printer offline"}]),
              ("create_ticket", _OPEN, _opened(413))]
     assert not flags(tmp_path, _TICKETS, "Open the ticket and confirm it is there.", steps)
+
+
+_ROWS = [tool("insert_rows", "Insert documents into a collection.", {"readOnlyHint": False}, collection="string",
+              documents="array"),
+         tool("count_rows", "Count documents in a collection that match a filter.", {"readOnlyHint": True},
+              collection="string", filter="object")]
+_EVENT = {"collection": "sessions", "documents": [{"id": "s_8f2c41", "user": "u_1931", "calls": 41}]}
+
+
+def test_a_read_that_asks_by_a_value_the_write_sent_in_what_it_made_reads_that_write(tmp_path):
+    steps = [("insert_rows", _EVENT, "Inserted 1 document(s). Inserted IDs: 6690f1c3a2b4e51d7c0e9a11"),
+             ("count_rows", {"collection": "sessions", "filter": {"id": "s_8f2c41"}}, "Found 1 documents"),
+             ("insert_rows", _EVENT, "Inserted 1 document(s). Inserted IDs: 6690f1c9a2b4e51d7c0e9a12"),
+             ("insert_rows", _EVENT, "Inserted 1 document(s). Inserted IDs: 6690f1d0a2b4e51d7c0e9a13")]
+    found = flags(tmp_path, _ROWS, "Record the session s_8f2c41.", steps)
+    assert found[:2] == [(5, "intervene", "repeated_call"), (7, "stop", "repeated_call")], found
+
+
+def test_where_a_write_and_a_read_both_act_is_no_value_the_write_made(tmp_path):
+    comments = [tool("add_comment", "Comment on an issue.", {"readOnlyHint": False}, issue_number="integer",
+                     body="string"),
+                tool("list_comments", "The comments of an issue.", {"readOnlyHint": True}, issue_number="integer")]
+    post = {"issue_number": 4120, "body": "Fixed in the 2.4 build."}
+    steps = [("add_comment", post, {"id": 99001, "body": "Fixed in the 2.4 build."}),
+             ("list_comments", {"issue_number": 4120}, [{"id": 98000, "body": "Still broken on 2.3."}]),
+             ("add_comment", post, {"id": 99002, "body": "Fixed in the 2.4 build."})]
+    assert not flags(tmp_path, comments, "Tell issue 4120 it is fixed in the 2.4 build.", steps)

@@ -25,9 +25,10 @@ that showed something new and none of what the call made (a comment list without
 31877152210}`, a Python repr, not JSON) is minted as a member named as an id is (a step count moved in text is news).
 
 A call that names or shows a name the write's answers minted (`kubectl logs job/<the job it created>`, a listing
-of the jobs with it), or sends back a value they gave that the tools take (an issue read by the number its create
-answered: sent_back.asks_back), reads that write's effect, whatever else it shows of it: it is no news that lets the
-write run again (`ls -la` after `ls` shows names no write answered, and is news; a job asked three of runs three).
+of the jobs with it), or asks by what the write made (sent_back.asks_back: an issue read by the number its create
+answered, rows counted by the id an insert's document carried), reads that write's effect, whatever else it shows:
+it is no news that lets the write run again (`ls -la` after `ls` shows names no write answered, and is news; a job
+the user asked three of runs three).
 So is a call that shows a passage the write wrote, eight words in a row that no call had sent or shown before it
 (a comment's heading over the review it repeats): a view showing only the review it repeats is news.
 
