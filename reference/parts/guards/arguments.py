@@ -7,6 +7,7 @@ what a call asks about, so that three phrasings of one search are one question a
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ...core import jsontext
@@ -71,3 +72,23 @@ def subject_of(arguments: Any, positions: bool = True) -> str:
             return [walk(v) for v in value if not left_out(v)]
         return value if positions or not isinstance(value, str) else value.casefold()
     return _sorted_json(walk(arguments))
+
+
+def names_nothing(arguments: Any, schema: Any) -> bool:
+    """Does a call name no target of its own: every argument empty, a boolean, or a choice the schema closes
+    (`enum`, `const`)? Such a call acts on what the tool itself carries (a cursor, a running process)."""
+    if arguments is None:
+        return False  # not a JSON object: nothing is known about it
+
+    def walk(value: Any, sub: Any) -> bool:
+        sub = sub if isinstance(sub, Mapping) else {}
+        if isinstance(value, dict):
+            props = sub.get("properties")
+            props = props if isinstance(props, Mapping) else {}
+            return all(walk(v, props.get(k)) for k, v in value.items())
+        if isinstance(value, list):
+            return all(walk(v, sub.get("items")) for v in value)
+        if value is None or isinstance(value, bool) or (isinstance(value, str) and not value.strip()):
+            return True
+        return "enum" in sub or "const" in sub
+    return walk(arguments, schema)

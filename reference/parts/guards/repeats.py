@@ -24,9 +24,13 @@ it must not fire on):
    describe the tool), and only the same answer again is the repeat, put in the answer's place (`after_result`);
    the next is answered before it runs (`_settled`). It must not fire on a crawl's status polled while the job
    moves, though the server annotates it `openWorldHint: false`; patience grows with the movement its runs
-   showed (`_patient`): a job polled until it is done, a log tailed while training runs. A call that may act,
-   answered anew only by the UUIDs the service minted for it (RFC 9562: a send's new message id, own.py's
-   `minted_only`), gave the same answer; a read's new UUID is the world's (a message that arrived in an inbox).
+   showed (`_patient`): a job polled until it is done, a log tailed while training runs. An answer moved by the
+   agent's own act is not the world moving on: a call that may act, answered otherwise right after its first run
+   took with nothing else new between (a release refused as one already made), earns no patience by that change;
+   it must not fire on a scroll whose every run loads more, nor on a poll (spaced by a wait of its own, or answering
+   only the state of what it names). A call that may act, answered anew only by the UUIDs the service minted for
+   it (RFC 9562: a send's new message id, own.py's `minted_only`), gave the same answer; a read's new UUID is the
+   world's (a message that arrived in an inbox).
    A call the agent spaced by a wait of its own (a command of its list is its shell's wait, or a call that printed
    nothing or only the time it spent ran since its last run: `sleep 30` between rounds of checks), or that answers only
    the state a write's answer gave the thing both name (`get-agent` answering the PREPARING that `prepare-agent`
@@ -58,13 +62,13 @@ name or description reads. News that a write's own runs made is not news for tha
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any, Optional
 
 from . import feedback
 from .effects import ToolInfo
 from .feedback import Detection
 from .counts import asked
+from .arguments import names_nothing
 from .answered import each_made, minted_a_thing, reads_what_it_names
 from .own import beyond_asked, learned_elsewhere, minted_only, only_own_news, same_acknowledgement
 from .state import Detector, GuardedCall, Memory
@@ -209,19 +213,28 @@ def _patient(m: Memory, runs: list[GuardedCall]) -> bool:
     listed for a commit just pushed, a conclusion still empty) is waiting, as if it had moved once; so is one that
     waits before it asks right after an act of the agent's own (`_after_an_act`: the act takes time to take effect):
     a service read `StartPending` twice, ten seconds apart, after its restart, before `Running`. Not a poll that
-    opened the run, answering `completed` again and again: nothing the agent did is on its way."""
+    opened the run, answering `completed` again and again: nothing the agent did is on its way. The change right after
+    a write's first run took is that write's doing, no movement (`_own_doing`): a release sent again, refused."""
     waiting = bool(runs) and waits_first(runs[-1])
     moves = int(waiting and not_yet(runs[-1].content))
     if awaiting(m, runs):  # a wait for a job's end: as many answers alike as the run affords
         moves = m.thresholds.poll_waits
     quiet = 0
     for x, y in zip(runs, runs[1:]):
-        if m.news_between(x, y) or x.result != y.result:
+        if (m.news_between(x, y) or x.result != y.result) and not (x is runs[0] and _own_doing(m, x, y)):
             moves, quiet = moves + 1, 0
         else:
             quiet += 1
     moves = max(moves, int(waiting and _after_an_act(m, runs)))
     return 0 < quiet <= min(moves, max(PATIENCE, m.thresholds.poll_waits if awaiting(m, runs) else 0))
+
+
+def _own_doing(m: Memory, x: GuardedCall, y: GuardedCall) -> bool:
+    """Did the answer move from `x` to `y` by the act of `x` alone: `x` may act and succeeded, its answer not that
+    of a poll (a wait before it, or only the state of what it names: a refund's status read by a tool that declares
+    nothing), and nothing but its own runs brought news between them?"""
+    polls = waits_first(x) or (m.info(x.call.name).unknown and (reads_what_it_names(x) or reads_a_state(m, x)))
+    return x.writes and not x.failed and not polls and only_own_news(m, x, y)
 
 
 def _after_an_act(m: Memory, runs: list[GuardedCall]) -> bool:
@@ -254,26 +267,6 @@ def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo, 
         a.recheck = True
         return True
     return False
-
-
-def names_nothing(arguments: Any, schema: Any) -> bool:
-    """Does a call name no target of its own: every argument empty, a boolean, or a choice the schema closes
-    (`enum`, `const`)? Such a call acts on what the tool itself carries (a cursor, a running process)."""
-    if arguments is None:
-        return False  # not a JSON object: nothing is known about it
-
-    def walk(value: Any, sub: Any) -> bool:
-        sub = sub if isinstance(sub, Mapping) else {}
-        if isinstance(value, dict):
-            props = sub.get("properties")
-            props = props if isinstance(props, Mapping) else {}
-            return all(walk(v, props.get(k)) for k, v in value.items())
-        if isinstance(value, list):
-            return all(walk(v, sub.get("items")) for v in value)
-        if value is None or isinstance(value, bool) or (isinstance(value, str) and not value.strip()):
-            return True
-        return "enum" in sub or "const" in sub
-    return walk(arguments, schema)
 
 
 def _beside_new_questions(m: Memory, a: GuardedCall) -> bool:

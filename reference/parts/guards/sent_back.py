@@ -12,6 +12,11 @@ Kubernetes object's `uid`), so a member's name is only the first-sight fallback,
 tool takes back: a name whose last word is `id` or `uuid`, whatever joins its words (JSON:API's `id`, JSON-LD's
 `@id`, `ticket_id`, `branchId`, `TicketID`). What the tools take back names the thing the call made (own.py: minted by
 the call, not news of the world; amended.py: an edit that takes it changes it in place).
+
+**A call that asks by what a write made reads that write's effect (`asks_back`): it sends back a value the write's
+answers named a thing by, or a value the write sent inside what it makes under another member (a count of the rows
+whose `id` is the one an insert's document carried)**: it must not fire on the place both act on, sent by both under
+the same member (a collection, an issue whose comments are listed), which is no thing the write made.
 """
 from __future__ import annotations
 
@@ -153,3 +158,35 @@ def identities(m: Memory, x: GuardedCall) -> frozenset[str]:
     tool's parameter takes (`taken_back`), and, at first sight, what a member named as an id holds."""
     named = {str(v) for k, v in _members(x.content) if id_member(k)}
     return sent_back(m, x) | taken_back(m, x) | named
+
+
+def asks_back(m: Memory, a: GuardedCall, x: GuardedCall) -> bool:
+    """Does the call `x`, asked after runs of the write `a`, send back a value one of their answers gave to name
+    what it made, as the tools take it (`taken_back`; at first sight a member named as an id): an issue read by the
+    number its create answered, a process's output read by the PID its start printed? Then `x` asks about that
+    write's effect. Not a read from a total a load answered: no parameter takes a total."""
+    sent = {str(v) for _, v in argument_leaves(x.arguments) if isinstance(v, (str, int, float))
+            and not isinstance(v, bool)}
+    runs = [y for y in m.by_action.get(a.action, []) if y.ran and not y.failed and y.index < x.index]
+    if runs and _asks_by_what_it_sent(a, x):
+        return True
+    return bool(sent) and any(sent & (taken_back(m, y) | {str(v) for k, v in _members(y.content) if id_member(k)})
+                              for y in runs)
+
+
+def _asks_by_what_it_sent(a: GuardedCall, x: GuardedCall) -> bool:
+    """Does `x` ask by a value that names one thing and that the write `a` sent inside what it makes, under another
+    member than `x` sends it (a count of the rows whose `id` is the one an insert's document carried)? The values
+    both send under the same member are where both act (a database and a collection both name), not what `a` made."""
+    mine, its = _paths(x.arguments), _paths(a.arguments)
+    return any(_distinct(v) and v in {w for q, w in its if q != path} for path, v in mine)
+
+
+def _paths(value: object, path: str = "") -> set[tuple[str, str]]:
+    """(dotted path, value as text) of every scalar of a call's arguments; list positions aside."""
+    if isinstance(value, Mapping):
+        return {leaf for k, v in value.items() for leaf in _paths(v, f"{path}.{k}" if path else str(k))}
+    if isinstance(value, list):
+        return {leaf for v in value for leaf in _paths(v, path)}
+    return set() if value is None or isinstance(value, bool) else {(path, str(value))}
+
