@@ -30,6 +30,7 @@ def respelled(u: str, v: str) -> bool:
 
 
 def _bare(text: str) -> str:
+    """The text folded, its spaces single, without the punctuation and spaces that open or close it."""
     words = " ".join(clean_text(text).casefold().split())
     start, end = 0, len(words)
     while start < end and unicodedata.category(words[start])[0] in "PZ":
