@@ -119,7 +119,7 @@ def told_apart(x: GuardedCall, a: GuardedCall, given: Given) -> bool:
             continue  # two cursors, each the one the page before gave: positions in one list, as page numbers are
         if len(words(u)) > 1 or len(words(v)) > 1:
             if respelled(u, v):
-                continue  # one text in another case or spacing, or with its question mark dropped: nothing given differs
+                continue  # one text in another case or spacing, its question mark dropped: nothing given differs
             if all(clean_text(t).casefold() in given.text for t in (u, v)) or _slot_filled(u, v, given):
                 return True
             continue
