@@ -45,6 +45,19 @@ def test_a_search_reworded_with_the_users_own_words_is_one_question():
     assert not told_apart(was, now, USER)
 
 
+def test_the_users_question_sent_again_in_another_case_or_punctuation_is_one_question(tmp_path):
+    """The two texts are each given whole, but they are one text: nothing given tells them apart."""
+    user = "How many days of parental leave do contractors get?"
+    assert not told_apart(_call({"query": user}), _call({"query": user.upper().rstrip("?") + " "}), _given(user))
+    assert told_apart(*(_call({"query": f"{w} tutorial for beginners"}) for w in ("C++", "C")),
+                      _given("Find a C++ tutorial for beginners, and a C tutorial for beginners."))
+    tools = [{"type": "function", "function": {"name": "find_passages", "description": "Search the handbook.",
+              "parameters": {"type": "object", "properties": {"query": {"type": "string"}}}}}]
+    found = {"passages": ["Employees get 16 weeks of paid parental leave.", "Handbook benefits exclude contractors."]}
+    steps = [("find_passages", {"query": q}, found) for q in (user, user.lower(), user.upper(), user.rstrip("?"))]
+    assert any(c["rule"] == "same_result" for c in judged(tmp_path, tools, user, steps).calls)
+
+
 def test_keys_built_from_names_the_user_listed_are_different_questions():
     given = _given("Turn the banner off for acme and globex (keys banner:<tenant>).")
     assert told_apart(_call({"key": "banner:acme"}), _call({"key": "banner:globex"}), given)

@@ -209,3 +209,22 @@ def test_a_bare_number_names_nothing_by_itself_but_an_identifier_of_letters_and_
     from reference.parts.guards.state import _names_a_thing
     assert _names_a_thing("kb-102") and _names_a_thing("us-east-2") and _names_a_thing("a1234")
     assert not _names_a_thing("100") and not _names_a_thing("paris") and not _names_a_thing("2.5")
+
+
+def test_writes_whose_answer_quotes_back_what_they_were_sent_are_told_apart_by_it(tmp_path):
+    from tests.helpers.chat_logs import flags, tool
+    notes = ["The passport expires on 2027-03-14", "The dentist is Dr. Okafor", "Mia is picked up at 15:15 on Wednesdays",
+             "The cabin wifi password is fjord-2291", "The bike lock code is 4512"]
+    steps = [("save_note", {"text": n, "tags": {"source": "user"}}, f"Saved: {n} in notebook personal") for n in notes]
+    tools = [tool("save_note", "Store a note in long-term memory.", text="string", tags="object")]
+    assert flags(tmp_path, tools, "Remember what I told you on the phone.", steps) == []
+
+
+def test_writes_reworded_and_answered_alike_without_their_wording_ask_one_question(tmp_path):
+    from tests.helpers.chat_logs import flags, tool
+    asks = ["Please list the sources for the report", "Could you list the report's sources",
+            "List every source the report needs", "Give me the list of sources for the report"]
+    steps = [("delegate_task", {"coworker": "Researcher", "task": t}, "Sources: census 2022, labour survey 2023")
+             for t in asks]
+    tools = [tool("delegate_task", "Send a task to a coworker.", coworker="string", task="string")]
+    assert any(rule == "same_result" for _, _, rule in flags(tmp_path, tools, "Write the report.", steps))

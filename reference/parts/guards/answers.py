@@ -20,9 +20,11 @@ speaks first: measured, it relabels stops and splits a run from its replay):
   the tool, the user's turn, and for a read the identifiers it carries that the user wrote or an earlier answer
   showed (four files a search found are four questions). A call that may change state keeps its subject (nine
   updates of nine entities are nine), and when its answer only acknowledges, holding no content and no list
-  (zeros, empty texts, `{"affected_rows": 10000}`), all it was sent, quoting and spacing aside: an acknowledgement
-  answers no question, so three `mv` commands are three moves and UPDATEs over six id ranges six acts (a search's
-  empty list is an answer, and reworded searches answered by it ask one question). Any call in between that said
+  (zeros, empty texts, `{"affected_rows": 10000}`) or quoting back the wording it was sent, all it was sent,
+  quoting and spacing aside: an acknowledgement answers no question, so three `mv` commands are three moves,
+  UPDATEs over six id ranges six acts and five notes each stored and quoted back ("Remembered: <note>") five (a
+  search's empty list is an answer, and reworded searches answered by it ask one question; a write reworded and
+  answered alike without its wording asks one). Any call in between that said
   something new (a first answer to its question, a value no result had shown, a first failure of its kind) restarts
   the count: a probe that fails while the server's log moves on is a wait; a cell rewritten between runs that each
   fail anew is debugged, however alike each rewrite is acknowledged. Answers that move by themselves (a job's state, a moment still to come, a

@@ -8,8 +8,9 @@ however alike the answers. What the agent spelled by itself (a respelled path, a
 a checklist sent along) is wording, and one question asked in other words is still one question. One template
 over given names is not wording either: two texts word for word the same but names, each on both sides a name the
 agent was given, ask about two things (a count per table of a schema an earlier answer listed, each query with its
-table's own column), while a search
-that changes its words asks one question (legitimate: twelve tables counted, five counts of zero).
+table's own column), while a search that changes its words asks one question (legitimate: twelve tables counted,
+five counts of zero). **Texts equal but for case, spacing and the punctuation around them are one text, however each
+was given**: the user's question resent in capitals asks it again (legitimate: a C++ and a C tutorial, both asked).
 
 A wait that grows is not a respelling either: calls that differ only by numbers, each at least the one before
 and one of them larger (30, 60, 120 seconds), whose answer is a bare state (a short phrase with no value in it:
@@ -44,6 +45,7 @@ from .days import day_of, days_written, in_the_window
 from .responses import transient
 from .arguments import argument_leaves
 from .state import GuardedCall, Memory
+from .wording import respelled
 from .words import words
 
 _WORD = re.compile(r"\w+")
@@ -116,6 +118,8 @@ def told_apart(x: GuardedCall, a: GuardedCall, given: Given) -> bool:
         if u in x.followed and v in a.followed:
             continue  # two cursors, each the one the page before gave: positions in one list, as page numbers are
         if len(words(u)) > 1 or len(words(v)) > 1:
+            if respelled(u, v):
+                continue  # one text in another case or spacing, its question mark dropped: nothing given differs
             if all(clean_text(t).casefold() in given.text for t in (u, v)) or _slot_filled(u, v, given):
                 return True
             continue

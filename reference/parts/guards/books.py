@@ -24,6 +24,7 @@ from .responses import (owned_moments, parse_result, reports, says_final, still_
 from .results import ResultReader, found_nothing, leaf_values
 from .state import GuardedCall, Memory
 from .wording import says_nothing
+from .words import words
 
 
 def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, reached: bool) -> Optional[str]:
@@ -37,6 +38,7 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
     ok = ok and not result.is_error
     content = without_echoes(payload, a.arguments, _spelled(a.call)) if ok else payload
     a.echoed = ok and content != payload
+    a.quoted = a.echoed and a.writes and _quotes_wording(payload, a)
     if ok:  # a member that equalled the call's number last time and does again, the words unchanged, counts calls
         run = m.tool_runs[a.call.name] = m.tool_runs.get(a.call.name, 0) + 1
         words = str([v for _, v in argument_leaves(a.arguments) if not isinstance(v, (int, float)) or isinstance(v, bool)])
@@ -278,6 +280,13 @@ def _without(value: Any, dropped: set[str]) -> Any:
 def _lists(value: Any) -> bool:
     """Does an answer hold a non-empty list anywhere?"""
     return bool(value) if isinstance(value, list) else isinstance(value, dict) and any(map(_lists, value.values()))
+
+
+def _quotes_wording(payload: Any, a: GuardedCall) -> bool:
+    """Does the answer send back the call's wording (a text of two words or more), which it then acknowledges?"""
+    said = [v for _, v in [*argument_leaves(a.arguments), *argument_leaves(_spelled(a.call))]
+            if isinstance(v, str) and len(words(v)) >= 2]
+    return bool(said) and without_echoes(payload, {"": said}) != payload
 
 
 def _spelled(call: ToolCall) -> Any:

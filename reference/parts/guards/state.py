@@ -75,6 +75,7 @@ class GuardedCall:
     reports: bool = False  # it succeeded and its answer carries content, not only an acknowledgement (reports)
     content: Any = None  # once it succeeded: its answer without the call's own echoes
     echoed: bool = False  # it succeeded and its answer sent back something the call sent (the thing it names)
+    quoted: bool = False  # it succeeded and its answer quoted back its wording (text of two words or more)
     taught: bool = False  # a read that showed a value no result had shown before
     showed: bool = False  # it succeeded and showed a value no result had shown before (a read or not)
     brought: bool = False  # its answer was news (see `Memory.news_between`)
@@ -212,16 +213,15 @@ class Memory:
         # an empty acknowledgement shows nothing of what a write did: writes that answer nothing are told apart by
         # all they were sent (three different `mv` commands are three moves), quoting and spacing aside
         said = plainly(v for _, v in argument_leaves(a.arguments) if isinstance(v, str) and len(words(v)) >= 2)
-        # an answer with no content and no list (`{"affected_rows": 10000}`) only acknowledges what the write was
-        # sent, so writes over six id ranges are six acts; a list, even an empty one, answers a question
-        acknowledges = a.blank or not (a.reports or _holds_list(a.content))
+        # an answer with no content and no list (`{"affected_rows": 10000}`), or quoting the write's wording back, only
+        # acknowledges what it was sent: six id ranges, five notes stored ("Remembered: <note>") are six and five acts
+        acknowledges = a.blank or a.quoted or not (a.reports or _holds_list(a.content))
         return a.call.name, a.subject + (" " + said if acknowledges else ""), a.result, a.heard
 
     def named_in(self, a: GuardedCall) -> frozenset:
         """What the call names that the user (or the system prompt) wrote or an earlier answer showed: an argument
-        of one word ("Paris", an id a listing gave), and the identifiers the user wrote in its wording (words with
-        a digit or a separator inside: us-east-2, src/app.py); and any one-word identifier of letters and digits
-        (KB-103), wherever the agent got it (_names_a_thing)."""
+        of one word ("Paris", an id a listing gave), the identifiers the user wrote in its wording (us-east-2,
+        src/app.py), and any one-word identifier of letters and digits (KB-103), wherever the agent got it."""
         named = set()
         for _, v in argument_leaves(a.arguments):
             if isinstance(v, (str, int, float)) and not isinstance(v, bool):

@@ -1,8 +1,9 @@
 """What a call says in words and what an answer says at all, for the same-answer rule (answers.py): the wording
-an answer quotes back, a command line spelled plainly, an answer that only acknowledges."""
+an answer quotes back, a command line spelled plainly, one text respelled, an answer that only acknowledges."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any, Iterable
 
 from ...core.canonical import clean_text
@@ -20,6 +21,23 @@ def plainly(texts: Iterable[Any]) -> str:
     """Texts spelled plainly: quotes, backslashes and spaces aside, case-folded, so that `grep -i "449"`,
     `grep -i '449'` and `grep  -i 449` are one command line."""
     return _UNQUOTED.sub("", " ".join(clean_text(str(t)).casefold() for t in texts))
+
+
+def respelled(u: str, v: str) -> bool:
+    """Are two texts one text, case, spacing and the punctuation around it aside (Unicode's categories: "How
+    long?" and "how long")? Punctuation inside stays: `C++` is not `C`, `a.py` not `a_py`."""
+    return _bare(u) == _bare(v)
+
+
+def _bare(text: str) -> str:
+    """The text folded, its spaces single, without the punctuation and spaces that open or close it."""
+    words = " ".join(clean_text(text).casefold().split())
+    start, end = 0, len(words)
+    while start < end and unicodedata.category(words[start])[0] in "PZ":
+        start += 1
+    while end > start and unicodedata.category(words[end - 1])[0] in "PZ":
+        end -= 1
+    return words[start:end]
 
 
 def says_nothing(payload: Any) -> bool:
