@@ -26,7 +26,8 @@ def test_a_windows_path_in_any_spelling_is_one_file_in_the_workspace_the_convers
 
 
 def test_an_absolute_windows_path_is_one_spelling_without_a_workspace():
-    assert canonical_path("C:/Users/TJ//a/./b.txt") == canonical_path("c:\\users\\tj\\a\\b.txt") == "c:\\users\\tj\\a\\b.txt"
+    assert canonical_path("C:/Users/TJ//a/./b.txt") == canonical_path("c:\\users\\tj\\a\\b.txt") \
+        == "c:\\users\\tj\\a\\b.txt"
     assert canonical_path("\\\\Server\\Share\\Dir\\..\\x.txt") == "\\\\server\\share\\x.txt"
 
 
