@@ -53,7 +53,9 @@ model:
 expect: {completable: true, stop_reason: completed, oracle_model_calls: 6}
 """
 _TOKEN = re.compile(r"\w+")
-_LONGEST = 4  # calls in a round: a start, a read, a stop and one more; a longer round is work, not a cycle
+# calls in a round: a start, a read, a stop and one more (3 to 6 move no figure of the field sets: all their rounds
+# are of three calls); a longer round is work, not a cycle
+_LONGEST = 4
 
 
 def _said(x: GuardedCall) -> list[tuple[str, ...]]:
