@@ -17,12 +17,17 @@ FILE = WORKSPACE + "\\src\\components\\summary.tsx"
 SPELLINGS = ["C:\\Users\\tj\\src\\ledger-ui\\src\\components\\Summary.tsx", "src\\components\\Summary.tsx",
              "C:/Users/tj/src/ledger-ui/src/components/Summary.tsx", ".\\src\\components\\Summary.tsx",
              "C:\\\\Users\\\\tj\\\\src\\\\ledger-ui\\\\src\\\\components\\\\Summary.tsx",
-             "./src/components/Summary.tsx", "c:\\users\\TJ\\src\\ledger-ui\\src\\.\\lib\\..\\components\\SUMMARY.TSX"]
+             "c:\\users\\TJ\\src\\ledger-ui\\src\\.\\lib\\..\\components\\SUMMARY.TSX"]
 
 
 @pytest.mark.parametrize("spelling", SPELLINGS)
 def test_a_windows_path_in_any_spelling_is_one_file_in_the_workspace_the_conversation_states(spelling):
     assert canonical_path(spelling, WORKSPACE) == FILE
+
+
+def test_a_relative_path_of_posix_form_keeps_posix_rules_in_a_windows_workspace():
+    assert canonical_path("./src/components/Summary.tsx", WORKSPACE) == "src/components/Summary.tsx"
+    assert canonical_path("./src/A.ts", WORKSPACE) != canonical_path("./src/a.ts", WORKSPACE)
 
 
 def test_an_absolute_windows_path_is_one_spelling_without_a_workspace():

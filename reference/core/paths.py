@@ -8,9 +8,9 @@ Whether a text is a path, and which kind, is decided by its form alone, never by
   separator is one, `.` and `..` are resolved, and once it is absolute (a drive or a share) its case is folded,
   for NTFS compares names case-insensitively by default;
 - a POSIX path starts with `/`, `./` or `../` and keeps its case (`/srv/A.txt` and `/srv/a.txt` are two files);
-- a relative path (`.\\src\\a.ts`, `./src/a.ts`, `src\\a.ts`) is resolved against the workspace the conversation
+- a relative Windows path (`.\\src\\a.ts`, `src\\a.ts`) is resolved against the workspace the conversation
   states, when it states one Windows directory (`stated_directory`): then `src\\a.ts` and `C:\\w\\src\\a.ts` are
-  one file.
+  one file. A relative path of POSIX form (`./src/a.ts`) keeps POSIX's rules, its case too, whatever the workspace.
 
 What it must not read as a path: text with a space (a command line, a sentence: `rg "a\\b" src` keeps its
 escapes), a URL, a JSON-escaped text (`"` is no Win32 name character), a regex that starts with an escape
@@ -61,7 +61,7 @@ def canonical_path(text: str, base: Optional[str] = None) -> str:
     if is_windows_absolute(text):
         return _absolute(text)
     windows = _windows_relative(text)
-    if base and (windows or text.startswith(("./", "../"))):
+    if base and windows:
         return _absolute(ntpath.join(base, text))
     if windows:
         return ntpath.normpath(text)
