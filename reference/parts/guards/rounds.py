@@ -65,11 +65,11 @@ def _said(x: GuardedCall) -> list[tuple[str, ...]]:
     return [tuple(_TOKEN.findall(x.call.arguments.casefold())), tuple(_TOKEN.findall(text.casefold()))]
 
 
-def _minted(round_: list[GuardedCall], differing: set[str]) -> bool:
+def _minted(round_: list[list[tuple[str, ...]]], differing: set[str]) -> bool:
     """Does every token in `differing` first appear in one of the round's answers, then in a later call it sent?"""
     for token in differing:
-        answered = next((i for i, x in enumerate(round_) if token in _said(x)[1]), None)
-        sent = [i for i, x in enumerate(round_) if token in _said(x)[0]]
+        answered = next((i for i, (_, told) in enumerate(round_) if token in told), None)
+        sent = [i for i, (asked, _) in enumerate(round_) if token in asked]
         if answered is None or not sent or min(sent) <= answered:
             return False
     return True
@@ -80,16 +80,17 @@ def same_round(was: list[GuardedCall], now: list[GuardedCall]) -> bool:
     if [x.call.name for x in was] != [x.call.name for x in now]:
         return False
     pairs: dict[str, str] = {}
-    for x, y in zip(was, now):
-        for u, v in zip(_said(x), _said(y)):
+    said_was, said_now = [_said(x) for x in was], [_said(y) for y in now]
+    for x, y in zip(said_was, said_now):
+        for u, v in zip(x, y):
             if len(u) != len(v):
                 return False
             for s, t in zip(u, v):
                 if s != t and pairs.setdefault(s, t) != t:
                     return False
     moved = {s: t for s, t in pairs.items() if s != t}  # none: the same calls again, the repeat and cycle rules' case
-    return bool(moved) and len(set(moved.values())) == len(moved) and _minted(was, set(moved)) \
-        and _minted(now, set(moved.values()))
+    return bool(moved) and len(set(moved.values())) == len(moved) and _minted(said_was, set(moved)) \
+        and _minted(said_now, set(moved.values()))
 
 
 class Round(Detector):
