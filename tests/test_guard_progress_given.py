@@ -68,3 +68,36 @@ def test_the_same_sentence_around_each_name_the_user_listed_is_progress(tmp_path
     found = _guesses(tmp_path, "Check that src/a1.py, src/b2.py, src/c3.py and src/d4.py all exist.", names,
                      "read_file: {} exists (paths are relative to the workspace root)")
     assert found == []
+
+
+def _office_tools():
+    from tests.helpers.chat_logs import tool
+    return [tool("office_list_files", "The files the user uploaded."),
+            tool("office_read_document", "An uploaded document's text.", file_id="string"),
+            tool("office_archive_file", "Archive an uploaded file.", file_id="string")]
+
+
+def _not_found(file_id: str) -> str:
+    return f"错误：未找到 file_id 为 {file_id} 的文件，请先调用 list_files 获取有效的 file_id。"
+
+
+def test_ids_never_given_each_answered_by_the_same_template_are_no_progress(tmp_path):
+    """A tool of unknown effect that names a thing by an id nobody gave (a listed id mistyped anew each time) and gets
+    the words its tool answered the last guess with took nothing: the guesses are no progress."""
+    from tests.helpers.chat_logs import flags
+    listed = "504c90c054644e839868013b27aea169"
+    guesses = ["504c90c05c644e83986c80b13b27aea169", "504c90c05c644e839868c013b27aea169",
+               "504c90c054644e83986c8013b27aea169", "504c90c05c644e83986813b27aea169", "504c90c0546448e39868013b27aea169"]
+    steps = [("office_list_files", {}, {"files": [{"file_id": listed, "name": "report.docx"}]})]
+    steps += [("office_read_document", {"file_id": g}, _not_found(g)) for g in guesses]
+    found = flags(tmp_path, _office_tools(), "把刚才上传的报告总结成三条要点。", steps)
+    assert any(v == "stop" for i, v, _ in found if i <= 10), found
+
+
+def test_ids_a_listing_gave_each_acknowledged_by_one_template_are_progress(tmp_path):
+    """Each id the listing gave, acknowledged by one template, is a thing done: a batch, not guessing."""
+    from tests.helpers.chat_logs import flags
+    ids = [f"{n:032x}" for n in (0xA1, 0xB2, 0xC3, 0xD4, 0xE5)]
+    steps = [("office_list_files", {}, {"files": [{"file_id": i} for i in ids]})]
+    steps += [("office_archive_file", {"file_id": i}, f"已归档 file_id 为 {i} 的文件。") for i in ids]
+    assert flags(tmp_path, _office_tools(), "把所有文件归档。", steps) == []

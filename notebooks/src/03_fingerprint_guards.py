@@ -498,9 +498,14 @@ plt.show()
 #   addresses; it still *catches* a search reworded with the user's own words.
 # - **Cycles.** A-B-A-B with nothing in between that could change either answer is one loop. *It
 #   prevents* flagging two moving builds watched in turn.
+# - **Rounds.** A round of calls (start, read, stop) again word for word, but for the ids its own answers
+#   minted (a new PID each start), is one loop, writes and all. *It prevents* flagging a server started again
+#   after its port was changed, or a round over each item a listing gave.
 # - **One canonical form.** "Is this the same call?" has one answer in the kit
 #   (`reference/core/canonical.py`): the guard, the executor, the trace and trace diagnosis ask it. *It
-#   prevents* the guard and the trace disagreeing about what repeated.
+#   prevents* the guard and the trace disagreeing about what repeated. A file path is a path by its form
+#   and has one spelling: `C:\W\src\A.ts`, `c:/w//src/a.ts` and, in a workspace `C:\W`, `.\src\A.ts`
+#   are one file (Win32's rules); `/srv/A.txt` and `/srv/a.txt` are two (POSIX).
 # - **Words that do not invite the behaviour.** The feedback never names what it warns against ("do not
 #   call it again" plants "call it again"): evidence says what happened, the instruction what to do
 #   instead, and both stay short, because every later request re-reads them.

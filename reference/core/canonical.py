@@ -22,8 +22,9 @@ tool name plus the canonical arguments:
 - dates in any unambiguous spelling ("Dec 1, 2026", "tomorrow", "Tuesday") read on the run's clock as
   YYYY-MM-DD, on date properties (dates.py; an ambiguous 01/02/2026 keeps its spelling: never merged);
 - IATA codes mapped to their metropolitan area (PEK, PKX, BJS -> BJS), on airport properties;
-- POSIX paths written out once ("./docs//a/../b.md" is "docs/b.md"), for a string that starts like a
-  path ("/", "./", "../") and has no space or scheme;
+- file paths written out once, POSIX and Windows alike, a text being a path by its form alone (paths.py):
+  "./docs//a/../b.md" is "docs/b.md", `C:\\W\\src\\A.ts`, `c:/w//src/a.ts` and (in a conversation that
+  states the workspace `C:\\W`) `.\\src\\A.ts` are one file, while `/srv/A.txt` and `/srv/a.txt` are two;
 - an http(s) URL in its one spelling (uris.py), on a `"format": "uri"` property or wherever the value is
   wholly one URL (a scheme and an authority), as RFC 3986 (6.2.2, 6.2.3) and RFC 9110 (4.2.3, 7.1) define
   it: scheme and host in lower case, percent-encoding in one case, no default port, no dot segments, an
@@ -56,7 +57,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import posixpath
 import re
 import unicodedata
 from collections.abc import Mapping  # not typing.Mapping: its isinstance check is ten times slower
@@ -64,6 +64,7 @@ from typing import Any, Optional
 
 from . import jsontext
 from . import airports
+from .paths import canonical_path
 from .dates import RELATIVE_DAYS, canonical_date, canonical_moment
 from .uris import HOST_FORMATS, canonical_host, canonical_url, looks_like_url
 
@@ -138,12 +139,13 @@ def _number(value: Any) -> Any:
 
 
 def canonical(value: Any, schema: Optional[Mapping[str, Any]] = None, today: Optional[dt.date] = None,
-              name: str = "", meaning: bool = True) -> Any:
+              name: str = "", meaning: bool = True, base: Optional[str] = None) -> Any:
     """The value as the tool will understand it, by its schema (an empty schema: generic rules only), at any depth.
 
     `name` is the property's name (for a list, the list's): a date is sometimes only named so. Without
     `meaning`, only the spelling is made canonical: airport codes stay codes and dates stay as written (a
-    trace tells a re-spelt question, PEK then PKX, from the same words again)."""
+    trace tells a re-spelt question, PEK then PKX, from the same words again). `base` is the workspace the
+    conversation states (paths.stated_directory): a relative path is resolved against it."""
     if type(schema) is not dict and not isinstance(schema, Mapping):  # (a dict, the common case, asked first)
         schema = {}  # `true` is a valid schema too: it says nothing
     if isinstance(value, dict):
@@ -152,13 +154,13 @@ def canonical(value: Any, schema: Optional[Mapping[str, Any]] = None, today: Opt
         out = {}
         for key, v in value.items():
             key = clean_text(key)  # " origin" is the origin
-            out[key] = canonical(v, props.get(key), today, key, meaning)
+            out[key] = canonical(v, props.get(key), today, key, meaning, base)
         for key, sub in props.items():  # an absent argument is its default
             if key not in out and isinstance(sub, dict) and "default" in sub:
-                out[key] = canonical(sub["default"], sub, today, key, meaning)
+                out[key] = canonical(sub["default"], sub, today, key, meaning, base)
         return out
     if isinstance(value, list):
-        return [canonical(v, schema.get("items"), today, name, meaning) for v in value]
+        return [canonical(v, schema.get("items"), today, name, meaning, base) for v in value]
     written_as_text = isinstance(value, str)  # 20261201 the number is not a date spelling: the tool refuses it
     kinds = types_of(schema)
     if "integer" in kinds or "number" in kinds or isinstance(value, (int, float)):
@@ -185,14 +187,7 @@ def canonical(value: Any, schema: Optional[Mapping[str, Any]] = None, today: Opt
         return canonical_url(text, loopback=meaning)
     if schema.get("format") in HOST_FORMATS:
         return canonical_host(text, loopback=meaning)
-    return _path(text)
-
-
-def _path(text: str) -> str:
-    """A POSIX path in its one spelling; any other text as it is."""
-    if not text.startswith(("/", "./", "../")) or " " in text or "://" in text:
-        return text
-    return posixpath.normpath(text)
+    return canonical_path(text, base)
 
 
 def canonical_data(value: Any) -> Any:
@@ -214,8 +209,8 @@ def canonical_data(value: Any) -> Any:
 
 
 def canonical_arguments(arguments: Mapping[str, Any], parameters: Optional[Mapping[str, Any]],
-                        today: Optional[dt.date] = None) -> dict[str, Any]:
-    return canonical(dict(arguments), parameters or {}, today)
+                        today: Optional[dt.date] = None, base: Optional[str] = None) -> dict[str, Any]:
+    return canonical(dict(arguments), parameters or {}, today, base=base)
 
 
 def fingerprint(tool: str, arguments: Mapping[str, Any], parameters: Optional[Mapping[str, Any]] = None,

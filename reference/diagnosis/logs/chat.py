@@ -45,6 +45,15 @@ _PERROR = re.compile(r"^[^\n]*\S: (?:" + "|".join(sorted({re.escape(os.strerror(
                                                             key=len, reverse=True)) + r")\s*$")
 
 
+# An error record as PowerShell prints it (its default NormalView, in every locale): the position, the code line and
+# its `~` underline, the message, then the ErrorRecord's own properties `+ CategoryInfo : ...` and, last,
+# `+ FullyQualifiedErrorId : ...`, which PowerShell never translates. It is the failure when it opens the result, its
+# first paragraph ("In Zeile:1 Zeichen:35 ... + FullyQualifiedErrorId : InvalidEndOfLine"); a record printed after
+# other output (a script that went on, a log read back) is reported by that output and stays an answer.
+_ERROR_RECORD = re.compile(r"^\s*\+ CategoryInfo\s*: \S[^\n]*\n\s*\+ FullyQualifiedErrorId\s*: \S[^\n]*$",
+                           re.MULTILINE)
+
+
 # An HTTP error status as RFC 9110 writes it, a 4xx or 5xx code and its reason phrase, ending a clause ("returned 404
 # Not Found: {...}"); a title that names one ("Custom 404 Not Found page") goes on and states none.
 _HTTP_ERROR = re.compile(r"(?<!\w)(?:" + "|".join(f"{s.value} {re.escape(s.phrase)}" for s in HTTPStatus if s.value >= 400)
@@ -58,11 +67,20 @@ def says_error(text: str) -> bool:
     refused connection, "timed out", an HTTP 503 status line: `states_transient`), whatever words frame it ("Failed
     to send email: connect ECONNREFUSED ...") or an HTTP error status ending a clause ("Error executing tool t: API
     returned 404 Not Found: {...}"), or when its first line is a failed system call as `perror` and the POSIX
-    utilities print it (`bash: ./gradlew: Permission denied`, then the exit code). Output of many lines that shows one (a log tail, a test run whose
-    check hit a refused port) reports it and stays an answer; so does "Set timeout.", which names no failure."""
+    utilities print it (`bash: ./gradlew: Permission denied`, then the exit code), or when its first paragraph ends
+    with a PowerShell error record (`_ERROR_RECORD`: a parser error in German is one in English). Output of many
+    lines that shows one (a log tail, a test run whose check hit a refused port, a record printed after a script's
+    output) reports it and stays an answer; so does "Set timeout.", which names no failure."""
     lines = text.strip().splitlines()
     return bool(_SAYS_ERROR.match(text[:200])) or bool(lines and _PERROR.match(lines[0][:300])) \
+        or _opens_with_error_record(lines) \
         or (len(lines) == 1 and (states_transient(lines[0][:300]) or bool(_HTTP_ERROR.search(lines[0]))))
+
+
+def _opens_with_error_record(lines: list[str]) -> bool:
+    """Does the text's first paragraph (its lines up to the first blank one) end with a PowerShell error record?"""
+    blank = next((i for i, line in enumerate(lines) if not line.strip()), len(lines))
+    return blank >= 2 and bool(_ERROR_RECORD.search("\n".join(lines[blank - 2:blank])))
 
 
 def detect(entries: list[Any]) -> Optional[str]:

@@ -4,6 +4,7 @@
                     sentence and a legitimate case it must not fire on:
       repeats.py      state epochs: a call repeats another only if nothing in between could change its answer
       cycles.py       calls taking turns (A-B-A-B) with nothing in between that could change either answer
+      rounds.py       a round (start, read, stop) again word for word but for the ids its own answers minted
       answers.py      the same answer to one question, asked again in other words or a third time
       progress.py     steps that bring no new information (empty answers, guessing), however different they look
       resent.py       a write that took, sent again in other words

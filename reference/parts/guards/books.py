@@ -5,7 +5,8 @@ without metadata and without the call's own echoes (results.py, arguments.py), t
 held (news), whether it failed and how (responses.py), and whether it may have changed state, which opens a
 new epoch for the reads it can affect. The detectors judge from these books alone. A write that took is news;
 so is a re-read whose answer moved (a poll), and the first failure of a kind (failures.py). The same answer to an
-idempotent write, or a deterministic failure on argument after argument (guessing), is not.
+idempotent write, a deterministic failure on argument after argument (guessing), or a call of unknown effect naming a
+thing by an id never given that gets its tool's words for the last such guess are not (not ids a listing gave).
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import re
 from ...core.messages import ToolCall, ToolMessage
 from ...core.toolresult import read_body
 from .arguments import argument_leaves, subject_of, without_echoes
-from .asking import given_before, told_apart
+from .asking import differences, given_before, told_apart
 from .effects import resource_changed
 from .failures import alike, failure, moved_alone as moved_alone_failing, without
 from .metadata import is_moment_name, moved_alone, positions
@@ -93,7 +94,8 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
             a.result, values = reader.read(ok, content, declared, ok, owned | by_form)
     a.failed, a.empty = not ok, not values or found_nothing(content)
     # one sentence around each made-up name says as little of it as an empty answer (compared, it is still an answer)
-    said = not a.empty and not (ok and not a.writes and _templated(m, a, content))
+    templated = ok and (not a.writes or info.unknown and _guessed(m, a)) and _templated(m, a, content)
+    said = not a.empty and not templated
     a.lists = ok and _lists(content)
     a.to_come = ok and still_to_come(content, is_moment_name)
     a.silent = ok and content in (None, "")
@@ -115,8 +117,8 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
     given = m.given.setdefault(a.action, set())
     # an idempotent write that answers as it did, nothing else changed since, changed nothing (no new epoch)
     took = a.writes and not (info.idempotent and before is not None and before == a.result)
-    # a call of unknown effect whose answer was only its own request sent back shows no effect of its own
-    took = took and not (info.unknown and a.blank and not says_nothing(payload))
+    # a call of unknown effect whose answer was only its own request sent back, or a guess's template, took nothing
+    took = took and not (info.unknown and (a.blank and not says_nothing(payload) or templated))
     changed = ok and took or not ok and resource_changed(body)
     # news for every repeat: an answer this call never gave before (a poll that moved, even to a value seen elsewhere)
     a.brought = a.result not in given and (changed or bool(given))
@@ -254,6 +256,15 @@ def _templated(m: Memory, a: GuardedCall, content: Any) -> bool:
     # answers alike word for word, quoting nothing of their calls, are the same answer (answers.py), not a template
     return bool(now) and was == now and (a.echoed or last.content != content) \
         and not told_apart(last, a, given_before(m, a))
+
+
+def _guessed(m: Memory, a: GuardedCall) -> bool:
+    """Does `a` differ from its tool's last call only in one-word values (ids, keys) the agent was never given, by
+    the user or an answer? Not text it wrote (an edit's new lines), nor a thing a listing or the user named."""
+    last = next((x for x in reversed(m.attempts[:a.index]) if x.ran and x.call.name == a.call.name), None)
+    pairs = differences(last, a) if last is not None else []
+    known = given_before(m, a).words if pairs else set()
+    return bool(pairs) and all(len(w := _WORDS.findall(v.casefold())) == 1 and w[0] not in known for _, v in pairs)
 
 
 def _last_content(m: Memory, a: GuardedCall) -> Any:

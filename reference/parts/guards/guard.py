@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ...core.canonical import action_of, canonical_arguments, raw_fingerprint, show
+from ...core.paths import stated_directory
 from ...core.messages import Message, ToolCall, ToolMessage
 from ...loops.hooks import RUN, Stop, Verdict
 from . import feedback
@@ -84,7 +85,7 @@ class LoopGuard:
         today = episode.clock.today()
         try:
             args: Optional[dict[str, Any]] = call.parsed_arguments()
-            canonical = canonical_arguments(args, info.parameters, today)
+            canonical = canonical_arguments(args, info.parameters, today, stated_directory(m.read.request))
             attempt = GuardedCall(m.now.number, call, action_of(call.name, canonical), arguments=canonical,
                                   subject=f"{call.name} {subject_of(canonical)}", topic=subject_of(canonical, False))
         except ValueError:  # not a JSON object: the executor answers it; we still count it

@@ -14,7 +14,8 @@ from .landed import LandedAfterTimeout
 from .progress import NoProgress
 from .repeats import RepeatedCall
 from .resent import ResentWrite
+from .rounds import Round
 from .state import Detector
 
 DETECTORS: tuple[Detector, ...] = (RepeatedCall(), ResentWrite(), AmendedAsNew(), LandedAfterTimeout(), Cycle(),
-                                   Rephrasing(), NoProgress(), SameAnswer())
+                                   Round(), Rephrasing(), NoProgress(), SameAnswer())

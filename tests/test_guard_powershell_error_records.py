@@ -1,0 +1,53 @@
+"""A flagless plain-text result fails when its first paragraph ends with a PowerShell error record, whose
+`+ CategoryInfo` and `+ FullyQualifiedErrorId` lines (the ErrorRecord's own properties) PowerShell prints untranslated
+in every locale (reference/diagnosis/logs/chat.py). A command line refused so in spelling after spelling is the same
+failure on argument after argument; the guard needs no canonical form of a command line to see it. Judged in shadow
+mode on conversations in the chat-log format, the path `loopkit diagnose` takes."""
+from __future__ import annotations
+
+import pytest
+
+from reference.diagnosis.logs.chat import says_error
+from tests.helpers.chat_logs import flags, tool as _tool
+
+SHELL = [_tool("PowerShell", "Run a command in Windows PowerShell 5.1.", command="string")]
+
+
+def _record(command: str, position: str = "In Zeile:1 Zeichen:{}",
+            message: str = 'Das Token "&&" ist in dieser Version kein gültiges Anweisungstrennzeichen.') -> str:
+    column = command.index("&&") + 1 if "&&" in command else 1
+    return (f"Response: {position.format(column)}\n+ {command}\n+ {' ' * (column - 1)}~~\n{message}\n"
+            "    + CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException\n"
+            "    + FullyQualifiedErrorId : InvalidEndOfLine\n \nStatus Code: 1")
+
+
+@pytest.mark.parametrize("text, failed", [
+    (_record("cd C:\\w && npm test"), True),  # German
+    (_record("cd C:\\w && npm test", "At line:1 char:{}",
+             "The token '&&' is not a valid statement separator in this version."), True),  # English
+    ("Get-Item : Cannot find path 'C:\\x' because it does not exist.\nAt line:1 char:1\n+ Get-Item C:\\x\n"
+     "+ ~~~~~~~~~~~~~\n    + CategoryInfo          : ObjectNotFound: (C:\\x:String) [Get-Item], ItemNotFoundException\n"
+     "    + FullyQualifiedErrorId : PathNotFound,Microsoft.PowerShell.Commands.GetItemCommand", True),
+    # output first, then a record: the output reports it (a script that went on, a log read back)
+    ("> lager-app@1.0.0 test\n12 passing\n\n" + _record("Remove-Item x && y"), False),
+    ("CategoryInfo and FullyQualifiedErrorId are ErrorRecord properties.", False),  # the words, not the form
+])
+def test_a_flagless_result_fails_when_it_opens_with_a_powershell_error_record(text, failed):
+    assert says_error(text) is failed
+
+
+def test_one_command_line_refused_by_the_parser_in_spelling_after_spelling_is_stopped(tmp_path):
+    commands = ["cd C:\\Users\\jonas\\lager-app && npm test", 'cd "C:\\Users\\jonas\\lager-app" && npm test',
+                "Set-Location C:\\Users\\jonas\\lager-app && npm test", "cd C:/Users/jonas/lager-app && npm test",
+                "cd C:\\Users\\jonas\\lager-app\\ && npm test", "cd ~\\lager-app && npm test"]
+    steps = [("PowerShell", {"command": c}, _record(c)) for c in commands]
+    found = flags(tmp_path, SHELL, "Bitte die Tests in C:\\Users\\jonas\\lager-app ausführen.", steps)
+    assert found and min(i for i, _, _ in found) >= 4, found  # not at the first spelling after the first failure
+    assert any(v == "stop" for i, v, _ in found if i <= 10), found  # by the 5th attempt
+
+
+def test_a_command_refused_by_the_parser_then_rewritten_for_it_is_not_stopped(tmp_path):
+    first = "cd C:\\w && npm test"
+    steps = [("PowerShell", {"command": first}, _record(first)),
+             ("PowerShell", {"command": "cd C:\\w; npm test"}, "> w@1.0.0 test\n12 passing\nStatus Code: 0")]
+    assert flags(tmp_path, SHELL, "Run the tests in C:\\w.", steps) == []
