@@ -26,6 +26,7 @@
     arguments.py    what a call's arguments say: their leaves, its subject, their echoes in its result
     results.py      what a result says: its fingerprint without metadata, its values, whether it found nothing
     books.py        what one result brought, written into the guard's memory: news, failures, state epochs
+    relearned.py    what the guard learns late of a tool's answers (the response's members), read into its books
     failures.py     what kind of failure a call met: its standard codes and its words beyond the call's own
     state.py        what the guard remembers (Memory): each call, its state epoch, the transcript read so far
     quotes.py       what a user quotes: a code span, or a passage between any locale's quotation marks (CLDR)
