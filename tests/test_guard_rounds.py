@@ -22,8 +22,10 @@ def _round(pid: int, output: str = FAILED, state: str = "has finished execution"
 def test_a_start_read_kill_round_repeated_with_only_its_new_pid_is_one_loop(tmp_path):
     steps = [s for pid in (41872, 42310, 42964, 43528) for s in _round(pid)]
     found = flags(tmp_path, TOOLS, USER, steps)
-    # (messages: the user's at 0, then a call and its answer each) not before the 2nd round ends, stopped by the 3rd's
-    assert found and found[0][0] >= 11 and found[0][2] == "alternation", found
+    # (messages: the user's at 0, then a call and its answer each) not stopped before the 2nd round ends, stopped by
+    # the 3rd's; the start sent again after its first process was read may be warned earlier (a write read back)
+    stops = [(i, rule) for i, v, rule in found if v == "stop"]
+    assert stops and stops[0][0] >= 11 and stops[0][1] == "alternation", found
     assert any(v == "stop" for i, v, _ in found if i <= 17), found
 
 
