@@ -111,7 +111,7 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
     last = m.last_result.get(a.action)  # (the epoch once it ran, heard, its answer)
     before = last[2] if last and last[:2] == (a.epoch, a.heard) else None  # nothing else changed state since
     fresh = values - m.seen
-    a.showed, a.content = bool(ok and fresh), content if ok else None
+    a.showed, a.content, a.refusal = bool(ok and fresh), content if ok else None, None if ok else payload
     a.taught = a.showed and not a.writes
     m.learned += a.taught  # a read that showed something no result had shown
     m.now.shown += len(fresh) if ok else 0
