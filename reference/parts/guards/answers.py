@@ -5,7 +5,10 @@ spelled.
 Calls are compared by their answers, not by their arguments, echoes of the call's own arguments and metadata
 removed: a build re-run with another checklist sent along, a log read through a wider window than the log is long,
 a search reworded in two languages all get the answer they got before, and so ask one question again. That holds
-whatever the call may change, since its answer shows that it changed nothing the answer can see.
+whatever the call may change, since its answer shows that it changed nothing the answer can see. An answer the tool
+gave, as it gave it, to another spelling of the question is that answer (books.py), though the echo left out of one
+(the pair "USD/CNY" one call sent, spelled back to all) is not left out of the other; two answers that differ as the
+tool gave them (two pairs, each named) stay two.
 Two tallies of one rule, two detectors asked at two places of the registry (one slot for both changes which rule
 speaks first: measured, it relabels stops and splits a run from its replay):
 - asked in other words (`Rephrasing`, Memory.answer_key): two calls of one tool about one subject (its arguments

@@ -61,7 +61,7 @@ class GuardedCall:
     ran: bool = False
     result: Optional[str] = None  # the result fingerprint, echoes and metadata aside
     transient: bool = False  # it failed in a way that passes by itself (responses.transient)
-    refusal: Any = None  # once it failed: its answer (a 429's Retry-After, read by waits.retry_after)
+    answer: Any = None  # once it ran: its answer as the tool gave it, read (a failure's Retry-After, echoes kept)
     unsettled: bool = False  # a write that timed out: it may have acted (responses.timed_out)
     final: bool = False  # it failed and said of itself it will not pass (responses.says_final)
     failed: bool = False  # it ran and the tool refused it or failed

@@ -81,7 +81,7 @@ _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 def retry_after(a: GuardedCall) -> Optional[float]:
     """The seconds an answer's HTTP 503 or 429 response asked the client to wait, if it asked, whether the answer
     reads as a success (a shell printing the response) or a failure."""
-    for _, text in argument_leaves(a.content if a.content is not None else a.refusal):
+    for _, text in argument_leaves(a.content if a.content is not None else a.answer):
         if isinstance(text, str) and _STATUS.search(text) and (after := _RETRY_AFTER.search(text)):
             return float(after.group(1))
     return None
