@@ -15,6 +15,7 @@ import re
 
 from ...core.messages import ToolCall, ToolMessage
 from ...core.toolresult import read_body
+from .answers import given_alike
 from .arguments import argument_leaves, subject_of, without_echoes
 from .asking import differences, given_before, told_apart
 from .effects import resource_changed
@@ -108,11 +109,7 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
     a.unsettled = a.writes and timed_out(body)  # it may have acted: a read after it checks (state.py)
     a.final = says_final(body)  # says it will not pass: sent again unchanged, it is the repeat
     a.error_class = failure(body, a.arguments, _spelled(a.call), declared) if body else None  # its kind (failures.py)
-    # an answer the tool gave, as it gave it, to another spelling of the question is that answer and shows nothing
-    # new: the pair one call sent and the tool spelled back, left out of that call's answer alone, does not tell the
-    # two apart; two answers that differ as the tool gave them (two zones, each named) stay two
-    if ok and (given_so := next((x for x in reversed(m.ran) if x is not a and x.call.name == a.call.name
-                                 and not x.failed and x.answer == payload), None)) is not None:
+    if ok and (given_so := given_alike(m, a, payload)) is not None:  # the same answer as the tool gave it (answers.py)
         a.result, values = given_so.result, set()
     last = m.last_result.get(a.action)  # (the epoch once it ran, heard, its answer)
     before = last[2] if last and last[:2] == (a.epoch, a.heard) else None  # nothing else changed state since
