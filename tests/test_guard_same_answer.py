@@ -228,3 +228,16 @@ def test_writes_reworded_and_answered_alike_without_their_wording_ask_one_questi
              for t in asks]
     tools = [tool("delegate_task", "Send a task to a coworker.", coworker="string", task="string")]
     assert any(rule == "same_result" for _, _, rule in flags(tmp_path, tools, "Write the report.", steps))
+
+
+def test_an_answer_given_alike_to_every_spelling_is_one_answer_whatever_echo_one_spelling_left_out(tmp_path):
+    """One currency pair asked four ways, the tool answering each, as it gave it, alike: the spelling one call sent
+    and the tool spells back is left out of that call's answer alone, and must not make it another answer; two
+    pairs, each answered with its own name, stay two answers."""
+    from tests.helpers.chat_logs import flags, tool
+    tools = [tool("rate_of", "Query the live exchange rate of a currency pair.", pair="string")]
+    usd = {"pair": "USD/CNY", "mid": 7.1052, "date": "2026-02-28", "source": "CFETS"}
+    steps = [("rate_of", {"pair": p}, usd) for p in ("USD/CNY", "usd/cny", "USDCNY", "USD-CNY")]
+    assert (7, "stop", "same_result") in flags(tmp_path, tools, "How much is 1,280 dollars in yuan today?", steps)
+    two = [("rate_of", {"pair": "USD/CNY"}, usd), ("rate_of", {"pair": "EUR/CNY"}, {**usd, "pair": "EUR/CNY"})]
+    assert flags(tmp_path, tools, "How much are 1,280 dollars and 900 euros in yuan?", two) == []

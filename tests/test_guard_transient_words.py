@@ -126,3 +126,42 @@ def test_an_api_that_said_too_many_requests_is_asked_again_after_it(tmp_path):
     steps = [("search_issues", query, "Error: Too Many Requests", True)] * 2 \
         + [("search_issues", query, '{"items": [{"number": 4121, "title": "test_upload flaky on CI"}]}')]
     assert flags(tmp_path, tools, "List the open flaky-test issues.", steps) == []
+
+
+@pytest.mark.parametrize("text, failed", [
+    ('HTTP 429 Too Many Requests\n{"status": "error", "message": "You have reached your limit."}', True),
+    ("HTTP/1.1 503 Service Unavailable\nRetry-After: 2\n\n<html>down for maintenance</html>", True),
+    ("HTTP/2 404\ncontent-type: application/json\n\n{}", True),
+    ("HTTP/1.1 200 OK\ncontent-type: application/json\n\n{}", False),
+    ("12:00:01 GET /health\nHTTP/1.1 503 Service Unavailable\n12:00:03 GET /health 200", False),
+    ("HTTP 500 errors today: 0\nall requests served", False)])
+def test_a_result_opening_on_an_http_error_status_line_is_that_response_whatever_body_follows(text, failed):
+    """RFC 9112: a response opens with its status line and its body follows; a log quoting one further down, a
+    success's status line, or a line that goes on past the status into words of its own is no failed response."""
+    assert says_error(text) is failed
+
+
+def test_a_write_refused_by_a_rate_limit_with_its_body_below_the_status_line_is_retried(tmp_path):
+    tools = [tool("update_records", "Update several records in one request.", ids="array", stage="string")]
+    args = {"ids": ["18110234", "18110235"], "stage": "won"}
+    limited = 'HTTP 429 Too Many Requests\n{"status": "error", "message": "You have reached your secondly limit."}'
+    steps = [("update_records", args, limited)] * 2 + [("update_records", args, {"status": "COMPLETE", "updated": 2})]
+    assert flags(tmp_path, tools, "Move deals 18110234 and 18110235 to won.", steps) == []
+
+
+def _shell_429(tmp_path, between: list[tuple], flagged: bool) -> list[tuple[int, str, str]]:
+    """A request refused 429 with Retry-After: 30, sent three times in all, `between` each two sends."""
+    tools = [tool("run_shell", "Run a shell command.", command="string")]
+    fetch = {"command": "curl -sS -i https://api.example.org/works?count=1"}
+    refused = ("HTTP/2 429 \nretry-after: 30\ncontent-type: application/json\n\n"
+               '{"error": "Too Many Requests", "message": "Rate limit exceeded."}')
+    refusal = ("run_shell", fetch, refused, True) if flagged else ("run_shell", fetch, refused)
+    return flags(tmp_path, tools, "How many works are listed?", [refusal, *between, refusal, *between, refusal])
+
+
+@pytest.mark.parametrize("flagged", [True, False])
+def test_a_refusal_that_said_when_to_come_back_sent_again_sooner_is_no_retry(tmp_path, flagged):
+    """RFC 9110: Retry-After says how long the client ought to wait; the same request sent again at once is the
+    repeat, however the wire marks the refusal, while the same request sent after the wait is the retry asked for."""
+    assert any(verdict == "stop" for _, verdict, _ in _shell_429(tmp_path, [], flagged))
+    assert _shell_429(tmp_path, [("run_shell", {"command": "sleep 30"}, "")], flagged) == []

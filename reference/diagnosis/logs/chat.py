@@ -60,6 +60,14 @@ _HTTP_ERROR = re.compile(r"(?<!\w)(?:" + "|".join(f"{s.value} {re.escape(s.phras
                          + r")\s*(?:[:.,;)]|$)", re.IGNORECASE)
 
 
+# An HTTP response's status line (RFC 9112 section 4: the version, a 4xx or 5xx code, its reason phrase or none) as
+# the whole of a result's first line: the response opens with it and its body follows ("HTTP 429 Too Many Requests"
+# above the JSON the server sent). A success's status line ("HTTP/1.1 200 OK") or a log whose later line quotes
+# one is no failure.
+_STATUS_LINE = re.compile(r"\s*HTTP(?:/[0-9](?:\.[0-9])?)? +(?:" + "|".join(
+    f"{s.value}(?: +{re.escape(s.phrase)})?" for s in HTTPStatus if s.value >= 400) + r")\s*", re.IGNORECASE)
+
+
 def says_error(text: str) -> bool:
     """Is a result on a wire with no failure flag a failure? (Where the wire has one, Anthropic's `is_error`, an
     OpenTelemetry span's status, a harness's `error`, the flag decides and the words do not.) It is when it opens by
@@ -67,13 +75,14 @@ def says_error(text: str) -> bool:
     refused connection, "timed out", an HTTP 503 status line: `states_transient`), whatever words frame it ("Failed
     to send email: connect ECONNREFUSED ...") or an HTTP error status ending a clause ("Error executing tool t: API
     returned 404 Not Found: {...}"), or when its first line is a failed system call as `perror` and the POSIX
-    utilities print it (`bash: ./gradlew: Permission denied`, then the exit code), or when its first paragraph ends
-    with a PowerShell error record (`_ERROR_RECORD`: a parser error in German is one in English). Output of many
-    lines that shows one (a log tail, a test run whose check hit a refused port, a record printed after a script's
-    output) reports it and stays an answer; so does "Set timeout.", which names no failure."""
+    utilities print it (`bash: ./gradlew: Permission denied`, then the exit code), or when its first line is an HTTP
+    error status line with the response's body below it, or when its first paragraph ends with a PowerShell error
+    record (`_ERROR_RECORD`: a parser error in German is one in English). Output of many lines that shows one (a log
+    tail, a test run whose check hit a refused port, a record printed after a script's output) reports it and stays
+    an answer; so does "Set timeout.", which names no failure."""
     lines = text.strip().splitlines()
     return bool(_SAYS_ERROR.match(text[:200])) or bool(lines and _PERROR.match(lines[0][:300])) \
-        or _opens_with_error_record(lines) \
+        or bool(lines and _STATUS_LINE.fullmatch(lines[0][:300])) or _opens_with_error_record(lines) \
         or (len(lines) == 1 and (states_transient(lines[0][:300]) or bool(_HTTP_ERROR.search(lines[0]))))
 
 

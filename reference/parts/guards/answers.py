@@ -5,7 +5,10 @@ spelled.
 Calls are compared by their answers, not by their arguments, echoes of the call's own arguments and metadata
 removed: a build re-run with another checklist sent along, a log read through a wider window than the log is long,
 a search reworded in two languages all get the answer they got before, and so ask one question again. That holds
-whatever the call may change, since its answer shows that it changed nothing the answer can see.
+whatever the call may change, since its answer shows that it changed nothing the answer can see. An answer the tool
+gave, as it gave it, to another spelling of the question is that answer (books.py), though the echo left out of one
+(the pair "USD/CNY" one call sent, spelled back to all) is not left out of the other; two answers that differ as the
+tool gave them (two pairs, each named) stay two.
 Two tallies of one rule, two detectors asked at two places of the registry (one slot for both changes which rule
 speaks first: measured, it relabels stops and splits a run from its replay):
 - asked in other words (`Rephrasing`, Memory.answer_key): two calls of one tool about one subject (its arguments
@@ -36,7 +39,7 @@ in a row that differ only by a wait that grows, answered by a bare state ("not y
 question asked a third time. A failure is not an answer (repeats and guesses have their own rules)."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from . import feedback
 from .feedback import Detection
@@ -145,3 +148,12 @@ class SameAnswer(Detector):
 def _runs(m: Memory, a: GuardedCall) -> list[GuardedCall]:
     """The runs of `a`'s call that still stand, `a` the last of them."""
     return [x for x in m.by_action.get(a.action, []) if x is a or (x.index < a.index and m.still_stands(x, a))]
+
+
+def given_alike(m: Memory, a: GuardedCall, payload: Any) -> Optional[GuardedCall]:
+    """The latest of the tool's recent runs that succeeded with `payload`, the answer the call `a` got, as the tool gave
+    it: then `a` got that answer and shows nothing new, though the echo left out of one (the pair "USD/CNY" one call
+    sent, spelled back to all) is not left out of the other. Two answers that differ as the tool gave them (two
+    pairs, each named) stay two."""
+    return next((x for x in reversed(m.ran) if x is not a and x.call.name == a.call.name and x.ran and not x.failed
+                 and x.answer == payload), None)

@@ -15,6 +15,7 @@ import re
 
 from ...core.messages import ToolCall, ToolMessage
 from ...core.toolresult import read_body
+from .answers import given_alike
 from .arguments import argument_leaves, subject_of, without_echoes
 from .asking import differences, given_before, told_apart
 from .effects import resource_changed
@@ -108,10 +109,12 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
     a.unsettled = a.writes and timed_out(body)  # it may have acted: a read after it checks (state.py)
     a.final = says_final(body)  # says it will not pass: sent again unchanged, it is the repeat
     a.error_class = failure(body, a.arguments, _spelled(a.call), declared) if body else None  # its kind (failures.py)
+    if ok and (given_so := given_alike(m, a, payload)) is not None:  # the same answer as the tool gave it (answers.py)
+        a.result, values = given_so.result, set()
     last = m.last_result.get(a.action)  # (the epoch once it ran, heard, its answer)
     before = last[2] if last and last[:2] == (a.epoch, a.heard) else None  # nothing else changed state since
     fresh = values - m.seen
-    a.showed, a.content = bool(ok and fresh), content if ok else None
+    a.showed, a.content, a.answer = bool(ok and fresh), content if ok else None, payload
     a.taught = a.showed and not a.writes
     m.learned += a.taught  # a read that showed something no result had shown
     m.now.shown += len(fresh) if ok else 0

@@ -1,8 +1,7 @@
 """What the loop guard remembers: every call it saw, the current model step, what it read so far, and the
 state epochs that say which earlier answers still stand.
 
-Nothing here is recomputed from the whole history: the transcript reads only the messages added since the
-last look, so the guard's work per step does not grow with the length of the run.
+The transcript reads only the messages added since the last look: the guard's work per step does not grow with the run.
 """
 from __future__ import annotations
 
@@ -62,6 +61,7 @@ class GuardedCall:
     ran: bool = False
     result: Optional[str] = None  # the result fingerprint, echoes and metadata aside
     transient: bool = False  # it failed in a way that passes by itself (responses.transient)
+    answer: Any = None  # once it ran: its answer as the tool gave it, read (a failure's Retry-After, echoes kept)
     unsettled: bool = False  # a write that timed out: it may have acted (responses.timed_out)
     final: bool = False  # it failed and said of itself it will not pass (responses.says_final)
     failed: bool = False  # it ran and the tool refused it or failed

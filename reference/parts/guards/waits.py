@@ -7,6 +7,8 @@ the OpenAI and Anthropic SDKs retry by default, or three waits where the server 
 wait was kept (a shell's wait read in its own units: `sleep 2m` keeps a Retry-After of 90). It must not fire on the
 third send after two refused connections, nor on a 503 with Retry-After 60 answered three times and slept out each
 time; it still catches a fourth attempt after three transient failures in a row, and the same 503 sent again at once.
+A refusal that said when to come back, sent again sooner, is outside the budget, read as a failure or printed by a
+shell (`curl -i`); a 429 that said nothing of when (a per-second limit) gets the budget.
 
 A call the agent spaced by a wait of its own is a poll, judged by its answers (repeats.py, rule 7), and one whose
 answer says nothing has come yet is waiting. A wait of its own is each shell's documented wait command in its list
@@ -58,10 +60,10 @@ def _retries(m: Memory, a: GuardedCall) -> list[bool]:
     (a Retry-After waited out as told) rather than only fail in a way that passes (a transient failure)?"""
     told, after = [], a
     for x in reversed([x for x in m.by_action.get(a.action, []) if x.ran and x.index < a.index]):
-        if x.transient and m.still_stands(x, a):
-            told.append(False)
-        elif _waited_as_told(m, x, after):
+        if _waited_as_told(m, x, after):
             told.append(True)
+        elif x.transient and m.still_stands(x, a) and retry_after(x) is None:
+            told.append(False)  # a failure whose server said when to come back, sent sooner, is no retry
         else:
             break
         after = x
@@ -77,8 +79,9 @@ _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 
 
 def retry_after(a: GuardedCall) -> Optional[float]:
-    """The seconds an answer's HTTP 503 or 429 response asked the client to wait, if it asked."""
-    for _, text in argument_leaves(a.content):
+    """The seconds an answer's HTTP 503 or 429 response asked the client to wait, if it asked, whether the answer
+    reads as a success (a shell printing the response) or a failure."""
+    for _, text in argument_leaves(a.content if a.content is not None else a.answer):
         if isinstance(text, str) and _STATUS.search(text) and (after := _RETRY_AFTER.search(text)):
             return float(after.group(1))
     return None
@@ -88,7 +91,7 @@ def _waited_as_told(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
     """Was the call's last answer a 503 or 429 with Retry-After, and did a wait between it and now (a call that
     printed nothing, or a wait `a` runs before it asks) carry at least that many seconds? Then sending it again is
     the retry the server asked for. A shell's wait is read in its own units (`sleep 2m` is 120 seconds)."""
-    seconds = retry_after(last) if last.ran and not last.failed else None
+    seconds = retry_after(last) if last.ran else None
     if seconds is None:
         return False
     if (waited := _waited_first(a)) is not None and waited >= seconds:
