@@ -87,3 +87,30 @@ def test_where_a_write_and_a_read_both_act_is_no_value_the_write_made(tmp_path):
              ("list_comments", {"issue_number": 4120}, [{"id": 98000, "body": "Still broken on 2.3."}]),
              ("add_comment", post, {"id": 99002, "body": "Fixed in the 2.4 build."})]
     assert not flags(tmp_path, comments, "Tell issue 4120 it is fixed in the 2.4 build.", steps)
+
+
+_RUNNER = [tool("launch", "Launch a command in the background.", command="string"),
+           tool("output_of", "The output of a launched process.", pid="integer")]
+
+
+def _runs(outputs: list[str]) -> list[tuple]:
+    steps: list[tuple] = []
+    for i, output in enumerate(outputs):
+        pid = 4100 + 7 * i
+        steps += [("launch", {"command": "npm run test:e2e"}, {"pid": pid}),
+                  ("output_of", {"pid": pid}, {"state": "exited", "output": output})]
+    return steps
+
+
+def test_runs_the_user_counted_each_read_by_its_pid_run_as_often_as_asked(tmp_path):
+    ask = "Run the e2e suite 3 times to check it is not flaky."
+    assert flags(tmp_path, _RUNNER, ask, _runs(["PASS 42 tests in 3.1s"] * 3)) == []
+    found = flags(tmp_path, _RUNNER, ask, _runs(["PASS 42 tests in 3.1s"] * 4))
+    assert found and found[0][0] == 13, found  # the fourth run, beyond the count
+
+
+def test_a_read_of_the_run_that_answers_otherwise_than_the_round_before_is_news(tmp_path):
+    ask = "Run the e2e suite twice; if the two runs disagree, run it once more."
+    assert flags(tmp_path, _RUNNER, ask, _runs(["42 passed", "41 passed, 1 failed", "42 passed"])) == []
+    found = flags(tmp_path, _RUNNER, ask, _runs(["42 passed"] * 3))
+    assert found and found[0][0] == 9, found  # the runs agreed: the third is no more than asked

@@ -71,6 +71,7 @@ from .counts import asked
 from .arguments import names_nothing
 from .answered import each_made, minted_a_thing, reads_what_it_names
 from .own import beyond_asked, learned_elsewhere, minted_only, only_own_news, same_acknowledgement
+from .sent_back import asks_back
 from .state import Detector, GuardedCall, Memory
 from .waits import a_wait, awaiting, honoured_retry, not_yet, reads_a_state, retrying, spaced, waits_first  # noqa: F401  (honoured_retry re-exported: answers.py reads it here)
 
@@ -168,13 +169,17 @@ class RepeatedCall(Detector):
 
 
 def counted(m: Memory, a: GuardedCall, last: GuardedCall) -> bool:
-    """Is the call `a`, sent right after its run `last`, one of as many identical runs in a row as the user's latest
-    message asked for (counts.py: "run it 3 times")? Then it runs whatever the runs before it answered, a read or a
-    write: three exports started, a flaky test run three times and passing alike. Not a run beyond the count, nor a
-    run sent again after another act of the agent's (`python3 life.py` after each `pip install numpy`, the user
-    having asked for 5 generations): that is a retry of what the act between was meant to fix."""
+    """Is the call `a`, sent right after its run `last` or after reads of what the runs made only, one of as many
+    identical runs as the user's latest message asked for (counts.py: "run it 3 times")? Then it runs whatever the
+    runs before it answered, a read or a write: three exports started, a flaky test run three times, each read by its
+    PID, passing alike. Not a run beyond the count, nor a run sent again after another act of the agent's (`python3
+    life.py` after each `pip install numpy`, the user having asked for 5 generations): that retries what the act
+    between was meant to fix."""
     made = each_made(m, a)  # the count may name the things made past an adjective: "create 3 new tickets"
-    return last.index == a.index - 1 and asked(m, made) > 1 and not beyond_asked(m, a, made)
+    between = m.attempts[last.index + 1:a.index]  # only reads asking back what the runs made: their own results
+    return all((not x.writes or m.info(x.call.name).unknown) and asks_back(m, a, x) for x in between) \
+        and asked(m, made) > 1 \
+        and not beyond_asked(m, a, made)
 
 
 def _failed_alike(m: Memory, runs: list[GuardedCall]) -> bool:
