@@ -114,3 +114,21 @@ def test_a_read_of_the_run_that_answers_otherwise_than_the_round_before_is_news(
     assert flags(tmp_path, _RUNNER, ask, _runs(["42 passed", "41 passed, 1 failed", "42 passed"])) == []
     found = flags(tmp_path, _RUNNER, ask, _runs(["42 passed"] * 3))
     assert found and found[0][0] == 9, found  # the runs agreed: the third is no more than asked
+
+
+def test_posts_the_user_counted_each_followed_by_a_read_showing_the_post_run_as_often_as_asked(tmp_path):
+    tools = [tool("post_message", "Sends a message to a channel.", channel="string", text="string"),
+             tool("channel_history", "A channel's latest messages.", {"readOnlyHint": True}, channel="string")]
+    text = "INC-2291: payments API 5xx, please ack"
+    shown: list[dict] = []
+    steps = []
+    for i, (who, said) in enumerate([(None, None), ("U07ANN", "deploying the mobile app"), ("U07BOB", "lunch?")]):
+        ts = f"1700000{i}00.000100"
+        shown = ([{"user": who, "text": said, "ts": f"1700000{i}50.000200"}] if who else []) + shown
+        shown = [{"user": "U0BOT", "text": text, "ts": ts}] + shown
+        steps += [("post_message", {"channel": "C024BE91L", "text": text}, {"ok": True, "ts": ts}),
+                  ("channel_history", {"channel": "C024BE91L"}, {"messages": list(shown)})]
+    counted = "Page C024BE91L about INC-2291 with this text; if nobody acks, post it again, at most 3 times: " + text
+    assert flags(tmp_path, tools, counted, steps) == []
+    uncounted = "Page C024BE91L about INC-2291 with this text; if nobody acks, post it again: " + text
+    assert flags(tmp_path, tools, uncounted, steps)[:1] == [(5, "intervene", "repeated_call")]

@@ -131,7 +131,7 @@ def _names_minted(x: GuardedCall, minted: set[str]) -> bool:
     return bool((_names(x.arguments) | _names(x.content)) & minted)
 
 
-def _shows_own(x: GuardedCall, own: set[str]) -> bool:
+def shows_own(x: GuardedCall, own: set[str]) -> bool:
     """Does the read `x` show a value the write made or named (its own arguments aside: the repository or the
     collection both name)?"""
     return bool((marks(x.content) - marks(x.arguments)) & own)
@@ -147,7 +147,7 @@ def _shows_only_own(x: GuardedCall, own: set[str]) -> bool:
 def learned_elsewhere(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
     """Did a read between `last` and `a` show something new and none of what the write `a` made?"""
     own = made_by(m, a)
-    return any(x.taught and (asks_back_anew(m, a, x) or not (_shows_own(x, own) or asks_back(m, a, x)))
+    return any(x.taught and (asks_back_anew(m, a, x) or not (shows_own(x, own) or asks_back(m, a, x)))
                for x in m.attempts[last.index + 1:a.index])
 
 
@@ -170,7 +170,7 @@ def only_own_news(m: Memory, last: GuardedCall, a: GuardedCall, reworded: bool =
             continue  # it names or shows what the write created, or shows what it wrote: it reads its effect
         runs = [y for y in m.by_action.get(x.action, []) if y.ran and not y.failed and y.index < x.index]
         if (x.writes and not (m.info(x.call.name).unknown and _shows_only_own(x, named))) or x.failed \
-                or not (_shows_own(x, own) or runs and moved_by(runs[-1].content, x.content, sent)):
+                or not (shows_own(x, own) or runs and moved_by(runs[-1].content, x.content, sent)):
             return False
     return True
 

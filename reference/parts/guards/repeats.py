@@ -43,10 +43,10 @@ it must not fire on):
    times as the run affords (`Thresholds.poll_waits`): a container `starting` three times before `healthy`.
 8. A call that may act runs again with nothing new in between only when a second is no duplicate
    (`_acts_on_news`): it is idempotent, the user asked for it in these words, or what it acts on moved without it.
-9. As many identical runs in a row as the user's latest message asked for are no duplicate, a read or a write
-   (`counted`, asked before rules 6 to 8): three exports started when the user asked for three, a flaky test run three
-   times passing alike. Not a run sent again after another act of the agent's (a retry of what that act was meant
-   to fix), nor a run beyond the count.
+9. As many identical runs as the user's latest message asked for, in a row or separated by reads of their own
+   results, are no duplicate, a read or a write (`counted`, asked before rules 6 to 8): three exports started when
+   the user asked for three, a flaky test run three times passing alike. Not a run sent again after another act of
+   the agent's (a retry of what that act was meant to fix), nor a run beyond the count.
 
 Which calls may act twice: the tool's definition (effects.py). A call whose
 definition says nothing of its effects is judged by what it answered (`responses.reports`): an answer with
@@ -70,7 +70,7 @@ from .feedback import Detection
 from .counts import asked
 from .arguments import names_nothing
 from .answered import each_made, minted_a_thing, reads_what_it_names
-from .own import beyond_asked, learned_elsewhere, minted_only, only_own_news, same_acknowledgement
+from .own import beyond_asked, learned_elsewhere, made_by, minted_only, only_own_news, same_acknowledgement, shows_own
 from .sent_back import asks_back
 from .state import Detector, GuardedCall, Memory
 from .waits import a_wait, awaiting, honoured_retry, not_yet, reads_a_state, retrying, spaced, waits_first  # noqa: F401  (honoured_retry re-exported: answers.py reads it here)
@@ -169,17 +169,16 @@ class RepeatedCall(Detector):
 
 
 def counted(m: Memory, a: GuardedCall, last: GuardedCall) -> bool:
-    """Is the call `a`, sent right after its run `last` or after reads of what the runs made only, one of as many
-    identical runs as the user's latest message asked for (counts.py: "run it 3 times")? Then it runs whatever the
-    runs before it answered, a read or a write: three exports started, a flaky test run three times, each read by its
-    PID, passing alike. Not a run beyond the count, nor a run sent again after another act of the agent's (`python3
-    life.py` after each `pip install numpy`, the user having asked for 5 generations): that retries what the act
-    between was meant to fix."""
+    """Is the call `a`, sent right after its run `last` or after reads of the runs' results only (asking back by or
+    showing what they made), one of as many identical runs as the user's latest message asked for (counts.py: "run it
+    3 times")? Then it runs whatever the runs before it answered, a read or a write: a flaky test run three times,
+    each read by its PID, passing alike; a page posted again after the channel showed it unanswered. Not a run beyond
+    the count, nor a run sent again after another act of the agent's (`python3 life.py` after each `pip install
+    numpy`, the user having asked for 5 generations): that retries what the act between was meant to fix."""
     made = each_made(m, a)  # the count may name the things made past an adjective: "create 3 new tickets"
-    between = m.attempts[last.index + 1:a.index]  # only reads asking back what the runs made: their own results
-    return all((not x.writes or m.info(x.call.name).unknown) and asks_back(m, a, x) for x in between) \
-        and asked(m, made) > 1 \
-        and not beyond_asked(m, a, made)
+    own = made_by(m, a)  # only reads asking back or showing what the runs made between: their own results
+    return all((not x.writes or m.info(x.call.name).unknown) and (asks_back(m, a, x) or shows_own(x, own))
+               for x in m.attempts[last.index + 1:a.index]) and asked(m, made) > 1 and not beyond_asked(m, a, made)
 
 
 def _failed_alike(m: Memory, runs: list[GuardedCall]) -> bool:
