@@ -54,9 +54,25 @@ def test_an_answer_new_only_by_what_the_call_minted_is_the_same_acknowledgement(
     ("Comment 12 of 40 posted", "Comment 13 of 40 posted"),  # a count in text, not labelled as an id
     # the tip the last answer showed is where this one starts: the world moved on from what was seen
     ("8a1d2c4..f02b7e9  main -> origin/main\nRebased.", "f02b7e9..61ac0d3  main -> origin/main\nRebased."),
+    # a measure moved, its unit written after it (ISO 80000-1): a round trip timed again, nothing named
+    ("Reply from 10.0.0.7: bytes=32 time=3ms TTL=64", "Reply from 10.0.0.7: bytes=32 time=4ms TTL=64"),
 ])
 def test_what_the_world_showed_is_not_minted(was, is_):
     assert not minted_apart(was, is_)
+
+
+def test_a_name_that_changed_beyond_its_numerals_is_still_minted():
+    assert minted_apart("job.batch/loadtest-9mdqw created", "job.batch/loadtest-7xk2p created")
+    assert minted_apart("Created pod 4mdqw", "Created pod 8xk2p")
+
+
+def test_a_host_pinged_again_between_waits_is_measured_again(tmp_path):
+    shell = tool("run_cmd", "Run a command in cmd.exe and return the console output.", command="string")
+    ping = "Reply from 10.0.0.7: bytes=32 time={}ms TTL=64\n\nPackets: Sent = 1, Received = 1, Lost = 0"
+    steps = [step for t in (3, 4, 9) for step in (("run_cmd", {"command": "ping -n 1 10.0.0.7"}, ping.format(t)),
+                                                 ("run_cmd", {"command": "timeout /t 10 /nobreak >nul"}, ""))]
+    assert flags(tmp_path, [shell], "Ping the printer at 10.0.0.7 now and then and tell me if it drops.",
+                 steps[:-1]) == []
 
 
 def test_the_user_asks_for_a_count_in_words():
