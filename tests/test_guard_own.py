@@ -164,3 +164,23 @@ def test_a_sync_that_brings_the_world_on_from_where_the_last_one_left_it_runs_ag
              ("Bash", pull, " * branch b -> FETCH_HEAD\n   f02b7e9..61ac0d3  b -> origin/b\nSuccessfully rebased."),
              ("Bash", {"command": "git push origin b"}, "   61ac0d3..b7d40e2  b -> b")]
     assert flags(tmp_path, [shell], "Push the branch b.", steps) == []
+
+
+def test_a_write_that_declares_nothing_runs_again_after_a_read_showed_its_world_anew(tmp_path):
+    """A write of a tool that declares nothing, whose answer made nothing, sets the state of what it names: a read
+    since that names that thing and shows something new lets it run once more (a light still on after the
+    switch-off said done); the same read answered alike after it, the next is the repeat. A record added again
+    after a read of its trend, its answer a new record id, stays a duplicate."""
+    tools = [tool("switch_off", "Switches off the devices of an area.", area="string"),
+             tool("live_state", "Get the current state of every device.")]
+    off = ("switch_off", {"area": "Hall"}, {"response_type": "action_done", "success": [{"name": "Hall"}]})
+    still_on = ("live_state", {}, {"result": "- names: Hall lamp\n  state: 'on'\n  areas: Hall"})
+    user = "Switch off the lights in the hall."
+    assert flags(tmp_path, tools, user, [off, still_on, off]) == []
+    assert flags(tmp_path, tools, user, [off, still_on, off, still_on, off])[:1] == [(9, "intervene", "repeated_call")]
+    record = tool("record_reading", "Record a reading. Each call adds a record.", metric="string", value="number")
+    trend = tool("get_trend", "Get the trend of the user's readings.", metric="string")
+    added = ("record_reading", {"metric": "weight", "value": 72.5}, {"success": True, "record_id": "w_101"})
+    read = ("get_trend", {"metric": "weight"}, {"metric": "weight", "average": 72.9, "readings": 6})
+    assert flags(tmp_path, [record, trend], "Log my weight, 72.5 kg.", [added, read, added])[:1] \
+        == [(5, "intervene", "repeated_call")]
