@@ -49,7 +49,7 @@ from .sent_back import asks_back, id_member, identities, sent_back, taken_back
 from .arguments import argument_leaves
 from .counts import asked
 from .state import GuardedCall, Memory, identifiers
-from .words import words as words_of
+from .words import same_unit, words as words_of
 
 # A mark shorter than this, in letters and digits, tells nothing apart (a quantity of 3, a flag "ok").
 _DISTINCT = 3
@@ -211,7 +211,7 @@ def minted_apart(was: Any, is_: Any, named: frozenset[str] = frozenset()) -> boo
     (`job.batch/loadtest-9mdqw`, a UUID) or a value the text labels as an id (`{'id': 31877152210}`: a Python repr,
     not JSON), or a value of the first answer that names the thing (`named`, sent_back.py: a message's `ts` read
     back by it, an issue's `number` another tool's `issue_number` takes)? A count, a measure or a clock in text
-    moved is news, not minted."""
+    moved (`time=3ms`, then `time=4ms`: words.same_unit) is news, not minted."""
     minted: list[bool] = []
 
     def alike(was: Any, is_: Any, key: str) -> bool:
@@ -233,7 +233,8 @@ def minted_apart(was: Any, is_: Any, named: frozenset[str] = frozenset()) -> boo
         held = set(old)
         for i, (w, v) in enumerate(zip(old, new)):
             if w != v:
-                if v in held or _moved_on(w, v, held) or not (a_name(v) or _labelled_id(old, i) or w.strip("./:@-") in named):
+                if v in held or _moved_on(w, v, held) or same_unit(w, v) \
+                        or not (a_name(v) or _labelled_id(old, i) or w.strip("./:@-") in named):
                     return False
                 minted.append(True)
         return True
