@@ -41,6 +41,8 @@ def test_a_number_before_the_plural_of_what_it_counts_is_the_count(request_, cou
     "Vuelo del 5 de diciembre cancelado: envía la compensación.",  # a date, in Spanish
     "Keep an eye on pipeline 1187342 on acme/storefront.",  # an id
     "v2 is out: post the release notes at 10:30.",  # a version, a clock time
+    "明日の朝9時に歯医者の予約があるので、リマインダーを入れておいて。",  # a time of day: CLDR's hour pattern "H時"
+    "내일 아침 9시에 치과 예약 알림을 넣어줘.",  # a time of day, in Korean ("H시")
     "Trigger it once manually.",  # "once" is Spanish for eleven, but no plural follows it
     "Send it to Bob.",  # "to" is Danish for two: two letters tell no language apart
     "Charge the $100 onboarding fee.",  # an amount

@@ -54,9 +54,25 @@ def test_an_answer_new_only_by_what_the_call_minted_is_the_same_acknowledgement(
     ("Comment 12 of 40 posted", "Comment 13 of 40 posted"),  # a count in text, not labelled as an id
     # the tip the last answer showed is where this one starts: the world moved on from what was seen
     ("8a1d2c4..f02b7e9  main -> origin/main\nRebased.", "f02b7e9..61ac0d3  main -> origin/main\nRebased."),
+    # a measure moved, its unit written after it (ISO 80000-1): a round trip timed again, nothing named
+    ("Reply from 10.0.0.7: bytes=32 time=3ms TTL=64", "Reply from 10.0.0.7: bytes=32 time=4ms TTL=64"),
 ])
 def test_what_the_world_showed_is_not_minted(was, is_):
     assert not minted_apart(was, is_)
+
+
+def test_a_name_that_changed_beyond_its_numerals_is_still_minted():
+    assert minted_apart("job.batch/loadtest-9mdqw created", "job.batch/loadtest-7xk2p created")
+    assert minted_apart("Created pod 4mdqw", "Created pod 8xk2p")
+
+
+def test_a_host_pinged_again_between_waits_is_measured_again(tmp_path):
+    shell = tool("run_cmd", "Run a command in cmd.exe and return the console output.", command="string")
+    ping = "Reply from 10.0.0.7: bytes=32 time={}ms TTL=64\n\nPackets: Sent = 1, Received = 1, Lost = 0"
+    steps = [step for t in (3, 4, 9) for step in (("run_cmd", {"command": "ping -n 1 10.0.0.7"}, ping.format(t)),
+                                                 ("run_cmd", {"command": "timeout /t 10 /nobreak >nul"}, ""))]
+    assert flags(tmp_path, [shell], "Ping the printer at 10.0.0.7 now and then and tell me if it drops.",
+                 steps[:-1]) == []
 
 
 def test_the_user_asks_for_a_count_in_words():
@@ -148,3 +164,23 @@ def test_a_sync_that_brings_the_world_on_from_where_the_last_one_left_it_runs_ag
              ("Bash", pull, " * branch b -> FETCH_HEAD\n   f02b7e9..61ac0d3  b -> origin/b\nSuccessfully rebased."),
              ("Bash", {"command": "git push origin b"}, "   61ac0d3..b7d40e2  b -> b")]
     assert flags(tmp_path, [shell], "Push the branch b.", steps) == []
+
+
+def test_a_write_that_declares_nothing_runs_again_after_a_read_showed_its_world_anew(tmp_path):
+    """A write of a tool that declares nothing, whose answer made nothing, sets the state of what it names: a read
+    since that names that thing and shows something new lets it run once more (a light still on after the
+    switch-off said done); the same read answered alike after it, the next is the repeat. A record added again
+    after a read of its trend, its answer a new record id, stays a duplicate."""
+    tools = [tool("switch_off", "Switches off the devices of an area.", area="string"),
+             tool("live_state", "Get the current state of every device.")]
+    off = ("switch_off", {"area": "Hall"}, {"response_type": "action_done", "success": [{"name": "Hall"}]})
+    still_on = ("live_state", {}, {"result": "- names: Hall lamp\n  state: 'on'\n  areas: Hall"})
+    user = "Switch off the lights in the hall."
+    assert flags(tmp_path, tools, user, [off, still_on, off]) == []
+    assert flags(tmp_path, tools, user, [off, still_on, off, still_on, off])[:1] == [(9, "intervene", "repeated_call")]
+    record = tool("record_reading", "Record a reading. Each call adds a record.", metric="string", value="number")
+    trend = tool("get_trend", "Get the trend of the user's readings.", metric="string")
+    added = ("record_reading", {"metric": "weight", "value": 72.5}, {"success": True, "record_id": "w_101"})
+    read = ("get_trend", {"metric": "weight"}, {"metric": "weight", "average": 72.9, "readings": 6})
+    assert flags(tmp_path, [record, trend], "Log my weight, 72.5 kg.", [added, read, added])[:1] \
+        == [(5, "intervene", "repeated_call")]

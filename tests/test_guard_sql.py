@@ -63,3 +63,23 @@ def test_a_tool_whose_definition_says_nothing_reads_when_it_sends_queries_alone(
     assert info.writes_by({"query": "SELECT * INTO archive_2025 FROM orders"})
     assert info.writes_by({"query": "Select the cheapest flight from Paris to Rome"})
     assert info.writes_by({"query": "SELECT name FROM users; DELETE FROM users WHERE id = 1"})
+
+
+def test_a_tool_whose_definition_says_nothing_reads_when_it_sends_a_safe_http_method():
+    info = ToolInfo("api_request", description="Call the store's Admin API. Returns the JSON response.")
+    assert not info.writes_by({"method": "GET", "path": "/admin/orders/o_1"})  # RFC 9110: GET is safe
+    assert not info.writes_by({"request": {"verb": "HEAD", "url": "/admin/orders"}})  # whatever the member's name
+    assert info.writes_by({"method": "POST", "path": "/admin/payments/p_1/refund"})
+    assert info.writes_by({"note": "GET the customer a refund"})  # a word of a sentence is no method
+
+
+def test_a_refund_sent_again_after_an_api_read_of_the_order_is_the_duplicate(tmp_path):
+    from tests.helpers.chat_logs import flags, tool
+    api = tool("api_request", "Call the store's Admin API. Returns the JSON response.", method="string",
+               path="string")
+    refund = ("api_request", {"method": "POST", "path": "/admin/payments/pay_01JB/refund"},
+              {"payment": {"id": "pay_01JB", "refunds": [{"id": "refu_01JC0A1", "amount": 189.9}]}})
+    order = ("api_request", {"method": "GET", "path": "/admin/orders/order_01JB"},
+             {"order": {"id": "order_01JB", "summary": {"paid_total": 189.9, "refunded_total": 0}}})
+    assert flags(tmp_path, [api], "Refund 189.90 of order 1043.", [refund, order, refund])[:1] \
+        == [(5, "intervene", "repeated_call")]

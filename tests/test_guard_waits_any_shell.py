@@ -160,3 +160,18 @@ def test_a_poll_behind_its_own_wait_with_no_act_before_it_is_stopped_at_its_seco
     shell = [tool("shell", "Run a PowerShell command.", SHELL_MCP, command="string")]
     found = flags(tmp_path, shell, "Is the print spooler running?", _service(["Stopped"] * 5)[1:])
     assert found and found[0][:2] == (3, "intervene"), found  # the second call, at its first answer alike
+
+
+def test_a_search_that_prints_nothing_found_nothing_and_is_no_wait(tmp_path):
+    """A command that asks for something and prints nothing answered "none found": taking turns with a count of the
+    same log, both answering alike, the two are a cycle, stopped by its third round; a `sleep` between the same
+    counts, as an argv or beside a description, still only waits."""
+    count = ("shell", {"command": "grep -c ERROR /var/log/app/backup.log"}, "0\n")
+    search = ("shell", {"command": "grep WARN /var/log/app/backup.log | tail -n 20"}, "")
+    user = "Did last night's backup log any failures?"
+    stops = [f for f in flags(tmp_path, SHELL, user, [count, search] * 4) if f[1] == "stop"]
+    assert stops and stops[0][0] <= 11, stops
+    for wait in ({"command": ["sleep", "30"]}, {"command": "sleep 30", "description": "Wait 30 seconds"}):
+        polled = [("shell", {"command": RUN}, json.dumps({"status": s})) for s in ("queued", "in_progress", "done")]
+        steps = [polled[0], ("shell", wait, ""), polled[1], ("shell", wait, ""), polled[2]]
+        assert flags(tmp_path, SHELL, "Wait for run 123 to finish.", steps) == []

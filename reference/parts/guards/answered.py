@@ -1,7 +1,8 @@
 """What a call of unknown effect did, by its answer (a tool whose annotations, HTTP method and name say nothing of
 its effects: a shell, a wrapped API): an answer that gives only the state of the thing the call names reads it
 (`reads_what_it_names`), and one that acknowledges a record holding an id nothing sent or showed made a thing
-(`minted_a_thing`), and runs that each made one may be the things a user's count names (`each_made`). repeats.py
+(`minted_a_thing`), runs that each made one may be the things a user's count names (`each_made`), and a write that
+made nothing sets the state of what it names, which a read naming it may show anew (`set_what_a_read_shows`). repeats.py
 asks them before it judges a call asked again; each function states its rule in one sentence with the legitimate
 case it must not fire on."""
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .arguments import argument_leaves
-from .own import a_name, marks, minted_by
+from .own import a_name, made_a_thing, marks, minted_by
 from .sent_back import id_member, taken_back
 from .state import GuardedCall, Memory
 from .words import words
@@ -68,3 +69,25 @@ def _holds_list(value: Any) -> bool:
 
 def _a_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def set_what_a_read_shows(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:
+    """Does the write `a`, of a tool whose definition says nothing of its effects (MCP's defaults then assume an open
+    world), set the state of a thing a read since `last` showed: its answer made nothing (`made_a_thing`), and a read
+    between names what it names (one of its texts whole, as a word of that answer)? Then the world it acts on was
+    shown it anew: the same switch-off runs once more after a state read listed the light still on. Not a record
+    added again after a read of its trend (its answer minted the record's id), nor a plan written again after a
+    read of a step's answer that names none of it."""
+    if not m.info(a.call.name).unknown or made_a_thing(m, last):
+        return False
+    named = [tuple(w.casefold() for w in words(v)) for _, v in argument_leaves(a.arguments) if isinstance(v, str)]
+    for x in m.attempts[last.index + 1:a.index]:
+        if x.taught:
+            shown = [w.strip(_EDGES).casefold() for _, v in argument_leaves(x.content) if isinstance(v, str)
+                     for w in words(v)]
+            if any(n and any(tuple(shown[i:i + len(n)]) == n for i in range(len(shown))) for n in named):
+                return True
+    return False
+
+
+_EDGES = "'\"()[]{},.;:!?"  # the punctuation a word of a listing carries around it ("'on'", "Flur,")

@@ -4,8 +4,9 @@ user asked for are no duplicate).
 **A count is a number the user wrote right before the plural of what it counts, that the run's calls do not send**:
 "run it 5 times", "create it three times", "créalo tres veces", and, in a script that writes no spaces or plurals, a
 number before what it counts ("创建三次"). It must not fire on a measure ("check back in five minutes", "2 GB": a
-unit CLDR names), a day of a date ("5 December", "May 14"), a number the calls send (an issue number, an address,
-a size: what the acts act on, not how many of them), a word of two letters that spells a number in another language
+unit CLDR names), a time of day ("9時に", "um 9 Uhr": the word CLDR's hour pattern writes beside it), a day of a
+date ("5 December", "May 14"), a number the calls send (an issue number, an address, a size: what the acts act on,
+not how many of them), a word of two letters that spells a number in another language
 ("to" is Danish for two), nor a number before no plural ("trigger it once manually": "once" is Spanish for eleven).
 
 **The multiplication sign right after a number's digits makes it a count of runs** (Unicode's ×, or the x that stands
@@ -216,7 +217,8 @@ def _spelled() -> dict[str, dict[str, int]]:
 
 @lru_cache(maxsize=None)
 def _cldr(language: str) -> tuple[frozenset[tuple[str, ...]], frozenset[str], frozenset[str]]:
-    """CLDR's words for one language: the words after a number in each unit ("minutes", "GB"), the months' names
+    """CLDR's words for one language: the words after a number in each unit ("minutes", "GB") or in the hour of a
+    time of day ("Uhr", "時"), the months' names
     ("december", "dic"), and the endings its units' plurals add to the singular ("s" of "minutes", "er" of
     "minutter")."""
     words = _table()["cldr"].get(language.split("_")[0], {})

@@ -1,8 +1,9 @@
 """The table counts.py reads (cldr_counts.json), and its writer: each one-word cardinal num2words spells from 2 to
 counts.MOST, longer than counts.SHORT, and for each of its languages CLDR's words as Babel holds them: the units of
-measure, the months, the endings plurals take, and the words written around numbers and dates that tell the language.
-Both packages are in the dev extra; the kit reads the table, not them. The numbers are read from counts.py when the
-table is built, so a sweep that sets one there (benchmarks/guard_numbers.py) builds the table for it.
+measure and the word beside the hour of a time of day, the months, the endings plurals take, and the words written
+around numbers and dates that tell the language. Both packages are in the dev extra; the kit reads the table, not
+them. The numbers are read from counts.py when the table is built, so a sweep that sets one there
+(benchmarks/guard_numbers.py) builds the table for it.
 """
 from __future__ import annotations
 
@@ -71,9 +72,20 @@ def _read_cldr(language: str) -> tuple[set[tuple[str, ...]], set[str], set[str]]
             stem = len(os.path.commonprefix([one, other]))
             if one and one != other and stem >= counts._STEM and other[stem:].isalpha():
                 ends.add(other[stem:])
+    units |= {(w,) for w in _hour_words(data)}
     months = {name.casefold().strip(".") for names in _written(data["months"]["format"])
               for width in ("wide", "abbreviated") for d in _written(names.get(width)) for name in d.values()}
     return units, months, ends
+
+
+def _hour_words(data: Any) -> set[str]:
+    """The words CLDR writes beside the hour of a time of day alone (its skeleton "H": "H時", "HH 'Uhr'"): a number
+    written with them is a clock time ("9時に", "um 9 Uhr"), not a count. The hour's own field and any other field of
+    the pattern (letters outside quotes, LDML's date field symbols) are no words."""
+    skeleton = next((d.get("H") for d in _written(data.get("datetime_skeletons"))), None)
+    pattern = str(getattr(skeleton, "pattern", skeleton) or "")
+    literal = " ".join(q or text for q, text in re.findall(r"'([^']*)'|([^A-Za-z']+)", pattern))
+    return {w.casefold() for w in literal.split()}
 
 
 def _read_words(language: str) -> set[str]:

@@ -8,7 +8,9 @@ they do carry, strongest source first:
    A call may change state unless readOnlyHint is true; a read's answer may move by itself when
    openWorldHint is true (it reads a world outside the run).
 2. The HTTP method, where the tool states one (an OpenAPI operation's description starting "GET /..."):
-   GET, HEAD and OPTIONS are safe methods (RFC 9110, 9.2.1); any other may change state.
+   GET, HEAD and OPTIONS are safe methods (RFC 9110, 9.2.1); any other may change state. Where only the last
+   resort speaks, a call that sends safe methods alone, each as a whole text of its arguments (a generic API
+   request tool asked `GET`), reads (`sends_safe_method`); not a call sending POST, nor "GET" in a sentence.
 3. Last resort, documented as such: the first word of the name or of the description is an English verb
    that reads (READ_VERBS). A description that only names a thing ("A message to a recipient", "The status of
    a job") says nothing of effects, so such a tool may change state, as the MCP default says. What the words
@@ -100,7 +102,7 @@ class ToolInfo:
         SQL data-change or schema statement (`sends_sql_change`), or sends more than SQL queries alone?"""
         if self.unknown and sends_sql_change(arguments):
             return True
-        return self.writes and not (self.unknown and _texts(arguments, only_queries))
+        return self.writes and not (self.unknown and (_texts(arguments, only_queries) or sends_safe_method(arguments)))
 
     def idempotent_by(self, writes: bool) -> bool:
         """Has a second identical call no effect beyond the first's, given whether the call may change state? A
@@ -146,6 +148,29 @@ def _texts(arguments: Any, test: Any) -> bool:
     if isinstance(arguments, dict):
         return any(_texts(v, test) for v in arguments.values())
     return any(_texts(v, test) for v in arguments) if isinstance(arguments, list) else test(arguments)
+
+
+def sends_safe_method(arguments: Any) -> bool:
+    """Does the call send a safe HTTP method (RFC 9110, 9.2.1: GET, HEAD, OPTIONS, TRACE) as one whole text of its
+    arguments, and no other method (a generic API request tool asked `GET /admin/orders/...`)? Then, where only the
+    last resort speaks, it reads as the method says. Not a call sending POST, nor "get" inside a sentence."""
+    sent = _methods(arguments)
+    return bool(sent) and sent <= _SAFE_ALL
+
+
+def _methods(arguments: Any) -> set[str]:
+    """The HTTP methods a call sends as whole texts of its arguments, at any depth (method names are case-sensitive,
+    RFC 9110, 9.1)."""
+    if isinstance(arguments, dict):
+        return set().union(*(_methods(v) for v in arguments.values()))
+    if isinstance(arguments, list):
+        return set().union(*(_methods(v) for v in arguments))
+    found = _WHOLE_METHOD.fullmatch(arguments) if isinstance(arguments, str) else None
+    return {found.group(1)} if found else set()
+
+
+_WHOLE_METHOD = re.compile(r"\s*(GET|HEAD|OPTIONS|TRACE|POST|PUT|PATCH|DELETE|CONNECT)\s*")  # RFC 9110 9.3, RFC 5789
+_SAFE_ALL = SAFE_METHODS | {"TRACE"}  # RFC 9110, 9.2.1
 
 
 def sends_sql_change(arguments: Any) -> bool:

@@ -24,12 +24,11 @@ user asked for three of, each given its own generated name, the jobs listed afte
 that showed something new and none of what the call made (a comment list without the first reply). In text, a value the answer labels as an id (`{'id':
 31877152210}`, a Python repr, not JSON) is minted as a member named as an id is (a step count moved in text is news).
 
-A call that names or shows a name the write's answers minted (`kubectl logs job/<the job it created>`, a listing
-of the jobs with it), or asks by what the write made (sent_back.asks_back: an issue read by the number its create
-answered), reads that write's effect: no news that lets the write run again (`ls -la` after `ls` shows names no
-write answered, and is news), unless it answers otherwise than the same read of the round before, what the rounds
-made aside (a test run read by its PID, FAIL after PASS: a flaky test is news). So is a call that shows a passage
-the write wrote, eight words in a row no call had sent or shown before it: a view of only the review it repeats is news.
+A call that names or shows a name the write's answers minted (`kubectl logs job/<its job>`, a listing of the jobs
+with it), or asks by what the write made (sent_back.asks_back: an issue read by the number its create answered),
+reads its effect: no news that lets it run again (`ls -la` after `ls` shows names no write answered: news), unless
+it answers otherwise than the same read of the round before, what the rounds made aside (a test read by its PID, FAIL
+after PASS: news). So does a call showing 8 words in a row the write first wrote (one showing only the review: news).
 
 A read of unknown effect that answers with what the write made or sent (the total an INSERT's amount moved) reads
 the write's effect, and another item of the parallel batch a write succeeded in answers for that batch: neither
@@ -48,7 +47,7 @@ from .sent_back import asks_back, asks_back_anew, id_member, identities, sent_ba
 from .arguments import argument_leaves
 from .counts import asked
 from .state import GuardedCall, Memory, identifiers
-from .words import words as words_of
+from .words import same_unit, words as words_of
 
 # A mark shorter than this, in letters and digits, tells nothing apart (a quantity of 3, a flag "ok").
 _DISTINCT = 3
@@ -213,7 +212,7 @@ def minted_apart(was: Any, is_: Any, named: frozenset[str] = frozenset()) -> boo
     (`job.batch/loadtest-9mdqw`, a UUID) or a value the text labels as an id (`{'id': 31877152210}`: a Python repr,
     not JSON), or a value of the first answer that names the thing (`named`, sent_back.py: a message's `ts` read
     back by it, an issue's `number` another tool's `issue_number` takes)? A count, a measure or a clock in text
-    moved is news, not minted."""
+    moved (`time=3ms`, then `time=4ms`: words.same_unit) is news, not minted."""
     minted: list[bool] = []
 
     def alike(was: Any, is_: Any, key: str) -> bool:
@@ -235,7 +234,8 @@ def minted_apart(was: Any, is_: Any, named: frozenset[str] = frozenset()) -> boo
         held = set(old)
         for i, (w, v) in enumerate(zip(old, new)):
             if w != v:
-                if v in held or _moved_on(w, v, held) or not (a_name(v) or _labelled_id(old, i) or w.strip("./:@-") in named):
+                if v in held or _moved_on(w, v, held) or same_unit(w, v) \
+                        or not (a_name(v) or _labelled_id(old, i) or w.strip("./:@-") in named):
                     return False
                 minted.append(True)
         return True

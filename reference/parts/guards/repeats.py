@@ -42,11 +42,14 @@ it must not fire on):
    whose answer moved, and that has not reached an end is a wait (`waits.awaiting`): it may answer alike as many
    times as the run affords (`Thresholds.poll_waits`): a container `starting` three times before `healthy`.
 8. A call that may act runs again with nothing new in between only when a second is no duplicate
-   (`_acts_on_news`): it is idempotent, the user asked for it in these words, or what it acts on moved without it.
-9. As many identical runs as the user's latest message asked for, in a row or separated by reads of their own
-   results, are no duplicate, a read or a write (`counted`, asked before rules 6 to 8): three exports started when
-   the user asked for three, a flaky test run three times passing alike. Not a run sent again after another act of
-   the agent's (a retry of what that act was meant to fix), nor a run beyond the count.
+   (`_acts_on_news`): it is idempotent, the user asked for it in these words, or what it acts on moved without it:
+   a call of a tool that declares nothing, whose answer made nothing, sets the state of what it names in a world
+   MCP's defaults assume open: a read since that names that thing and shows something new lets it run once more
+   (a light switched off again after a state read listed it still on), not a record added again after a read of
+   its trend (`set_what_a_read_shows`); the next after the same read is the repeat.
+9. As many identical runs as the user's latest message asked for, in a row or apart by reads of their own results,
+   are no duplicate, a read or a write (`counted`, asked before rules 6 to 8): a flaky test run three times passing
+   alike. Not a run sent again after another act of the agent's (a retry of what it fixes), nor one beyond the count.
 
 Which calls may act twice: the tool's definition (effects.py). A call whose
 definition says nothing of its effects is judged by what it answered (`responses.reports`): an answer with
@@ -69,7 +72,7 @@ from .effects import ToolInfo
 from .feedback import Detection
 from .counts import asked
 from .arguments import names_nothing
-from .answered import each_made, minted_a_thing, reads_what_it_names
+from .answered import each_made, minted_a_thing, reads_what_it_names, set_what_a_read_shows
 from .own import beyond_asked, learned_elsewhere, made_by, minted_only, only_own_news, same_acknowledgement, shows_own
 from .sent_back import asks_back
 from .state import Detector, GuardedCall, Memory
@@ -169,12 +172,10 @@ class RepeatedCall(Detector):
 
 
 def counted(m: Memory, a: GuardedCall, last: GuardedCall) -> bool:
-    """Is the call `a`, sent right after its run `last` or after reads of the runs' results only (asking back by or
-    showing what they made), one of as many identical runs as the user's latest message asked for (counts.py: "run it
-    3 times")? Then it runs whatever the runs before it answered, a read or a write: a flaky test run three times,
-    each read by its PID, passing alike; a page posted again after the channel showed it unanswered. Not a run beyond
-    the count, nor a run sent again after another act of the agent's (`python3 life.py` after each `pip install
-    numpy`, the user having asked for 5 generations): that retries what the act between was meant to fix."""
+    """Is `a`, sent right after its run `last` or after reads asking back by or showing what the runs made, one of as
+    many identical runs as the user's latest message asked for ("run it 3 times", counts.py)? A flaky test run three
+    times, each read by its PID; a page posted again after the channel showed it unanswered. Not a run beyond the
+    count, nor one after another act (`python3 life.py` after each `pip install numpy`: a retry of what it fixes)."""
     made = each_made(m, a)  # the count may name the things made past an adjective: "create 3 new tickets"
     own = made_by(m, a)  # only reads asking back or showing what the runs made between: their own results
     return all((not x.writes or m.info(x.call.name).unknown) and (asks_back(m, a, x) or shows_own(x, own))
@@ -253,15 +254,17 @@ def _acts_on_news(m: Memory, a: GuardedCall, last: GuardedCall, info: ToolInfo, 
     """May a call that may change state run again with nothing new in between? Only when a second is no duplicate:
     it is idempotent (MCP's idempotentHint, an HTTP PUT or DELETE: a retry after a timeout), or the user asked for
     it in these words (a flaky test run four times): it runs, and the same answer again is the repeat; or what it
-    acts on moved without it: a read showed something new in the open world it acts on that it did not make
-    itself (the "More" link after a snapshot shows the next rows, not the rows an insert sent: own.py), its own
+    acts on moved without it: a read showed something new in the open world it acts on (declared, or one a state
+    it sets lies in: `set_what_a_read_shows`) that it did not make itself (the "More" link after a snapshot shows
+    the next rows, not the rows an insert sent: own.py), its own
     last answer showed that world moving beyond an id it minted (a "Load more" showing the next jobs, not a send's
     new message id), or it names no target of its own and acts on what the tool carries (an editor's scroll),
     its definition not saying it is destructive. A record added again after a read of its trend is a duplicate."""
     if idempotent or a.asked:
         a.recheck = True
         return True
-    if info.open_world and m.learned_between(last, a) and learned_elsewhere(m, last, a):
+    if (info.open_world or set_what_a_read_shows(m, last, a)) and m.learned_between(last, a) \
+            and learned_elsewhere(m, last, a):
         return True  # a read that only showed what this write made reports its effect, not the world's
     if (info.annotations or {}).get("openWorldHint") is True and last.showed and last.reports \
             and not minted_only(m, last):

@@ -286,12 +286,15 @@ def _names(arguments: object) -> set[str]:
 
 
 def printed_nothing(m: Memory, a: GuardedCall) -> bool:
-    """Did a call succeed and answer no text at all: nothing, or texts all empty beside its numbers (a `sleep`'s
-    empty output, its exit code and how long it took), or only the time it was sent to spend (`paused`: a wait tool's
-    "Waited 30 seconds.")? Such an answer repeats nothing."""
-    if a.silent or paused(m, a):
+    """Did a call that asked for nothing but time answer nothing: it sent no text but a shell's own wait (numbers
+    alone, `sleep 30`, `["sleep", "30"]`), and answered no text at all, or texts all empty beside its numbers (its
+    exit code, how long it took), or only the time it was sent to spend (`paused`: "Waited 30 seconds.")? Such an
+    answer repeats nothing. Not a command that asked for something and printed nothing (a grep of a clean log): it
+    found nothing, an answer of its own that repeats."""
+    sent = [v for _, v in argument_leaves(a.arguments) if isinstance(v, str)]  # an argv's words are one command
+    if paused(m, a) or a.silent and not any(v.strip() for v in sent):
         return True
-    if not a.ran or a.failed:
+    if not a.ran or a.failed or any(v.strip() for v in sent) and not any(map(_shell_waits, [*sent, " ".join(sent)])):
         return False
     texts = [v for _, v in argument_leaves(a.content) if isinstance(v, str)]
-    return bool(texts) and not any(t.strip() for t in texts)
+    return a.silent or bool(texts) and not any(t.strip() for t in texts)

@@ -36,3 +36,15 @@ def words(text: str) -> tuple[str, ...]:
             continue
         found += [p for p in _PIECE.findall(run) if any(c.isalnum() for c in p)]
     return tuple(found)
+
+
+# A numeral with a unit's letters after it, as ISO 80000-1 writes a quantity: "3ms", "512MiB", "1,5s".
+_QUANTITY = re.compile(r"([-+]?\d+(?:[.,]\d+)*)([^\W\d_]+)")
+
+
+def same_unit(was: str, now: str) -> bool:
+    """Are two words one quantity measured again: a numeral followed by the same unit's letters, only the numeral
+    changed ("3ms", then "4ms")? A measure moved; nothing was named. Not a name whose letters changed beside its
+    digits (a pod's "4mdqw", then "8xk2p")."""
+    a, b = _QUANTITY.fullmatch(was), _QUANTITY.fullmatch(now)
+    return bool(a and b) and a.group(2) == b.group(2) and a.group(1) != b.group(1)
