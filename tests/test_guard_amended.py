@@ -184,3 +184,27 @@ def _bumped(answer: object) -> object:
         return {k: _bumped(v) if not k.endswith("id") else (v + 1 if isinstance(v, int) else f"{v}2")
                 for k, v in answer.items()}
     return answer
+
+
+def _resent_email(tmp_path, *edits):
+    from tests.helpers.chat_logs import flags, tool
+    send = tool("send_email", "Sends a new email", to={"type": "array", "items": {"type": "string"}}, subject="string",
+                body="string")
+    body = "Hi team, the weekly numbers: revenue 1.2M, churn 2.1%."
+    mail = {"to": ["team@acme.io"], "subject": "Weekly numbers"}
+    steps = [("send_email", {**mail, "body": body}, "Email sent successfully with ID: 18c9f2a7b3d4e5f6"),
+             "Oops, please send it again and add that the numbers are preliminary.",
+             ("send_email", {**mail, "body": body + " These numbers are preliminary."},
+              "Email sent successfully with ID: 18c9f2a7b3d4e600")]
+    return flags(tmp_path, [send, *edits], "Send the weekly numbers to team@acme.io: revenue 1.2M, churn 2.1%.", steps)
+
+
+def test_a_write_that_takes_the_made_thing_but_not_what_changed_does_not_amend_it(tmp_path):
+    """Gmail's MCP tools relabel and delete a sent email by its id; none takes a body: resending amends it."""
+    from tests.helpers.chat_logs import tool
+    relabel = tool("modify_email", "Modifies email labels", messageId="string",
+                   addLabelIds={"type": "array", "items": {"type": "string"}})
+    delete = tool("delete_email", "Permanently deletes an email", messageId="string")
+    assert _resent_email(tmp_path, relabel, delete) == []
+    edit = tool("update_email", "Edits an email", messageId="string", body="string")
+    assert _resent_email(tmp_path, relabel, edit)[:1] == [(5, "intervene", "repeated_call")]

@@ -87,3 +87,48 @@ def test_where_a_write_and_a_read_both_act_is_no_value_the_write_made(tmp_path):
              ("list_comments", {"issue_number": 4120}, [{"id": 98000, "body": "Still broken on 2.3."}]),
              ("add_comment", post, {"id": 99002, "body": "Fixed in the 2.4 build."})]
     assert not flags(tmp_path, comments, "Tell issue 4120 it is fixed in the 2.4 build.", steps)
+
+
+_RUNNER = [tool("launch", "Launch a command in the background.", command="string"),
+           tool("output_of", "The output of a launched process.", pid="integer")]
+
+
+def _runs(outputs: list[str]) -> list[tuple]:
+    steps: list[tuple] = []
+    for i, output in enumerate(outputs):
+        pid = 4100 + 7 * i
+        steps += [("launch", {"command": "npm run test:e2e"}, {"pid": pid}),
+                  ("output_of", {"pid": pid}, {"state": "exited", "output": output})]
+    return steps
+
+
+def test_runs_the_user_counted_each_read_by_its_pid_run_as_often_as_asked(tmp_path):
+    ask = "Run the e2e suite 3 times to check it is not flaky."
+    assert flags(tmp_path, _RUNNER, ask, _runs(["PASS 42 tests in 3.1s"] * 3)) == []
+    found = flags(tmp_path, _RUNNER, ask, _runs(["PASS 42 tests in 3.1s"] * 4))
+    assert found and found[0][0] == 13, found  # the fourth run, beyond the count
+
+
+def test_a_read_of_the_run_that_answers_otherwise_than_the_round_before_is_news(tmp_path):
+    ask = "Run the e2e suite twice; if the two runs disagree, run it once more."
+    assert flags(tmp_path, _RUNNER, ask, _runs(["42 passed", "41 passed, 1 failed", "42 passed"])) == []
+    found = flags(tmp_path, _RUNNER, ask, _runs(["42 passed"] * 3))
+    assert found and found[0][0] == 9, found  # the runs agreed: the third is no more than asked
+
+
+def test_posts_the_user_counted_each_followed_by_a_read_showing_the_post_run_as_often_as_asked(tmp_path):
+    tools = [tool("post_message", "Sends a message to a channel.", channel="string", text="string"),
+             tool("channel_history", "A channel's latest messages.", {"readOnlyHint": True}, channel="string")]
+    text = "INC-2291: payments API 5xx, please ack"
+    shown: list[dict] = []
+    steps = []
+    for i, (who, said) in enumerate([(None, None), ("U07ANN", "deploying the mobile app"), ("U07BOB", "lunch?")]):
+        ts = f"1700000{i}00.000100"
+        shown = ([{"user": who, "text": said, "ts": f"1700000{i}50.000200"}] if who else []) + shown
+        shown = [{"user": "U0BOT", "text": text, "ts": ts}] + shown
+        steps += [("post_message", {"channel": "C024BE91L", "text": text}, {"ok": True, "ts": ts}),
+                  ("channel_history", {"channel": "C024BE91L"}, {"messages": list(shown)})]
+    counted = "Page C024BE91L about INC-2291 with this text; if nobody acks, post it again, at most 3 times: " + text
+    assert flags(tmp_path, tools, counted, steps) == []
+    uncounted = "Page C024BE91L about INC-2291 with this text; if nobody acks, post it again: " + text
+    assert flags(tmp_path, tools, uncounted, steps)[:1] == [(5, "intervene", "repeated_call")]

@@ -70,6 +70,26 @@ def test_the_same_sentence_around_each_name_the_user_listed_is_progress(tmp_path
     assert found == []
 
 
+def _pinged(tmp_path, user: str, hosts: list[str], listed: bool = False):
+    from tests.helpers.chat_logs import flags, tool
+    ping = tool("ping_host", "Check a host answers.", {"readOnlyHint": True}, host="string")
+    listing = tool("list_hosts", "The fleet's hosts.", {"readOnlyHint": True})
+    steps = [("list_hosts", {}, {"hosts": hosts})] if listed else []
+    return flags(tmp_path, [ping, listing], user, steps + [("ping_host", {"host": h}, f"{h} is not reachable")
+                                                          for h in hosts])
+
+
+def test_names_the_user_or_a_listing_gave_whole_are_told_apart_though_they_differ_only_in_digits(tmp_path):
+    """Hosts db-01 to db-04, each "X is not reachable": each was given as written, so each is its own question."""
+    hosts = ["db-01", "db-02", "db-03", "db-04"]
+    assert _pinged(tmp_path, "Which of db-01, db-02, db-03, db-04 are down?", hosts) == []
+    assert _pinged(tmp_path, "Which database hosts are down?", hosts, listed=True) == []
+    assert _pinged(tmp_path, "Which of db-01.prod, db-02.prod, db-03.prod, db-04.prod are down?",
+                   [f"{h}.prod" for h in hosts]) == []
+    guessed = _pinged(tmp_path, "Is db-01 down?", [*hosts, "db-05"])  # the others were never given
+    assert any(v == "stop" for _, v, _ in guessed), guessed
+
+
 def _office_tools():
     from tests.helpers.chat_logs import tool
     return [tool("office_list_files", "The files the user uploaded."),

@@ -7,10 +7,10 @@ from reference.diagnosis.logs import read_log
 from reference.diagnosis.shadow import judge
 
 
-def tool(name: str, description: str, annotations: dict | None = None, **properties: str) -> dict:
-    """A tool definition as the chat format logs it; `properties`: name -> JSON Schema type."""
+def tool(name: str, description: str, annotations: dict | None = None, **properties: str | dict) -> dict:
+    """A tool definition as the chat format logs it; `properties`: name -> JSON Schema type (or a whole schema)."""
     function = {"name": name, "description": description, "parameters": {
-        "type": "object", "properties": {k: {"type": v} for k, v in properties.items()}}}
+        "type": "object", "properties": {k: v if isinstance(v, dict) else {"type": v} for k, v in properties.items()}}}
     if annotations is not None:
         function["annotations"] = annotations
     return {"type": "function", "function": function}
@@ -18,9 +18,13 @@ def tool(name: str, description: str, annotations: dict | None = None, **propert
 
 def judged(tmp_path, tools: list[dict], user: str, steps: list[tuple], answer: str = "Done."):
     """The shadow judgement of a chat log: the user's message, then `steps`, (tool, arguments, answer) or (tool,
-    arguments, answer, is_error), one call a step, then the assistant's `answer`."""
+    arguments, answer, is_error), one call a step, or a text: the user's next turn; then the assistant's `answer`."""
     messages = [{"role": "user", "content": user}]
-    for i, (name, args, result_, *error) in enumerate(steps):
+    for i, step in enumerate(steps):
+        if isinstance(step, str):  # the assistant answered; the user speaks again
+            messages += [{"role": "assistant", "content": "Ok."}, {"role": "user", "content": step}]
+            continue
+        name, args, result_, *error = step
         result = {"role": "tool", "tool_call_id": f"c{i}",
                   "content": result_ if isinstance(result_, str) else json.dumps(result_)}
         if error:

@@ -4,11 +4,12 @@ detail the user gave since, a field it left out) makes a second thing where the 
 
 **A write that made a thing, sent again in a later user turn with only words added, makes the first thing again
 where it keeps a wording of the first whole (its subject), fills a field the first left out, or follows the user
-naming what the first made (its id), and another write takes what the first made**: it must not fire on a second
+naming what the first made (its id), and another write takes both what the first made and what the second changed**:
+it must not fire on a second
 thing worded apart from the first in the same fields (a narrower bug whose title and body both hold the first's and
 add "in Safari"), whatever words the user asked for it in ("File another bug", "Abre otra incidencia", "noch ein
-Ticket"), nor where nothing edits what the tool made (an email sent again with the line the user asked to add:
-sending again is the only way to amend it).
+Ticket"), nor where nothing edits what the tool made (an email sent again with the line the user asked to add,
+though other tools relabel or delete a sent email by its id: sending again is the only way to amend its body).
 
 What the user meant is read without words of any language. A user who adds a detail gives the detail, and an agent
 that puts it on a copy of the first thing keeps the first's subject as it was, or puts the detail where the first had
@@ -20,7 +21,7 @@ thing: the write ran, did not fail, and its answer holds a value that names a th
 later call sent back, one another tool's parameter takes, at first sight a member named as an id) that nothing
 before it showed and it did not send (an update names the id of what it changes). Another write takes it when one
 of its parameters takes a value the first answered (`ticket_id` the ticket's `id`, GitHub's `issue_number` the
-issue's `number`: sent_back.taken_back). Nothing between was news but the write's own effect (own.py), and the
+issue's `number`: sent_back.taken_back) and another is named as an argument the second changed (its `comment`). Nothing between was news but the write's own effect (own.py), and the
 user's latest message asked for fewer runs. It must not fire either on a second thing the user asked for in the
 later turn (a ticket for another page: not the first's grown), on a write told apart by a value the user gave (the
 same reminder to another channel), nor on a write whose answer named no new thing (a file written again with the
@@ -29,6 +30,7 @@ section the user asked for: a write in place changes its thing).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Optional
 
 from . import feedback
@@ -37,7 +39,7 @@ from .asking import differences, given_before, told_apart
 from .feedback import Detection
 from .counts import asked
 from .own import made_a_thing, marks, only_own_news
-from .sent_back import identities, taken_back
+from .sent_back import _members, identities, name_words, taken_back
 from .state import Detector, GuardedCall, Memory, identifiers
 from .words import words
 
@@ -78,7 +80,7 @@ class AmendedAsNew(Detector):
         if not a.writes or m.info(a.call.name).idempotent_by(a.writes) or a.action in m.now.actions:
             return None
         made = [x for x in m.attempts[:a.index] if x.call.name == a.call.name and x.heard < a.heard and x.writes
-                and x.ran and not x.failed and _grown(x, a) and made_a_thing(m, x) and _amendable(m, x)]
+                and x.ran and not x.failed and _grown(x, a) and made_a_thing(m, x) and _amendable(m, x, a)]
         given = given_before(m, a) if made else None
         said = m.read.user_texts[-1] if m.read.user_texts else ""
         same = [x for x in made if given is not None and not told_apart(x, a, given)
@@ -89,10 +91,32 @@ class AmendedAsNew(Detector):
         return feedback.repeated_call(a.action, len(same), same, a, list(m.tools), feedback.echo_of(m))
 
 
-def _amendable(m: Memory, x: GuardedCall) -> bool:
-    """Do the tools offer another write that takes what `x` made (an update taking the ticket's `id` as its
-    `ticket_id`, a comment taking the issue's `number` as its `issue_number`), so that it can be changed in place?"""
-    return bool(set().union(*map(marks, taken_back(m, x, edits=True))) - marks(x.arguments))
+def _amendable(m: Memory, x: GuardedCall, a: GuardedCall) -> bool:
+    """Do the tools offer another write that takes both what `x` made and what `a` changes, so that it can be changed
+    in place: one parameter ends with the words of the member that named the thing (an update's `ticket_id` the
+    ticket's `id`, sent_back.taken_back), another with those of an argument in which `a` differs from `x` (its
+    `body`)? A write that takes the thing alone (a label set on a sent email, its deletion) edits none of it."""
+    made = set().union(*map(marks, taken_back(m, x, edits=True))) - marks(x.arguments)
+    named = {name_words(k) for k, v in _members(x.content) if marks(v) & made}
+    changed = {name_words(k) for k in _changed(x.arguments, a.arguments)}
+    for name, info in m.tools.items():
+        props = info.parameters.get("properties") if isinstance(info.parameters, Mapping) else None
+        if name == x.call.name or not info.writes or not isinstance(props, Mapping):
+            continue
+        ends = [name_words(p) for p in props]
+        if all(any(p[-len(w):] == w for p in ends for w in kind if w) for kind in (named, changed)):
+            return True
+    return False
+
+
+def _changed(was: object, now: object) -> set[str]:
+    """The names of the arguments whose values differ between two calls (one only `now` sends included)."""
+    old: dict[str, list[object]] = {}
+    new: dict[str, list[object]] = {}
+    for values, call in ((old, was), (new, now)):
+        for k, v in argument_leaves(call):
+            values.setdefault(k, []).append(v)
+    return {k for k in new if old.get(k) != new[k]}
 
 
 def _kept_wording(x: GuardedCall, a: GuardedCall) -> bool:

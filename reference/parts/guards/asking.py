@@ -14,11 +14,10 @@ was given**: the user's question resent in capitals asks it again (legitimate: a
 
 A wait that grows is not a respelling either: calls that differ only by numbers, each at least the one before
 and one of them larger (30, 60, 120 seconds), whose answer is a bare state (a short phrase with no value in it:
-"not yet", "InProgress", or one sentence giving a transient failure: "HTTP 503" while a service restarts), give
-the world more time each time (a wait put before a call that had none, `sleep 2 && curl ...` after `curl ...`, is
-the first of them; a cache-buster glued to a word, `?nocache=1`, is a respelling); their answer may move by
-itself. A window widened over a log that is all there is gets the whole log back each time, which is content, not
-a state, and stays one question.
+"not yet", "InProgress", or one sentence giving a transient failure: "HTTP 503" while a service restarts), give the
+world more time each time (`sleep 2 && curl ...` after `curl ...` is the first of them; a cache-buster glued to a
+word, `?nocache=1`, is a respelling). A window widened over a log that is all there is gets the whole log back each
+time, which is content, not a state, and stays one question.
 
 A page at the position the answer before it gave is a new question, however alike the answers read: OFFSET moved
 on by exactly the rows the page before returned (legitimate: five windows of 100 rows, each answered "100 rows"),
@@ -50,6 +49,7 @@ from .words import words
 
 _WORD = re.compile(r"\w+")
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_WHOLE = r"(?<![\w.-])%s(?![\w-]|\.\w)"  # a value as written, not a piece of a longer name (db-01 of db-01.prod)
 SENTENCE = 12  # words: a status and a note of how the command ended, not a page of content
 
 
@@ -58,8 +58,7 @@ def _words(value: Any) -> set[str]:
 
 
 def _names(words: set[str]) -> bool:
-    """Can these words name a thing? Not if they are only numbers: a page, an offset, a limit name nothing by
-    themselves, and every text holds numbers."""
+    """Can these words name a thing: not numbers only (a page, an offset, a limit name nothing; every text has some)?"""
     return any(not w.isdigit() for w in words)
 
 
@@ -108,11 +107,11 @@ def given_before(m: Memory, a: GuardedCall) -> Given:
 
 def told_apart(x: GuardedCall, a: GuardedCall, given: Given) -> bool:
     """Do `x` and `a` ask about different things: in some argument, what only `x` says and what only `a` says were
-    both given to the agent? Free wording (two words or more, a search, an address) counts as given only whole,
-    word for word (a line of the user's manifest), since any rewording reuses the user's words; a one-word value
-    (a key, an id) by the words in which the two differ (banner:acme and banner:globex, the user having listed
-    acme and globex), when they are more than numbers; two dates, when both lie in a window the user bounded or, the
-    user having written no day, on one walk over the calendar. Two cursors, each sent back as the page before gave
+    both given to the agent? Free wording (two words or more, a search) counts as given only whole, word for word (a
+    line of the user's manifest), since any rewording reuses the user's words; a one-word value (a key, a host) whole,
+    not within a longer name (db-01, db-02, both listed), or by the words in which the two differ (banner:acme,
+    banner:globex, acme and globex listed), when more than numbers; two dates, when both lie in a window the user
+    bounded or, no day written, on one walk over the calendar. Two cursors, each sent back as the page before gave
     it, tell nothing apart: they are positions in one list, as page numbers are."""
     for u, v in differences(x, a):
         if u in x.followed and v in a.followed:
@@ -125,6 +124,9 @@ def told_apart(x: GuardedCall, a: GuardedCall, given: Given) -> bool:
             continue
         if in_the_window(u, given.days) and in_the_window(v, given.days) or {u, v} <= given.walk:
             return True  # two days of a window the user bounded, or of a walk over the calendar
+        whole = {clean_text(t).casefold() for t in (u, v)}  # one value in another case is no other value
+        if len(whole) == 2 and all(_names(_words(t)) and re.search(_WHOLE % re.escape(t), given.text) for t in whole):
+            return True  # each value given whole, as the user or an answer wrote it: not built from its pieces
         only_u, only_v = _words(u) - _words(v), _words(v) - _words(u)
         if _names(only_u) and _names(only_v) and only_u <= given.words and only_v <= given.words:
             return True
@@ -192,9 +194,8 @@ def _walk(m: Memory, a: GuardedCall) -> frozenset[str]:
 
 
 def bare_state(a: GuardedCall) -> bool:
-    """Is the answer a bare state: one short phrase (three words at most) with no number or identifier in it, or
-    one sentence that gives a failure the standards call transient (an HTTP 503: RFC 9110's status codes name the
-    server's state, not a value)?"""
+    """Is the answer a bare state: one short phrase (three words at most) with no number or identifier in it, or one
+    sentence giving a failure the standards call transient (an HTTP 503: RFC 9110's codes name the server's state)?"""
     content = a.content
     if isinstance(content, (list, dict)) or content is None or isinstance(content, bool):
         return False
@@ -282,9 +283,7 @@ def _counts(content: Any) -> set[float]:
 
 def lists_things(value: Any) -> bool:
     """Does an answer list things of its own (a list anywhere in it), rather than only say how many it handled?"""
-    if isinstance(value, list):
-        return True
-    return isinstance(value, dict) and any(lists_things(v) for v in value.values())
+    return isinstance(value, list) or isinstance(value, dict) and any(lists_things(v) for v in value.values())
 
 
 def paging(chain: list[GuardedCall], a: GuardedCall) -> bool:

@@ -172,7 +172,7 @@ def _templated(m: Memory, a: GuardedCall, content: Any) -> bool:
     """Does the read `a` get, the words either call sent left out, word for word the answer its tool gave the call
     before it, about another subject the agent was not given (`<path> does not exist` for one guessed path, then for
     the next)? The answer says nothing of its own subject, as an empty one does. Not two things the user listed or
-    an answer showed, each answered alike (four products the user named, all in stock: asking.py)."""
+    an answer showed, each answered alike (hosts db-01 to db-04 the user listed, each "not reachable": asking.py)."""
     last = next((x for x in reversed(m.attempts[:a.index]) if x.ran and x.call.name == a.call.name), None)
     if last is None or last.failed or last.action == a.action or not isinstance(content, str) \
             or not isinstance(last.content, str):  # a structured record holding the call's id is the thing found

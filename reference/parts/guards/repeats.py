@@ -47,10 +47,9 @@ it must not fire on):
    MCP's defaults assume open: a read since that names that thing and shows something new lets it run once more
    (a light switched off again after a state read listed it still on), not a record added again after a read of
    its trend (`set_what_a_read_shows`); the next after the same read is the repeat.
-9. As many identical runs in a row as the user's latest message asked for are no duplicate, a read or a write
-   (`counted`, asked before rules 6 to 8): three exports started when the user asked for three, a flaky test run three
-   times passing alike. Not a run sent again after another act of the agent's (a retry of what that act was meant
-   to fix), nor a run beyond the count.
+9. As many identical runs as the user's latest message asked for, in a row or apart by reads of their own results,
+   are no duplicate, a read or a write (`counted`, asked before rules 6 to 8): a flaky test run three times passing
+   alike. Not a run sent again after another act of the agent's (a retry of what it fixes), nor one beyond the count.
 
 Which calls may act twice: the tool's definition (effects.py). A call whose
 definition says nothing of its effects is judged by what it answered (`responses.reports`): an answer with
@@ -74,7 +73,8 @@ from .feedback import Detection
 from .counts import asked
 from .arguments import names_nothing
 from .answered import each_made, minted_a_thing, reads_what_it_names, set_what_a_read_shows
-from .own import beyond_asked, learned_elsewhere, minted_only, only_own_news, same_acknowledgement
+from .own import beyond_asked, learned_elsewhere, made_by, minted_only, only_own_news, same_acknowledgement, shows_own
+from .sent_back import asks_back
 from .state import Detector, GuardedCall, Memory
 from .waits import a_wait, awaiting, honoured_retry, not_yet, reads_a_state, retrying, spaced, waits_first  # noqa: F401  (honoured_retry re-exported: answers.py reads it here)
 
@@ -172,13 +172,14 @@ class RepeatedCall(Detector):
 
 
 def counted(m: Memory, a: GuardedCall, last: GuardedCall) -> bool:
-    """Is the call `a`, sent right after its run `last`, one of as many identical runs in a row as the user's latest
-    message asked for (counts.py: "run it 3 times")? Then it runs whatever the runs before it answered, a read or a
-    write: three exports started, a flaky test run three times and passing alike. Not a run beyond the count, nor a
-    run sent again after another act of the agent's (`python3 life.py` after each `pip install numpy`, the user
-    having asked for 5 generations): that is a retry of what the act between was meant to fix."""
+    """Is `a`, sent right after its run `last` or after reads asking back by or showing what the runs made, one of as
+    many identical runs as the user's latest message asked for ("run it 3 times", counts.py)? A flaky test run three
+    times, each read by its PID; a page posted again after the channel showed it unanswered. Not a run beyond the
+    count, nor one after another act (`python3 life.py` after each `pip install numpy`: a retry of what it fixes)."""
     made = each_made(m, a)  # the count may name the things made past an adjective: "create 3 new tickets"
-    return last.index == a.index - 1 and asked(m, made) > 1 and not beyond_asked(m, a, made)
+    own = made_by(m, a)  # only reads asking back or showing what the runs made between: their own results
+    return all((not x.writes or m.info(x.call.name).unknown) and (asks_back(m, a, x) or shows_own(x, own))
+               for x in m.attempts[last.index + 1:a.index]) and asked(m, made) > 1 and not beyond_asked(m, a, made)
 
 
 def _failed_alike(m: Memory, runs: list[GuardedCall]) -> bool:

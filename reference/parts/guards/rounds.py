@@ -4,7 +4,8 @@ each round's own answers minted and its later calls then named, is one loop, wri
 A process started again gets a new PID, and the read and the kill that follow name it, so no call is its own twin
 and no two calls take turns; yet nothing the agent chose changed, and every answer said what it said last round. An
 id that differs is allowed only if the round minted it: it first appears in one of the round's answers, then in a
-later call of the same round. Not a poll and its wait, nor a round whose answers moved (a server that came up on the third start: its words
+later call of the same round. Not a round the user counted (repeats.counted: "run the suite 3 times", each run read
+by its PID), nor a poll and its wait, nor a round whose answers moved (a server that came up on the third start: its words
 differ), nor a round over things a listing gave (each item was in an answer before the round began, so the agent
 chose it), nor one that edits anything between two starts (the edit's words are new).
 """
@@ -16,6 +17,7 @@ from typing import Any, Optional
 
 from . import feedback
 from .feedback import Detection
+from .repeats import counted
 from .state import Detector, GuardedCall, Memory
 
 LEGITIMATE = """
@@ -109,9 +111,16 @@ class Round(Detector):
                 continue  # the user spoke in between; one tool alone is the repeat rules' to judge
             if any(x.silent or m.info(x.call.name).moves_by_itself for x in (*was, *now)):
                 return None  # a poll and its silent wait, or answers that move by themselves: the poll rules judge them
-            if same_round(was, now):
+            if same_round(was, now) and not _counted(m, was, now):
                 return _detection(m, was, now)
         return None
+
+
+def _counted(m: Memory, was: list[GuardedCall], now: list[GuardedCall]) -> bool:
+    """Is a call the round sends again as it was one of the runs the user counted ("run the suite 3 times")? Then the
+    round runs as often as asked."""
+    return any(x.action == y.action and counted(m, y, [z for z in m.by_action[y.action] if z.index < y.index][-1])
+               for x, y in zip(was, now))
 
 
 def _detection(m: Memory, was: list[GuardedCall], now: list[GuardedCall]) -> Detection:

@@ -174,6 +174,36 @@ def asks_back(m: Memory, a: GuardedCall, x: GuardedCall) -> bool:
                               for y in runs)
 
 
+def asks_back_anew(m: Memory, a: GuardedCall, x: GuardedCall) -> bool:
+    """Does `x`, asking back by what the write `a` made, answer otherwise than the same read asked of the round
+    before, in more than the values that name what the rounds made and the numbers that clock them (a test run read
+    by its PID: FAIL after PASS)? Then the round brought news of the world (a flaky test), not the write's doing."""
+    if not asks_back(m, a, x):
+        return False
+    names = {str(v) for y in m.by_action.get(a.action, []) if y.ran and not y.failed and y.index < x.index
+             for v in taken_back(m, y) | {str(v) for k, v in _members(y.content) if id_member(k)}}
+    before = [y for y in m.attempts[:x.index] if y.call.name == x.call.name and y.action != x.action and y.ran
+              and not y.failed and _apart(y.arguments, names) == _apart(x.arguments, names)]
+    return bool(before) and _apart(before[-1].content, names) != _apart(x.content, names)
+
+
+def _apart(value: object, names: set[str]) -> object:
+    """A value with the names in `names` and its numbers blanked (a run's clock, its duration, its PID), wherever they
+    stand, whole or in its texts: what is left is what the run said."""
+    if isinstance(value, Mapping):
+        return {k: _apart(v, names) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_apart(v, names) for v in value]
+    if str(value) in names or isinstance(value, (int, float)) and not isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        return _DIGITS.sub("#", _WORD.sub(lambda w: "#" if w.group().strip("./:@-") in names else w.group(), value))
+    return value
+
+
+_DIGITS = re.compile(r"\d+")
+
+
 def _asks_by_what_it_sent(a: GuardedCall, x: GuardedCall) -> bool:
     """Does `x` ask by a value that names one thing and that the write `a` sent inside what it makes, under another
     member than `x` sends it (a count of the rows whose `id` is the one an insert's document carried)? The values
