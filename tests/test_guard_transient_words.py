@@ -141,6 +141,25 @@ def test_a_result_opening_on_an_http_error_status_line_is_that_response_whatever
     assert says_error(text) is failed
 
 
+@pytest.mark.parametrize("code, phrase", [
+    (422, "Unprocessable Content"), (422, "Unprocessable Entity"), (413, "Content Too Large"),
+    (413, "Payload Too Large"), (413, "Request Entity Too Large"), (414, "URI Too Long"),
+    (414, "Request-URI Too Long"), (416, "Range Not Satisfiable"), (416, "Requested Range Not Satisfiable")])
+def test_an_http_error_status_reads_alike_on_every_python_whichever_rfc_named_its_phrase(code, phrase):
+    """Python 3.13 took RFC 9110's phrases for 413, 414, 416 and 422 where 3.10 to 3.12 keep the older ones: both
+    are the status on every Python, as a status line's phrase (RFC 9112: ignored) and ending a one-line clause."""
+    assert says_error(f'HTTP/1.1 {code} {phrase}\n\n{{"errors": ["title is required"]}}')
+    assert says_error(f"HTTP {code} {phrase}\n{{}}")
+    assert says_error(f"Error executing tool create_page: API returned {code} {phrase}: {{}}")
+
+
+@pytest.mark.parametrize("line", ["HTTP/1.1 503 Service Temporarily Unavailable", "HTTP/1.1 520 ",
+                                  "HTTP/1.1 429 Rate Limited", "HTTP/1.1 404 Nicht gefunden"])
+def test_a_status_line_is_read_by_its_code_whatever_its_reason_phrase(line):
+    """RFC 9112 section 4: a client SHOULD ignore the reason-phrase; the code's first digit gives its class."""
+    assert says_error(line + "\n\n<html></html>")
+
+
 def test_a_write_refused_by_a_rate_limit_with_its_body_below_the_status_line_is_retried(tmp_path):
     tools = [tool("update_records", "Update several records in one request.", ids="array", stage="string")]
     args = {"ids": ["18110234", "18110235"], "stage": "won"}

@@ -18,7 +18,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-from http import HTTPStatus
 from typing import Any, Optional
 
 from ...core.messages import SystemMessage, UserMessage
@@ -54,18 +53,43 @@ _ERROR_RECORD = re.compile(r"^\s*\+ CategoryInfo\s*: \S[^\n]*\n\s*\+ FullyQualif
                            re.MULTILINE)
 
 
+# The 4xx and 5xx reason phrases of RFC 9110's registry (section 15) and those it replaced (RFC 7231's "Payload Too
+# Large", RFC 2616's "Request Entity Too Large", "Request-URI Too Long" and "Requested Range Not Satisfiable", RFC
+# 4918's "Unprocessable Entity"), written here and not read from `http.HTTPStatus`, whose phrases change with the
+# Python release: the same log is judged alike on every Python the kit supports.
+_ERROR_PHRASES = {
+    400: ("Bad Request",), 401: ("Unauthorized",), 402: ("Payment Required",), 403: ("Forbidden",),
+    404: ("Not Found",), 405: ("Method Not Allowed",), 406: ("Not Acceptable",),
+    407: ("Proxy Authentication Required",), 408: ("Request Timeout",), 409: ("Conflict",), 410: ("Gone",),
+    411: ("Length Required",), 412: ("Precondition Failed",),
+    413: ("Content Too Large", "Payload Too Large", "Request Entity Too Large"),
+    414: ("URI Too Long", "Request-URI Too Long"), 415: ("Unsupported Media Type",),
+    416: ("Range Not Satisfiable", "Requested Range Not Satisfiable"), 417: ("Expectation Failed",),
+    418: ("I'm a Teapot",), 421: ("Misdirected Request",), 422: ("Unprocessable Content", "Unprocessable Entity"),
+    423: ("Locked",), 424: ("Failed Dependency",), 425: ("Too Early",), 426: ("Upgrade Required",),
+    428: ("Precondition Required",), 429: ("Too Many Requests",), 431: ("Request Header Fields Too Large",),
+    451: ("Unavailable For Legal Reasons",), 500: ("Internal Server Error",), 501: ("Not Implemented",),
+    502: ("Bad Gateway",), 503: ("Service Unavailable",), 504: ("Gateway Timeout",),
+    505: ("HTTP Version Not Supported",), 506: ("Variant Also Negotiates",), 507: ("Insufficient Storage",),
+    508: ("Loop Detected",), 510: ("Not Extended",), 511: ("Network Authentication Required",)}
+_CODE_AND_PHRASE = "|".join(f"{code} {re.escape(phrase)}" for code, phrases in _ERROR_PHRASES.items()
+                            for phrase in phrases)
+
+
 # An HTTP error status as RFC 9110 writes it, a 4xx or 5xx code and its reason phrase, ending a clause ("returned 404
 # Not Found: {...}"); a title that names one ("Custom 404 Not Found page") goes on and states none.
-_HTTP_ERROR = re.compile(r"(?<!\w)(?:" + "|".join(f"{s.value} {re.escape(s.phrase)}" for s in HTTPStatus if s.value >= 400)
-                         + r")\s*(?:[:.,;)]|$)", re.IGNORECASE)
+_HTTP_ERROR = re.compile(r"(?<!\w)(?:" + _CODE_AND_PHRASE + r")\s*(?:[:.,;)]|$)", re.IGNORECASE)
 
 
-# An HTTP response's status line (RFC 9112 section 4: the version, a 4xx or 5xx code, its reason phrase or none) as
-# the whole of a result's first line: the response opens with it and its body follows ("HTTP 429 Too Many Requests"
-# above the JSON the server sent). A success's status line ("HTTP/1.1 200 OK") or a log whose later line quotes
-# one is no failure.
-_STATUS_LINE = re.compile(r"\s*HTTP(?:/[0-9](?:\.[0-9])?)? +(?:" + "|".join(
-    f"{s.value}(?: +{re.escape(s.phrase)})?" for s in HTTPStatus if s.value >= 400) + r")\s*", re.IGNORECASE)
+# An HTTP response's status line as the whole of a result's first line: the response opens with it and its body
+# follows. RFC 9112 section 4's grammar, `HTTP/d[.d] 4xx|5xx [reason]`, is read whatever its reason phrase says ("a
+# client SHOULD ignore the reason-phrase content": nginx's "Service Temporarily Unavailable", a translated one, none),
+# and so is the shorter "HTTP 429 Too Many Requests" some clients print, when a registered code and its registry's
+# phrase or none follow "HTTP" ("HTTP 500 errors today: 0" goes on in words of its own). A success's status line
+# ("HTTP/1.1 200 OK") or a log whose later line quotes one is no failure.
+_STATUS_LINE = re.compile(r"\s*HTTP(?:/[0-9](?:\.[0-9])? +[45][0-9]{2}(?: [^\n]*)?"
+                          r"| +(?:" + "|".join(f"{code}(?: +(?:{'|'.join(map(re.escape, phrases))}))?"
+                                               for code, phrases in _ERROR_PHRASES.items()) + r"))\s*", re.IGNORECASE)
 
 
 def says_error(text: str) -> bool:
