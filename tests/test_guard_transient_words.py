@@ -168,19 +168,27 @@ def test_a_write_refused_by_a_rate_limit_with_its_body_below_the_status_line_is_
     assert flags(tmp_path, tools, "Move deals 18110234 and 18110235 to won.", steps) == []
 
 
-def _shell_429(tmp_path, between: list[tuple], flagged: bool) -> list[tuple[int, str, str]]:
-    """A request refused 429 with Retry-After: 30, sent three times in all, `between` each two sends."""
+def _shell_429(tmp_path, between: list[tuple], flagged: bool, after: int = 30,
+               sends: int = 3) -> list[tuple[int, str, str]]:
+    """A request refused 429 with Retry-After: `after`, sent `sends` times in all, `between` each two sends."""
     tools = [tool("run_shell", "Run a shell command.", command="string")]
     fetch = {"command": "curl -sS -i https://api.example.org/works?count=1"}
-    refused = ("HTTP/2 429 \nretry-after: 30\ncontent-type: application/json\n\n"
+    refused = (f"HTTP/2 429 \nretry-after: {after}\ncontent-type: application/json\n\n"
                '{"error": "Too Many Requests", "message": "Rate limit exceeded."}')
     refusal = ("run_shell", fetch, refused, True) if flagged else ("run_shell", fetch, refused)
-    return flags(tmp_path, tools, "How many works are listed?", [refusal, *between, refusal, *between, refusal])
+    steps = [refusal]
+    for _ in range(sends - 1):
+        steps += [*between, refusal]
+    tmp_path.mkdir(exist_ok=True)
+    return flags(tmp_path, tools, "How many works are listed?", steps)
 
 
 @pytest.mark.parametrize("flagged", [True, False])
-def test_a_refusal_that_said_when_to_come_back_sent_again_sooner_is_no_retry(tmp_path, flagged):
-    """RFC 9110: Retry-After says how long the client ought to wait; the same request sent again at once is the
-    repeat, however the wire marks the refusal, while the same request sent after the wait is the retry asked for."""
-    assert any(verdict == "stop" for _, verdict, _ in _shell_429(tmp_path, [], flagged))
-    assert _shell_429(tmp_path, [("run_shell", {"command": "sleep 30"}, "")], flagged) == []
+@pytest.mark.parametrize("after", [0, 1, 30])
+def test_a_retry_after_only_widens_the_retry_budget_never_narrows_it(tmp_path, flagged, after):
+    """RFC 9110: Retry-After says how long the client ought to wait. A log holds no clock and a model's turn takes
+    seconds, so a refusal sent again with no wait recorded keeps the budget of any transient failure (three sends;
+    the fourth is the repeat), while one sent again after the wait it asked for is the retry it asked for."""
+    assert _shell_429(tmp_path / "at_once", [], flagged, after) == []
+    assert any(verdict != "" for _, verdict, _ in _shell_429(tmp_path / "fourth", [], flagged, after, sends=4))
+    assert _shell_429(tmp_path / "slept", [("run_shell", {"command": f"sleep {after}"}, "")], flagged, after) == []

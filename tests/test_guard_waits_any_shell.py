@@ -84,9 +84,14 @@ def test_a_retry_after_waited_out_in_the_shells_own_units_is_the_retry_the_serve
                  steps) == []
 
 
-def test_a_retry_after_not_waited_out_is_still_stopped(tmp_path):
-    steps = [("shell", {"command": CURL}, BUSY)] + [("shell", {"command": "sleep 2 && " + CURL}, BUSY)] * 4
-    found = flags(tmp_path, SHELL, "Get the latest numpy version from PyPI.", steps)
+def test_a_retry_after_not_waited_out_keeps_the_budget_of_a_failure_that_said_nothing_of_when(tmp_path):
+    """A Retry-After only widens the budget: not waited out, the refusal is judged as the same 503 without it."""
+    def sent(busy: str, where: str) -> list:
+        steps = [("shell", {"command": CURL}, busy)] + [("shell", {"command": "sleep 2 && " + CURL}, busy)] * 5
+        (tmp_path / where).mkdir()
+        return flags(tmp_path / where, SHELL, "Get the latest numpy version from PyPI.", steps)
+    found = sent(BUSY, "told")
+    assert found == sent(BUSY.replace("retry-after: 90\n", ""), "plain")
     assert ("stop", "repeated_call") in [(v, r) for _, v, r in found], found
 
 
@@ -160,3 +165,22 @@ def test_a_poll_behind_its_own_wait_with_no_act_before_it_is_stopped_at_its_seco
     shell = [tool("shell", "Run a PowerShell command.", SHELL_MCP, command="string")]
     found = flags(tmp_path, shell, "Is the print spooler running?", _service(["Stopped"] * 5)[1:])
     assert found and found[0][:2] == (3, "intervene"), found  # the second call, at its first answer alike
+
+
+def _refused(seconds: int, dates: list[str]) -> list[tuple]:
+    """A 429 with `retry-after: seconds`, sent once for each of the server's Dates (none where a Date is empty)."""
+    head = "HTTP/2 429 \n{}content-type: application/json\nretry-after: " + str(seconds) + "\n\n{{}}"
+    return [("shell", {"command": "curl -sS -i https://api.example.org/works"},
+             head.format(f"date: Tue, 02 Jun 2026 {d} GMT\n" if d else "")) for d in dates]
+
+
+@pytest.mark.parametrize("seconds, dates, repeated", [
+    (30, ["12:00:01", "12:00:01", "12:00:02"], True),  # the server's clock: back within a second of 30
+    (1, ["12:00:01", "12:00:03", "12:00:05"], False),  # each send came after the second it was asked to wait
+    (30, ["", "", ""], False),  # no clock in the log: a Retry-After only widens the budget
+    (0, ["12:00:01", "12:00:01", "12:00:01"], False)])  # RFC 9110: Retry-After 0 asks for no wait at all
+def test_a_refusal_is_early_only_by_the_servers_own_date(tmp_path, seconds, dates, repeated):
+    """RFC 9110 section 6.6.1: the Date says when the server answered; a refusal sent again whose next Date comes
+    before the first plus its Retry-After came sooner than it was told, and is no retry."""
+    found = flags(tmp_path, SHELL, "How many works are listed?", _refused(seconds, dates))
+    assert (("intervene", "repeated_call") in [(v, r) for _, v, r in found]) is repeated, found
