@@ -46,11 +46,13 @@ _PERROR = re.compile(r"^[^\n]*\S: (?:" + "|".join(sorted({re.escape(os.strerror(
 
 # An error record as PowerShell prints it (its default NormalView, in every locale): the position, the code line and
 # its `~` underline, the message, then the ErrorRecord's own properties `+ CategoryInfo : ...` and, last,
-# `+ FullyQualifiedErrorId : ...`, which PowerShell never translates. It is the failure when it opens the result, its
-# first paragraph ("In Zeile:1 Zeichen:35 ... + FullyQualifiedErrorId : InvalidEndOfLine"); a record printed after
-# other output (a script that went on, a log read back) is reported by that output and stays an answer.
+# `+ FullyQualifiedErrorId : ...`, which PowerShell never translates. A result that holds records and nothing else
+# is the failure ("In Zeile:1 Zeichen:35 ... + FullyQualifiedErrorId : InvalidEndOfLine", beside only the one-line
+# status a harness appends, words and a number: "Status Code: 1"); output beside a record (the listing asked for
+# after a non-terminating error on one of its paths, a script that went on, a log read back) is the answer.
 _ERROR_RECORD = re.compile(r"^\s*\+ CategoryInfo\s*: \S[^\n]*\n\s*\+ FullyQualifiedErrorId\s*: \S[^\n]*$",
                            re.MULTILINE)
+_EXIT_STATUS = re.compile(r"[^\d\n]*[^\W\d_][^\d\n]*?[0-9]+\W*")
 
 
 # The 4xx and 5xx reason phrases of RFC 9110's registry (section 15) and those it replaced (RFC 7231's "Payload Too
@@ -100,20 +102,29 @@ def says_error(text: str) -> bool:
     to send email: connect ECONNREFUSED ...") or an HTTP error status ending a clause ("Error executing tool t: API
     returned 404 Not Found: {...}"), or when its first line is a failed system call as `perror` and the POSIX
     utilities print it (`bash: ./gradlew: Permission denied`, then the exit code), or when its first line is an HTTP
-    error status line with the response's body below it, or when its first paragraph ends with a PowerShell error
-    record (`_ERROR_RECORD`: a parser error in German is one in English). Output of many lines that shows one (a log
-    tail, a test run whose check hit a refused port, a record printed after a script's output) reports it and stays
+    error status line with the response's body below it, or when it holds PowerShell error records and nothing else
+    (`_ERROR_RECORD`: a parser error in German is one in English). Output of many lines that shows one (a log
+    tail, a test run whose check hit a refused port, a record beside a script's output) reports it and stays
     an answer; so does "Set timeout.", which names no failure."""
     lines = text.strip().splitlines()
     return bool(_SAYS_ERROR.match(text[:200])) or bool(lines and _PERROR.match(lines[0][:300])) \
-        or bool(lines and _STATUS_LINE.fullmatch(lines[0][:300])) or _opens_with_error_record(lines) \
+        or bool(lines and _STATUS_LINE.fullmatch(lines[0][:300])) or _only_error_records(lines) \
         or (len(lines) == 1 and (states_transient(lines[0][:300]) or bool(_HTTP_ERROR.search(lines[0]))))
 
 
-def _opens_with_error_record(lines: list[str]) -> bool:
-    """Does the text's first paragraph (its lines up to the first blank one) end with a PowerShell error record?"""
-    blank = next((i for i, line in enumerate(lines) if not line.strip()), len(lines))
-    return blank >= 2 and bool(_ERROR_RECORD.search("\n".join(lines[blank - 2:blank])))
+def _only_error_records(lines: list[str]) -> bool:
+    """Does every paragraph of the text (lines between blank ones) end with a PowerShell error record, but for one-line
+    statuses of words and a number (`_EXIT_STATUS`), with at least one record?"""
+    paragraphs, current = [], []
+    for line in [*lines, ""]:
+        if line.strip():
+            current.append(line)
+        elif current:
+            paragraphs.append(current)
+            current = []
+    records = [p for p in paragraphs if len(p) >= 2 and _ERROR_RECORD.search("\n".join(p[-2:]))]
+    return bool(records) and all(p in records or (len(p) == 1 and _EXIT_STATUS.fullmatch(p[0].strip()))
+                                 for p in paragraphs)
 
 
 def detect(entries: list[Any]) -> Optional[str]:
