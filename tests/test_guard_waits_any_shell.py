@@ -184,3 +184,28 @@ def test_a_refusal_is_early_only_by_the_servers_own_date(tmp_path, seconds, date
     before the first plus its Retry-After came sooner than it was told, and is no retry."""
     found = flags(tmp_path, SHELL, "How many works are listed?", _refused(seconds, dates))
     assert (("intervene", "repeated_call") in [(v, r) for _, v, r in found]) is repeated, found
+
+
+@pytest.mark.parametrize("content, seconds", [
+    ({"output": "HTTP/1.1 503 Service Unavailable\nDate: Wed, 02 Dec 2026 15:00:00 GMT\n"
+                "Retry-After: Wed, 02 Dec 2026 15:00:05 GMT\n"}, 5.0),  # an HTTP-date, from the response's Date
+    ({"output": "HTTP/1.1 503 Service Unavailable\nRetry-After: Wed, 02 Dec 2026 15:00:05 GMT\n"}, None),  # no Date
+    ({"output": "HTTP 429 Too Many Requests\nRetry-After: 2\n"}, 2.0),  # the status line as some clients print it
+    ({"status": 429, "headers": {"Retry-After": "2"}, "body": {"message": "You are being rate limited."}}, 2.0),
+    ({"statusCode": 503, "headers": {"retry-after": "120"}}, 120.0),
+    ({"status": 200, "headers": {"Retry-After": "2"}}, None),  # no refusal: nothing was asked
+])
+def test_retry_after_is_read_in_both_rfc_forms_wherever_the_answer_carries_the_response(content, seconds):
+    """RFC 9110 section 10.2.3: Retry-After is delay-seconds or an HTTP-date, a header field read by its name."""
+    from types import SimpleNamespace
+
+    from reference.parts.guards.told_when import retry_after
+    assert retry_after(SimpleNamespace(content=content)) == seconds
+
+
+def test_a_refusal_carried_as_members_and_waited_out_as_told_is_the_retry_asked_for(tmp_path):
+    tools = [tool("fetch", "Fetch a URL.", url="string"), tool("wait", "Pause.", seconds="integer")]
+    refused = {"status": 429, "headers": {"Retry-After": "2"}, "body": {"message": "You are being rate limited."}}
+    fetch = ("fetch", {"url": "https://discord.com/api/v10/channels/1/messages"}, refused, True)
+    steps = [fetch, *[step for _ in range(3) for step in (("wait", {"seconds": 2}, ""), fetch)]]
+    assert flags(tmp_path, tools, "Get the channel's last messages.", steps) == []
