@@ -75,3 +75,16 @@ def test_folders_listed_beside_a_missing_path_each_are_answers(tmp_path):
              for d in ["legacy", "v1", "v2", "api"]]
     assert flags(tmp_path, SHELL, "List the sources for each module folder: legacy, v1, v2, api; some may have "
                                   "moved under src.", steps) == []
+
+
+@pytest.mark.parametrize("text, failed", [
+    ("Get-Item: C:\\w\\build.ps1:3\nLine |\n   3 |  Get-Item C:\\w\\x\n     |  ~~~~~~~~~~~~~~~\n"
+     "     | Cannot find path 'C:\\w\\x' because it does not exist.", True),
+    ("ParserError: C:\\w\\run.ps1:1\nLine |\n   1 |  if ($x {\n     |         ~\n     | Missing closing ')'.\n\n"
+     "Status Code: 1", True),
+    ("Report\nLine | Count\n1 | 5\n2 | 7", False),  # a table whose column is named Line
+])
+def test_powershell_7s_concise_view_of_a_script_error_is_a_record(text, failed):
+    """PowerShell 7 prints a script's or the parser's error record in ConciseView: `Line |`, then the line, its
+    underline and the message each behind a `|`."""
+    assert says_error(text) is failed

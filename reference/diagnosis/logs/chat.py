@@ -52,6 +52,9 @@ _PERROR = re.compile(r"^[^\n]*\S: (?:" + "|".join(sorted({re.escape(os.strerror(
 # after a non-terminating error on one of its paths, a script that went on, a log read back) is the answer.
 _ERROR_RECORD = re.compile(r"^\s*\+ CategoryInfo\s*: \S[^\n]*\n\s*\+ FullyQualifiedErrorId\s*: \S[^\n]*$",
                            re.MULTILINE)
+# The same record in PowerShell 7's default ConciseView, when it comes from a script or the parser: the command and
+# where, then a `Line |` block, the line's number and text, its `~` underline and the message, each behind a `|`.
+_CONCISE_BLOCK = re.compile(r"[^\n]+\n\s*Line \|\s*(?:\n\s*[0-9]*\s*\|[^\n]*)+")
 _EXIT_STATUS = re.compile(r"[^\d\n]*[^\W\d_][^\d\n]*?[0-9]+\W*")
 
 
@@ -122,7 +125,8 @@ def _only_error_records(lines: list[str]) -> bool:
         elif current:
             paragraphs.append(current)
             current = []
-    records = [p for p in paragraphs if len(p) >= 2 and _ERROR_RECORD.search("\n".join(p[-2:]))]
+    records = [p for p in paragraphs if len(p) >= 2 and _ERROR_RECORD.search("\n".join(p[-2:]))
+               or len(p) >= 3 and _CONCISE_BLOCK.fullmatch("\n".join(p))]
     return bool(records) and all(p in records or (len(p) == 1 and _EXIT_STATUS.fullmatch(p[0].strip()))
                                  for p in paragraphs)
 
