@@ -93,3 +93,10 @@ def test_one_file_read_under_seven_spellings_is_one_repeated_call(tmp_path):
 def test_posix_files_differing_only_in_case_are_read_each_once(tmp_path):
     paths = ["/data/Report.csv", "/data/report.csv", "/data/REPORT.csv", "/data/RePort.csv"]
     assert _conversation(tmp_path, "Workspace: /data", paths, [f"rows: {i}" for i in range(4)]) == []
+
+
+def test_a_windows_path_folds_case_one_character_for_one_as_ntfs_compares_names():
+    """NTFS's $UpCase table maps each character to one: `ß` and `ss`, `ﬁ` and `fi` are two names, `É` and `é` one."""
+    assert canonical_path("C:\\w\\Straße.txt") != canonical_path("C:\\w\\Strasse.txt")
+    assert canonical_path("C:\\w\\ﬁle.txt") != canonical_path("C:\\w\\file.txt")
+    assert canonical_path("C:\\w\\RÉSUMÉ.docx") == canonical_path("c:\\w\\résumé.docx")

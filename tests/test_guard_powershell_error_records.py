@@ -1,4 +1,4 @@
-"""A flagless plain-text result fails when its first paragraph ends with a PowerShell error record, whose
+"""A flagless plain-text result fails when it holds PowerShell error records and nothing else; a record's
 `+ CategoryInfo` and `+ FullyQualifiedErrorId` lines (the ErrorRecord's own properties) PowerShell prints untranslated
 in every locale (reference/diagnosis/logs/chat.py). A command line refused so in spelling after spelling is the same
 failure on argument after argument; the guard needs no canonical form of a command line to see it. Judged in shadow
@@ -51,3 +51,40 @@ def test_a_command_refused_by_the_parser_then_rewritten_for_it_is_not_stopped(tm
     steps = [("PowerShell", {"command": first}, _record(first)),
              ("PowerShell", {"command": "cd C:\\w; npm test"}, "> w@1.0.0 test\n12 passing\nStatus Code: 0")]
     assert flags(tmp_path, SHELL, "Run the tests in C:\\w.", steps) == []
+
+
+def _listed_beside(folder: str) -> str:
+    """A non-terminating error on one path of `Get-ChildItem`, then the listing of the other, as PowerShell prints."""
+    return (f"Get-ChildItem : Cannot find path 'C:\\w\\{folder}' because it does not exist.\nAt line:1 char:1\n"
+            f"+ Get-ChildItem C:\\w\\{folder}, C:\\w\\src\n+ ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
+            f"    + CategoryInfo          : ObjectNotFound: (C:\\w\\{folder}:String) [Get-ChildItem], "
+            "ItemNotFoundException\n"
+            "    + FullyQualifiedErrorId : PathNotFound,Microsoft.PowerShell.Commands.GetChildItemCommand\n\n"
+            f"    Directory: C:\\w\\src\n\nMode   LastWriteTime  Length Name\n-a---  12/2/2026 9:00   812 {folder}.ts\n")
+
+
+def test_a_result_is_a_failure_when_it_holds_error_records_and_nothing_else():
+    """The output beside a non-terminating error's record is the command's answer; records alone are the failure."""
+    assert not says_error(_listed_beside("legacy"))
+    only = _listed_beside("legacy").split("\n\n")[0]
+    assert says_error(only + "\n\n" + only.replace("legacy", "v1"))
+
+
+def test_folders_listed_beside_a_missing_path_each_are_answers(tmp_path):
+    steps = [("PowerShell", {"command": f"Get-ChildItem C:\\w\\{d}, C:\\w\\src"}, _listed_beside(d))
+             for d in ["legacy", "v1", "v2", "api"]]
+    assert flags(tmp_path, SHELL, "List the sources for each module folder: legacy, v1, v2, api; some may have "
+                                  "moved under src.", steps) == []
+
+
+@pytest.mark.parametrize("text, failed", [
+    ("Get-Item: C:\\w\\build.ps1:3\nLine |\n   3 |  Get-Item C:\\w\\x\n     |  ~~~~~~~~~~~~~~~\n"
+     "     | Cannot find path 'C:\\w\\x' because it does not exist.", True),
+    ("ParserError: C:\\w\\run.ps1:1\nLine |\n   1 |  if ($x {\n     |         ~\n     | Missing closing ')'.\n\n"
+     "Status Code: 1", True),
+    ("Report\nLine | Count\n1 | 5\n2 | 7", False),  # a table whose column is named Line
+])
+def test_powershell_7s_concise_view_of_a_script_error_is_a_record(text, failed):
+    """PowerShell 7 prints a script's or the parser's error record in ConciseView: `Line |`, then the line, its
+    underline and the message each behind a `|`."""
+    assert says_error(text) is failed

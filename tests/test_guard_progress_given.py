@@ -121,3 +121,23 @@ def test_ids_a_listing_gave_each_acknowledged_by_one_template_are_progress(tmp_p
     steps = [("office_list_files", {}, {"files": [{"file_id": i} for i in ids]})]
     steps += [("office_archive_file", {"file_id": i}, f"已归档 file_id 为 {i} 的文件。") for i in ids]
     assert flags(tmp_path, _office_tools(), "把所有文件归档。", steps) == []
+
+
+def _links(tmp_path, user: str, urls: list[str], flagged: bool) -> list:
+    from tests.helpers.chat_logs import flags, tool
+    tools = [tool("fetch", "Fetch a URL.", url="string")]
+    dead = "HTTP/2 404\ncontent-type: text/html; charset=utf-8\ncontent-length: 1532"
+    return flags(tmp_path, tools, user, [("fetch", {"url": u}, dead, True) if flagged else ("fetch", {"url": u}, dead)
+                                         for u in urls])
+
+
+@pytest.mark.parametrize("flagged", [True, False])
+def test_a_failure_on_each_link_the_user_listed_is_that_links_answer(tmp_path, flagged):
+    """The links the user asked about are a checklist: each one's 404 answers the question asked of it, while links
+    the agent made up, each answering 404, are still guesses that bring nothing."""
+    urls = ["https://acme.io/docs/install", "https://acme.io/docs/quickstart", "https://acme.io/blog/launch-2024",
+            "https://acme.io/pricing/teams", "https://acme.io/careers"]
+    assert _links(tmp_path, "Check which of these links are dead: " + " ".join(urls), urls, flagged) == []
+    (tmp_path / "guessed").mkdir()
+    found = _links(tmp_path / "guessed", "Find our install guide on acme.io.", urls, flagged)
+    assert "no_progress" in [r for _, _, r in found], found

@@ -141,6 +141,25 @@ def test_a_result_opening_on_an_http_error_status_line_is_that_response_whatever
     assert says_error(text) is failed
 
 
+@pytest.mark.parametrize("code, phrase", [
+    (422, "Unprocessable Content"), (422, "Unprocessable Entity"), (413, "Content Too Large"),
+    (413, "Payload Too Large"), (413, "Request Entity Too Large"), (414, "URI Too Long"),
+    (414, "Request-URI Too Long"), (416, "Range Not Satisfiable"), (416, "Requested Range Not Satisfiable")])
+def test_an_http_error_status_reads_alike_on_every_python_whichever_rfc_named_its_phrase(code, phrase):
+    """Python 3.13 took RFC 9110's phrases for 413, 414, 416 and 422 where 3.10 to 3.12 keep the older ones: both
+    are the status on every Python, as a status line's phrase (RFC 9112: ignored) and ending a one-line clause."""
+    assert says_error(f'HTTP/1.1 {code} {phrase}\n\n{{"errors": ["title is required"]}}')
+    assert says_error(f"HTTP {code} {phrase}\n{{}}")
+    assert says_error(f"Error executing tool create_page: API returned {code} {phrase}: {{}}")
+
+
+@pytest.mark.parametrize("line", ["HTTP/1.1 503 Service Temporarily Unavailable", "HTTP/1.1 520 ",
+                                  "HTTP/1.1 429 Rate Limited", "HTTP/1.1 404 Nicht gefunden"])
+def test_a_status_line_is_read_by_its_code_whatever_its_reason_phrase(line):
+    """RFC 9112 section 4: a client SHOULD ignore the reason-phrase; the code's first digit gives its class."""
+    assert says_error(line + "\n\n<html></html>")
+
+
 def test_a_write_refused_by_a_rate_limit_with_its_body_below_the_status_line_is_retried(tmp_path):
     tools = [tool("update_records", "Update several records in one request.", ids="array", stage="string")]
     args = {"ids": ["18110234", "18110235"], "stage": "won"}
@@ -149,19 +168,27 @@ def test_a_write_refused_by_a_rate_limit_with_its_body_below_the_status_line_is_
     assert flags(tmp_path, tools, "Move deals 18110234 and 18110235 to won.", steps) == []
 
 
-def _shell_429(tmp_path, between: list[tuple], flagged: bool) -> list[tuple[int, str, str]]:
-    """A request refused 429 with Retry-After: 30, sent three times in all, `between` each two sends."""
+def _shell_429(tmp_path, between: list[tuple], flagged: bool, after: int = 30,
+               sends: int = 3) -> list[tuple[int, str, str]]:
+    """A request refused 429 with Retry-After: `after`, sent `sends` times in all, `between` each two sends."""
     tools = [tool("run_shell", "Run a shell command.", command="string")]
     fetch = {"command": "curl -sS -i https://api.example.org/works?count=1"}
-    refused = ("HTTP/2 429 \nretry-after: 30\ncontent-type: application/json\n\n"
+    refused = (f"HTTP/2 429 \nretry-after: {after}\ncontent-type: application/json\n\n"
                '{"error": "Too Many Requests", "message": "Rate limit exceeded."}')
     refusal = ("run_shell", fetch, refused, True) if flagged else ("run_shell", fetch, refused)
-    return flags(tmp_path, tools, "How many works are listed?", [refusal, *between, refusal, *between, refusal])
+    steps = [refusal]
+    for _ in range(sends - 1):
+        steps += [*between, refusal]
+    tmp_path.mkdir(exist_ok=True)
+    return flags(tmp_path, tools, "How many works are listed?", steps)
 
 
 @pytest.mark.parametrize("flagged", [True, False])
-def test_a_refusal_that_said_when_to_come_back_sent_again_sooner_is_no_retry(tmp_path, flagged):
-    """RFC 9110: Retry-After says how long the client ought to wait; the same request sent again at once is the
-    repeat, however the wire marks the refusal, while the same request sent after the wait is the retry asked for."""
-    assert any(verdict == "stop" for _, verdict, _ in _shell_429(tmp_path, [], flagged))
-    assert _shell_429(tmp_path, [("run_shell", {"command": "sleep 30"}, "")], flagged) == []
+@pytest.mark.parametrize("after", [0, 1, 30])
+def test_a_retry_after_only_widens_the_retry_budget_never_narrows_it(tmp_path, flagged, after):
+    """RFC 9110: Retry-After says how long the client ought to wait. A log holds no clock and a model's turn takes
+    seconds, so a refusal sent again with no wait recorded keeps the budget of any transient failure (three sends;
+    the fourth is the repeat), while one sent again after the wait it asked for is the retry it asked for."""
+    assert _shell_429(tmp_path / "at_once", [], flagged, after) == []
+    assert any(verdict != "" for _, verdict, _ in _shell_429(tmp_path / "fourth", [], flagged, after, sends=4))
+    assert _shell_429(tmp_path / "slept", [("run_shell", {"command": f"sleep {after}"}, "")], flagged, after) == []

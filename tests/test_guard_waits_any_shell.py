@@ -84,9 +84,14 @@ def test_a_retry_after_waited_out_in_the_shells_own_units_is_the_retry_the_serve
                  steps) == []
 
 
-def test_a_retry_after_not_waited_out_is_still_stopped(tmp_path):
-    steps = [("shell", {"command": CURL}, BUSY)] + [("shell", {"command": "sleep 2 && " + CURL}, BUSY)] * 4
-    found = flags(tmp_path, SHELL, "Get the latest numpy version from PyPI.", steps)
+def test_a_retry_after_not_waited_out_keeps_the_budget_of_a_failure_that_said_nothing_of_when(tmp_path):
+    """A Retry-After only widens the budget: not waited out, the refusal is judged as the same 503 without it."""
+    def sent(busy: str, where: str) -> list:
+        steps = [("shell", {"command": CURL}, busy)] + [("shell", {"command": "sleep 2 && " + CURL}, busy)] * 5
+        (tmp_path / where).mkdir()
+        return flags(tmp_path / where, SHELL, "Get the latest numpy version from PyPI.", steps)
+    found = sent(BUSY, "told")
+    assert found == sent(BUSY.replace("retry-after: 90\n", ""), "plain")
     assert ("stop", "repeated_call") in [(v, r) for _, v, r in found], found
 
 

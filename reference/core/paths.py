@@ -5,8 +5,8 @@ Whether a text is a path, and which kind, is decided by its form alone, never by
 - a Windows path starts with a drive letter (`C:\\`, `C:/`), a UNC prefix (`\\\\server\\share`) or `.\\` / `..\\`,
   or is Win32 file names joined by single backslashes (`src\\components\\App.tsx`); it is written once as
   Win32 reads it (Microsoft's "File path formats on Windows systems"): `\\` and `/` are one separator, a doubled
-  separator is one, `.` and `..` are resolved, and once it is absolute (a drive or a share) its case is folded,
-  for NTFS compares names case-insensitively by default;
+  separator is one, `.` and `..` are resolved, and once it is absolute (a drive or a share) its case is folded as
+  NTFS compares names by default (its $UpCase table: one character for one, so `Straße` is not `Strasse`);
 - a POSIX path starts with `/`, `./` or `../` and keeps its case (`/srv/A.txt` and `/srv/a.txt` are two files);
 - a relative Windows path (`.\\src\\a.ts`, `src\\a.ts`) is resolved against the workspace the conversation
   states, when it states one Windows directory (`stated_directory`): then `src\\a.ts` and `C:\\w\\src\\a.ts` are
@@ -49,8 +49,14 @@ def _windows_relative(text: str) -> bool:
             and all(len(p) > 1 for p in parts[1:]))
 
 
+# NTFS compares names by its $UpCase table, Unicode's simple one-to-one uppercase mapping, not by full case folding:
+# `Straße.txt` and `Strasse.txt`, `ﬁle` and `file` are two files there. Each character is upcased where that gives one
+# character, then ASCII letters are written small, so a path keeps the spelling readers expect (`c:\w\a.txt`).
+_ASCII_SMALL = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
 def _absolute(text: str) -> str:
-    return ntpath.normpath(text).casefold()
+    return "".join(c.upper() if len(c.upper()) == 1 else c for c in ntpath.normpath(text)).translate(_ASCII_SMALL)
 
 
 def canonical_path(text: str, base: Optional[str] = None) -> str:

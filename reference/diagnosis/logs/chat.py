@@ -18,7 +18,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-from http import HTTPStatus
 from typing import Any, Optional
 
 from ...core.messages import SystemMessage, UserMessage
@@ -47,25 +46,55 @@ _PERROR = re.compile(r"^[^\n]*\S: (?:" + "|".join(sorted({re.escape(os.strerror(
 
 # An error record as PowerShell prints it (its default NormalView, in every locale): the position, the code line and
 # its `~` underline, the message, then the ErrorRecord's own properties `+ CategoryInfo : ...` and, last,
-# `+ FullyQualifiedErrorId : ...`, which PowerShell never translates. It is the failure when it opens the result, its
-# first paragraph ("In Zeile:1 Zeichen:35 ... + FullyQualifiedErrorId : InvalidEndOfLine"); a record printed after
-# other output (a script that went on, a log read back) is reported by that output and stays an answer.
+# `+ FullyQualifiedErrorId : ...`, which PowerShell never translates. A result that holds records and nothing else
+# is the failure ("In Zeile:1 Zeichen:35 ... + FullyQualifiedErrorId : InvalidEndOfLine", beside only the one-line
+# status a harness appends, words and a number: "Status Code: 1"); output beside a record (the listing asked for
+# after a non-terminating error on one of its paths, a script that went on, a log read back) is the answer.
 _ERROR_RECORD = re.compile(r"^\s*\+ CategoryInfo\s*: \S[^\n]*\n\s*\+ FullyQualifiedErrorId\s*: \S[^\n]*$",
                            re.MULTILINE)
+# The same record in PowerShell 7's default ConciseView, when it comes from a script or the parser: the command and
+# where, then a `Line |` block, the line's number and text, its `~` underline and the message, each behind a `|`.
+_CONCISE_BLOCK = re.compile(r"[^\n]+\n\s*Line \|\s*(?:\n\s*[0-9]*\s*\|[^\n]*)+")
+_EXIT_STATUS = re.compile(r"[^\d\n]*[^\W\d_][^\d\n]*?[0-9]+\W*")
+
+
+# The 4xx and 5xx reason phrases of RFC 9110's registry (section 15) and those it replaced (RFC 7231's "Payload Too
+# Large", RFC 2616's "Request Entity Too Large", "Request-URI Too Long" and "Requested Range Not Satisfiable", RFC
+# 4918's "Unprocessable Entity"), written here and not read from `http.HTTPStatus`, whose phrases change with the
+# Python release: the same log is judged alike on every Python the kit supports.
+_ERROR_PHRASES = {
+    400: ("Bad Request",), 401: ("Unauthorized",), 402: ("Payment Required",), 403: ("Forbidden",),
+    404: ("Not Found",), 405: ("Method Not Allowed",), 406: ("Not Acceptable",),
+    407: ("Proxy Authentication Required",), 408: ("Request Timeout",), 409: ("Conflict",), 410: ("Gone",),
+    411: ("Length Required",), 412: ("Precondition Failed",),
+    413: ("Content Too Large", "Payload Too Large", "Request Entity Too Large"),
+    414: ("URI Too Long", "Request-URI Too Long"), 415: ("Unsupported Media Type",),
+    416: ("Range Not Satisfiable", "Requested Range Not Satisfiable"), 417: ("Expectation Failed",),
+    418: ("I'm a Teapot",), 421: ("Misdirected Request",), 422: ("Unprocessable Content", "Unprocessable Entity"),
+    423: ("Locked",), 424: ("Failed Dependency",), 425: ("Too Early",), 426: ("Upgrade Required",),
+    428: ("Precondition Required",), 429: ("Too Many Requests",), 431: ("Request Header Fields Too Large",),
+    451: ("Unavailable For Legal Reasons",), 500: ("Internal Server Error",), 501: ("Not Implemented",),
+    502: ("Bad Gateway",), 503: ("Service Unavailable",), 504: ("Gateway Timeout",),
+    505: ("HTTP Version Not Supported",), 506: ("Variant Also Negotiates",), 507: ("Insufficient Storage",),
+    508: ("Loop Detected",), 510: ("Not Extended",), 511: ("Network Authentication Required",)}
+_CODE_AND_PHRASE = "|".join(f"{code} {re.escape(phrase)}" for code, phrases in _ERROR_PHRASES.items()
+                            for phrase in phrases)
 
 
 # An HTTP error status as RFC 9110 writes it, a 4xx or 5xx code and its reason phrase, ending a clause ("returned 404
 # Not Found: {...}"); a title that names one ("Custom 404 Not Found page") goes on and states none.
-_HTTP_ERROR = re.compile(r"(?<!\w)(?:" + "|".join(f"{s.value} {re.escape(s.phrase)}" for s in HTTPStatus if s.value >= 400)
-                         + r")\s*(?:[:.,;)]|$)", re.IGNORECASE)
+_HTTP_ERROR = re.compile(r"(?<!\w)(?:" + _CODE_AND_PHRASE + r")\s*(?:[:.,;)]|$)", re.IGNORECASE)
 
 
-# An HTTP response's status line (RFC 9112 section 4: the version, a 4xx or 5xx code, its reason phrase or none) as
-# the whole of a result's first line: the response opens with it and its body follows ("HTTP 429 Too Many Requests"
-# above the JSON the server sent). A success's status line ("HTTP/1.1 200 OK") or a log whose later line quotes
-# one is no failure.
-_STATUS_LINE = re.compile(r"\s*HTTP(?:/[0-9](?:\.[0-9])?)? +(?:" + "|".join(
-    f"{s.value}(?: +{re.escape(s.phrase)})?" for s in HTTPStatus if s.value >= 400) + r")\s*", re.IGNORECASE)
+# An HTTP response's status line as the whole of a result's first line: the response opens with it and its body
+# follows. RFC 9112 section 4's grammar, `HTTP/d[.d] 4xx|5xx [reason]`, is read whatever its reason phrase says ("a
+# client SHOULD ignore the reason-phrase content": nginx's "Service Temporarily Unavailable", a translated one, none),
+# and so is the shorter "HTTP 429 Too Many Requests" some clients print, when a registered code and its registry's
+# phrase or none follow "HTTP" ("HTTP 500 errors today: 0" goes on in words of its own). A success's status line
+# ("HTTP/1.1 200 OK") or a log whose later line quotes one is no failure.
+_STATUS_LINE = re.compile(r"\s*HTTP(?:/[0-9](?:\.[0-9])? +[45][0-9]{2}(?: [^\n]*)?"
+                          r"| +(?:" + "|".join(f"{code}(?: +(?:{'|'.join(map(re.escape, phrases))}))?"
+                                               for code, phrases in _ERROR_PHRASES.items()) + r"))\s*", re.IGNORECASE)
 
 
 def says_error(text: str) -> bool:
@@ -76,20 +105,30 @@ def says_error(text: str) -> bool:
     to send email: connect ECONNREFUSED ...") or an HTTP error status ending a clause ("Error executing tool t: API
     returned 404 Not Found: {...}"), or when its first line is a failed system call as `perror` and the POSIX
     utilities print it (`bash: ./gradlew: Permission denied`, then the exit code), or when its first line is an HTTP
-    error status line with the response's body below it, or when its first paragraph ends with a PowerShell error
-    record (`_ERROR_RECORD`: a parser error in German is one in English). Output of many lines that shows one (a log
-    tail, a test run whose check hit a refused port, a record printed after a script's output) reports it and stays
+    error status line with the response's body below it, or when it holds PowerShell error records and nothing else
+    (`_ERROR_RECORD`: a parser error in German is one in English). Output of many lines that shows one (a log
+    tail, a test run whose check hit a refused port, a record beside a script's output) reports it and stays
     an answer; so does "Set timeout.", which names no failure."""
     lines = text.strip().splitlines()
     return bool(_SAYS_ERROR.match(text[:200])) or bool(lines and _PERROR.match(lines[0][:300])) \
-        or bool(lines and _STATUS_LINE.fullmatch(lines[0][:300])) or _opens_with_error_record(lines) \
+        or bool(lines and _STATUS_LINE.fullmatch(lines[0][:300])) or _only_error_records(lines) \
         or (len(lines) == 1 and (states_transient(lines[0][:300]) or bool(_HTTP_ERROR.search(lines[0]))))
 
 
-def _opens_with_error_record(lines: list[str]) -> bool:
-    """Does the text's first paragraph (its lines up to the first blank one) end with a PowerShell error record?"""
-    blank = next((i for i, line in enumerate(lines) if not line.strip()), len(lines))
-    return blank >= 2 and bool(_ERROR_RECORD.search("\n".join(lines[blank - 2:blank])))
+def _only_error_records(lines: list[str]) -> bool:
+    """Does every paragraph of the text (lines between blank ones) end with a PowerShell error record, but for one-line
+    statuses of words and a number (`_EXIT_STATUS`), with at least one record?"""
+    paragraphs, current = [], []
+    for line in [*lines, ""]:
+        if line.strip():
+            current.append(line)
+        elif current:
+            paragraphs.append(current)
+            current = []
+    records = [p for p in paragraphs if len(p) >= 2 and _ERROR_RECORD.search("\n".join(p[-2:]))
+               or len(p) >= 3 and _CONCISE_BLOCK.fullmatch("\n".join(p))]
+    return bool(records) and all(p in records or (len(p) == 1 and _EXIT_STATUS.fullmatch(p[0].strip()))
+                                 for p in paragraphs)
 
 
 def detect(entries: list[Any]) -> Optional[str]:

@@ -8,8 +8,8 @@ the same kind of failure on argument after argument (guessing ids, 404 after 404
 answer to the same call (polling) is new, flag or no flag. A step whose calls only failed for a transient reason
 says nothing either way (the executor retries those). A read
 about a thing the agent was given and had not asked about (a value the user or an earlier answer named, which
-tells it apart from every earlier call of its tool: asking.py) is news even when its answer is empty, a checklist
-worked through; names the agent made up, each answering empty, are still no progress, and so are names the agent
+tells it apart from every earlier call of its tool: asking.py) is news even when its answer is empty or a failure
+(a 404 on each link the user listed answers which are dead), a checklist worked through; names the agent made up, each answering empty, are still no progress, and so are names the agent
 made up each answered in text by the sentence its tool gave the one before, the words either call sent aside
 (`<path> does not exist`, books.py). Legitimate: nine repositories the user listed, each answering an empty list. The call whose answer listed a thing is not asked
 again by a call about that thing (a listing of tables, then a count of one of them). A call asked before is asked
@@ -59,8 +59,8 @@ expect: {completable: true, stop_reason: completed, oracle_model_calls: 5}
 def asks_given(m: Memory, a: GuardedCall) -> bool:
     """Does the read `a` ask about a thing the agent was given, not asked about before: a value the user (or an
     earlier answer) named, told apart by it from every earlier call of its tool (asking.py)? The nine repositories
-    the user listed are nine questions, each answered even when its answer is empty."""
-    if not a.ran or a.failed or a.writes:
+    the user listed are nine questions, each answered even when its answer is empty or a failure on that thing."""
+    if not a.ran or a.writes:
         return False
     given = given_before(m, a)
     # every earlier call, not only the latest few: a batch of six reissued whole asks again what its first asked

@@ -7,8 +7,10 @@ the OpenAI and Anthropic SDKs retry by default, or three waits where the server 
 wait was kept (a shell's wait read in its own units: `sleep 2m` keeps a Retry-After of 90). It must not fire on the
 third send after two refused connections, nor on a 503 with Retry-After 60 answered three times and slept out each
 time; it still catches a fourth attempt after three transient failures in a row, and the same 503 sent again at once.
-A refusal that said when to come back, sent again sooner, is outside the budget, read as a failure or printed by a
-shell (`curl -i`); a 429 that said nothing of when (a per-second limit) gets the budget.
+A Retry-After can only widen the budget: a log holds no clock and a model's turn takes seconds, so a refusal that
+said when to come back, sent again with no wait recorded, is a retry like any transient failure, unless the server's
+own clock shows it came back sooner (`told_when.came_early`: the next refusal's Date); it must not fire on a 429 with
+`Retry-After: 0` or `1` sent again twice before it passes, and still catches the fourth send of such a refusal.
 
 A call the agent spaced by a wait of its own is a poll, judged by its answers (repeats.py, rule 7), and one whose
 answer says nothing has come yet is waiting. A wait of its own is each shell's documented wait command in its list
@@ -33,6 +35,7 @@ from ...core.canonical import clean_text
 from .arguments import argument_leaves
 from .asking import SENTENCE, bare_state
 from .state import GuardedCall, Memory, identifiers
+from .told_when import came_early, retry_after
 
 # Attempts of one call that may each fail for a transient reason (`responses.transient`) before the next is a
 # repeat: three in all, as the OpenAI and Anthropic SDKs retry by default (the first try and max_retries=2).
@@ -62,29 +65,17 @@ def _retries(m: Memory, a: GuardedCall) -> list[bool]:
     for x in reversed([x for x in m.by_action.get(a.action, []) if x.ran and x.index < a.index]):
         if _waited_as_told(m, x, after):
             told.append(True)
-        elif x.transient and m.still_stands(x, a) and retry_after(x) is None:
-            told.append(False)  # a failure whose server said when to come back, sent sooner, is no retry
+        elif x.transient and m.still_stands(x, a):
+            if came_early(x, after):  # the server's clock shows the next send came sooner than it was told
+                return told[:next((i for i, said in enumerate(told) if not said), len(told))]
+            told.append(False)  # a Retry-After not seen waited out only leaves the failure's own budget
         else:
             break
         after = x
     return told
 
 
-# An answer that is an HTTP response telling the client to come back later (RFC 9110: 503 Service Unavailable,
-# RFC 6585: 429 Too Many Requests) and when (Retry-After in seconds), wherever the response text appears: its status
-# line and header field each open a line, or a run of words once a plain-text answer's lines are joined.
-_STATUS = re.compile(r"(?:^|\s)HTTP/[0-9.]+ +(503|429)\b")
-_RETRY_AFTER = re.compile(r"(?:^|\s)retry-after: *([0-9]+)(?!\S)", re.IGNORECASE)
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
-
-
-def retry_after(a: GuardedCall) -> Optional[float]:
-    """The seconds an answer's HTTP 503 or 429 response asked the client to wait, if it asked, whether the answer
-    reads as a success (a shell printing the response) or a failure."""
-    for _, text in argument_leaves(a.content if a.content is not None else a.answer):
-        if isinstance(text, str) and _STATUS.search(text) and (after := _RETRY_AFTER.search(text)):
-            return float(after.group(1))
-    return None
 
 
 def _waited_as_told(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:

@@ -25,19 +25,38 @@ def plainly(texts: Iterable[Any]) -> str:
 
 def respelled(u: str, v: str) -> bool:
     """Are two texts one text, case, spacing and the punctuation around it aside (Unicode's categories: "How
-    long?" and "how long")? Punctuation inside stays: `C++` is not `C`, `a.py` not `a_py`."""
+    long?" and "how long", "¿Cuánto?" and "cuánto")? Punctuation inside stays (`C++` is not `C`, `a.py` not `a_py`),
+    and so do a leading or closing dash (`-5 degrees` is not `5 degrees`, `--force push` not `force push`) and the
+    case of what is quoted (`name = 'Bob'` is not `name = 'bob'`: a string literal is case-sensitive in ISO SQL)."""
     return _bare(u) == _bare(v)
 
 
+# A quoted run, in single or double quotes: a literal, whose case is its own.
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+
+
 def _bare(text: str) -> str:
-    """The text folded, its spaces single, without the punctuation and spaces that open or close it."""
-    words = " ".join(clean_text(text).casefold().split())
+    """The text folded outside its quotes, its spaces single, without the punctuation (dashes aside) and spaces
+    that open or close it."""
+    spaced = " ".join(clean_text(text).split())
+    words, at = "", 0
+    for quoted in _QUOTED.finditer(spaced):
+        words += spaced[at:quoted.start()].casefold() + quoted.group()
+        at = quoted.end()
+    words += spaced[at:].casefold()
     start, end = 0, len(words)
-    while start < end and unicodedata.category(words[start])[0] in "PZ":
+    while start < end and _trimmed(words[start]):
         start += 1
-    while end > start and unicodedata.category(words[end - 1])[0] in "PZ":
+    while end > start and _trimmed(words[end - 1]):
         end -= 1
     return words[start:end]
+
+
+def _trimmed(c: str) -> bool:
+    """Is a character one that may open or close a text without changing it: a space or punctuation, not a dash (a
+    sign or an option's mark)?"""
+    category = unicodedata.category(c)
+    return category[0] == "Z" or (category[0] == "P" and category != "Pd")
 
 
 def says_nothing(payload: Any) -> bool:
