@@ -2,7 +2,7 @@
 
     python benchmarks/guard_numbers.py [--only NAME,...]     (from a clone, ~10 s per value)
 
-Per value, summed over every field set (tests/field/cases*, sixteen now, judged as benchmarks/field_agreement.py judges
+Per value, summed over every field set (tests/field/cases*, judged as benchmarks/field_agreement.py judges
 them: shadow mode over each recorded conversation): legitimate conversations flagged (a warning or a stop) and
 loops whose first stop falls in the tester's window; on the tool corpus (benchmarks/tool_corpus_eval.py, the
 guarded loop): legitimate flows met and stuck flows caught; on the kit's catalogue: scenarios whose expect

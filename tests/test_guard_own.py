@@ -3,7 +3,6 @@ minted is the same acknowledgement, a read of the write's own effect is no news 
 a batch answer for that batch; each with the legitimate work it must leave alone."""
 from __future__ import annotations
 
-from typing import Optional
 
 import pytest
 
@@ -114,17 +113,8 @@ def _judged(tmp_path, user: str, tools: list[dict], steps: list[tuple[str, dict,
     return [(message, rule) for message, _, rule in flags(tmp_path, tools, user, steps)]
 
 
-def _tool(name: str, description: str, properties: dict, annotations: Optional[dict] = None) -> dict:
-    function = {"name": name, "description": description, "parameters": {"type": "object", "properties": properties}}
-    if annotations is not None:
-        function["annotations"] = annotations
-    return {"type": "function", "function": function}
-
-
-POST = _tool("post_message", "Post a message to a channel.",
-             {"channel": {"type": "string"}, "text": {"type": "string"}})
-GET = _tool("get_message", "Get a message.", {"channel": {"type": "string"}, "message": {"type": "string"}},
-            {"readOnlyHint": True})
+POST = tool("post_message", "Post a message to a channel.", channel="string", text="string")
+GET = tool("get_message", "Get a message.", {"readOnlyHint": True}, channel="string", message="string")
 
 
 @pytest.mark.parametrize("label", ["id", "ts", "number"])
@@ -140,9 +130,8 @@ def test_a_message_posted_again_after_reading_it_back_by_what_its_answer_gave_is
 
 def test_a_total_read_from_by_the_next_call_is_not_minted(tmp_path):
     """Rows loaded batch by batch, each read from the total the load answered: the reads show new rows."""
-    load = _tool("load_more", "Load the next batch of rows into the workspace.", {"table": {"type": "string"}})
-    read = _tool("read_rows", "Read rows of the workspace from an offset.", {"offset": {"type": "integer"}},
-                 {"readOnlyHint": True})
+    load = tool("load_more", "Load the next batch of rows into the workspace.", table="string")
+    read = tool("read_rows", "Read rows of the workspace from an offset.", {"readOnlyHint": True}, offset="integer")
     steps = []
     for total in (250, 500, 750, 1000):
         steps.append(("load_more", {"table": "orders"}, f"Loaded batch: {{'loaded': 250, 'total': {total}}}"))

@@ -160,7 +160,7 @@ def test_a_poll_behind_its_own_wait_that_never_moves_is_still_stopped(tmp_path, 
     assert ("stop", "repeated_call") in [(v, r) for _, v, r in found] and found[0][0] <= 8, found
 
 
-def test_a_poll_behind_its_own_wait_with_no_act_before_it_is_stopped_at_its_second_answer_alike(tmp_path):
+def test_a_poll_behind_its_own_wait_with_no_act_before_it_is_warned_at_its_second_call(tmp_path):
     """Nothing the agent did is on its way: the first answer alike is the repeat, as before."""
     shell = [tool("shell", "Run a PowerShell command.", SHELL_MCP, command="string")]
     found = flags(tmp_path, shell, "Is the print spooler running?", _service(["Stopped"] * 5)[1:])
