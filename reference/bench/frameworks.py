@@ -22,8 +22,8 @@ DRIVERS = Path(__file__).parent / "drivers"
 ROOT = Path(__file__).resolve().parents[2]  # the kit's checkout: pyproject.toml and reference/
 GUARDED = "+kit-guard"
 # What the guard itself needs besides the standard library (the kit's pins for them, in pyproject.toml):
-# dates in any spelling, the airports' names, SQL's tokens, numbers spelled and CLDR's units (how many runs the user
-# asked for). None is an SDK; none depends on openai or pydantic.
+# dates in any spelling, the airports' names, SQL's tokens (numbers spelled and CLDR's data ship with the kit as
+# tables, reference/parts/guards/cldr_*.json). None is an SDK; none depends on openai or pydantic.
 GUARD_NEEDS = ("python-dateutil>=2.8", "airportsdata>=20250101", "sqlparse>=0.5,<1")
 
 

@@ -25,7 +25,7 @@ import posixpath
 import re
 from typing import Optional
 
-__all__ = ["canonical_path", "is_windows_absolute", "stated_directory"]
+__all__ = ["canonical_path", "stated_directory"]
 
 _DRIVE = re.compile(r"[A-Za-z]:[\\/]")
 _UNC = re.compile(r"\\\\[^\\/]+[\\/][^\\/]+")
@@ -35,7 +35,7 @@ _NAME = re.compile(r'[^<>:"/\\|?*\x00-\x1f]+')
 _WRITTEN = re.compile(r"""(?<![\w\\/])(?:[A-Za-z]:[\\/]|\\\\[^\\/\s"'<>|?*]+\\)[^\s"'<>|?*`]*""")
 
 
-def is_windows_absolute(text: str) -> bool:
+def _windows_absolute(text: str) -> bool:
     return bool(_DRIVE.match(text) or _UNC.match(text))
 
 
@@ -64,7 +64,7 @@ def canonical_path(text: str, base: Optional[str] = None) -> str:
     relative one. Any text that is not a path is returned as it is."""
     if not text or "://" in text or any(c.isspace() for c in text):
         return text
-    if is_windows_absolute(text):
+    if _windows_absolute(text):
         return _absolute(text)
     windows = _windows_relative(text)
     if base and windows:
@@ -81,7 +81,6 @@ def stated_directory(text: str) -> Optional[str]:
     """The workspace a conversation states: the absolute Windows path it writes that every other absolute Windows
     path it writes lies under (a workspace, and files in it); None when it writes none, or two unrelated ones."""
     found = {_absolute(p.rstrip(".,;:)]}'")) for p in _WRITTEN.findall(text or "")}
-    found.discard("")
     if not found:
         return None
     root = min(found, key=len)

@@ -7,12 +7,11 @@ asks them before it judges a call asked again; each function states its rule in 
 case it must not fire on."""
 from __future__ import annotations
 
-from typing import Any
-
 from .arguments import argument_leaves
 from .own import a_name, made_a_thing, marks, minted_by
 from .sent_back import id_member, taken_back
-from .state import GuardedCall, Memory
+from .metadata import a_number
+from .state import GuardedCall, Memory, lists_things
 from .words import words
 
 
@@ -29,7 +28,7 @@ def reads_what_it_names(x: GuardedCall) -> bool:
         return False
     sent = [v for _, v in argument_leaves(x.arguments)]
     if not any(isinstance(v, str) and a_name(v) for v in sent) \
-            or any(isinstance(v, str) and len(words(v)) > 1 or _a_number(v) for v in sent):
+            or any(isinstance(v, str) and len(words(v)) > 1 or a_number(v) for v in sent):
         return False
     said = argument_leaves(x.content)
     return any(isinstance(v, str) and v.strip() for _, v in said) and all(
@@ -45,7 +44,7 @@ def minted_a_thing(m: Memory, x: GuardedCall) -> bool:
     before it showed: a room assigned as `{"room": "214", "assignment_id": "as-77801"}`. Not a
     search answering the ids of its hits (a list), nor a read of the thing the call names (its answer names it
     back) beside the ids of the records it relates to (a run's plan)."""
-    if not (x.ran and not x.failed) or x.reports or x.echoed or _holds_list(x.content):
+    if not (x.ran and not x.failed) or x.reports or x.echoed or lists_things(x.content):
         return False
     named = taken_back(m, x)
     ids = set().union(*(marks(v) for k, v in argument_leaves(x.content)
@@ -59,16 +58,6 @@ def each_made(m: Memory, a: GuardedCall) -> bool:
     "create 3 new tickets". Not the same edit sent again for "fix the 3 failing tests": an edit makes nothing."""
     runs = [x for x in m.by_action.get(a.action, []) if x.ran and not x.failed]
     return bool(runs) and (all(minted_a_thing(m, x) for x in runs) or len(minted_by(m, a)) >= len(runs))
-
-
-def _holds_list(value: Any) -> bool:
-    if isinstance(value, list):
-        return True
-    return isinstance(value, dict) and any(_holds_list(v) for v in value.values())
-
-
-def _a_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def set_what_a_read_shows(m: Memory, last: GuardedCall, a: GuardedCall) -> bool:

@@ -43,10 +43,10 @@ from typing import Any, Optional
 
 from . import feedback
 from .feedback import Detection
-from .asking import backing_off, lists_things, paging, same_question
-from .repeats import a_wait, counted, honoured_retry
-from .waits import awaiting
-from .state import Detector, GuardedCall, Memory
+from .asking import backing_off, paging, same_question
+from .repeats import a_wait, counted
+from .waits import awaiting, honoured_retry
+from .state import Detector, GuardedCall, Memory, lists_things
 
 LEGITIMATE = """
 name: close-what-the-search-found

@@ -281,11 +281,6 @@ def _counts(content: Any) -> set[float]:
     return set()
 
 
-def lists_things(value: Any) -> bool:
-    """Does an answer list things of its own (a list anywhere in it), rather than only say how many it handled?"""
-    return isinstance(value, list) or isinstance(value, dict) and any(lists_things(v) for v in value.values())
-
-
 def paging(chain: list[GuardedCall], a: GuardedCall) -> bool:
     """Is `a`, with the calls that got its answer before it (`chain`, oldest first), one page after another, each
     asking for what the one before returned the position of (`next_page`)?"""

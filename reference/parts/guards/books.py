@@ -20,7 +20,7 @@ from .arguments import argument_leaves, subject_of, without_echoes
 from .asking import differences, given_before, told_apart
 from .effects import resource_changed
 from .failures import alike, failure
-from .metadata import is_moment_name, moved_alone, positions
+from .metadata import holds_rows, is_moment_name, moved_alone, positions
 from .responses import (owned_moments, parse_result, reports, says_final, still_to_come, timed_out, transient,
                         without_call_counts)
 from .relearned import failed_alike, read_again
@@ -44,9 +44,9 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
     a.quoted = a.echoed and a.writes and _quotes_wording(payload, a)
     if ok:  # a member that equalled the call's number last time and does again, the words unchanged, counts calls
         run = m.tool_runs[a.call.name] = m.tool_runs.get(a.call.name, 0) + 1
-        words = str([v for _, v in argument_leaves(a.arguments) if not isinstance(v, (int, float)) or isinstance(v, bool)])
-        same = m.words.get(a.call.name) == words
-        m.words[a.call.name] = words
+        sent = str([v for _, v in argument_leaves(a.arguments) if not isinstance(v, (int, float)) or isinstance(v, bool)])
+        same = m.words.get(a.call.name) == sent
+        m.words[a.call.name] = sent
         content, m.counting[a.call.name] = without_call_counts(
             content, run, m.counting.get(a.call.name, set()) if same else set())
     owned = m.owned.get(a.call.name, frozenset())
@@ -98,7 +98,7 @@ def book(m: Memory, reader: ResultReader, a: GuardedCall, result: ToolMessage, r
     # one sentence around each made-up name says as little of it as an empty answer (compared, it is still an answer)
     templated = ok and (not a.writes or info.unknown and _guessed(m, a)) and _templated(m, a, content)
     said = not a.empty and not templated
-    a.lists = ok and _lists(content)
+    a.lists = ok and holds_rows(content)
     a.to_come = ok and still_to_come(content, is_moment_name)
     a.silent = ok and content in (None, "")
     a.blank = ok and says_nothing(content)
@@ -212,11 +212,6 @@ def _without(value: Any, dropped: set[str]) -> Any:
     if isinstance(value, list):
         return [_without(v, dropped) for v in value if not (isinstance(v, str) and v in dropped)]
     return value
-
-
-def _lists(value: Any) -> bool:
-    """Does an answer hold a non-empty list anywhere?"""
-    return bool(value) if isinstance(value, list) else isinstance(value, dict) and any(map(_lists, value.values()))
 
 
 def _quotes_wording(payload: Any, a: GuardedCall) -> bool:

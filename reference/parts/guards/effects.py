@@ -99,7 +99,8 @@ class ToolInfo:
 
     def writes_by(self, arguments: Any) -> bool:
         """May this call change state: the definition says so, or, where only the last resort speaks, it sends an
-        SQL data-change or schema statement (`sends_sql_change`), or sends more than SQL queries alone?"""
+        SQL data-change or schema statement (`sends_sql_change`), or sends more than SQL queries alone or safe HTTP
+        methods alone (`sends_safe_method`)?"""
         if self.unknown and sends_sql_change(arguments):
             return True
         return self.writes and not (self.unknown and (_texts(arguments, only_queries) or sends_safe_method(arguments)))

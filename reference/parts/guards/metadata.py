@@ -147,7 +147,7 @@ def moved_alone(before: Any, now: Any, declared: Iterable[str], fresh: Callable[
         if x == y:
             kept.append(x not in (None, "", [], {}))
             return True
-        if _a_token(x) and _a_token(y) or _a_number(x) and _a_number(y):
+        if _a_token(x) and _a_token(y) or a_number(x) and a_number(y):
             moved[path] = (x, y)
             return True
         return False
@@ -193,15 +193,15 @@ def positions(before: Any, now: Any, sent: Iterable[Any], declared: Iterable[str
             followed.update({x} & sent)
             return True
         return False
-    pages = _holds_rows(was) and _holds_rows(is_)  # a page lists rows: a chain of records followed id by id is no page
+    pages = holds_rows(was) and holds_rows(is_)  # a page lists rows: a chain of records followed id by id is no page
     return (frozenset(moved), followed) if pages and walk(was, is_, "") and followed else (frozenset(), set())
 
 
-def _holds_rows(value: Any) -> bool:
+def holds_rows(value: Any) -> bool:
     """Does an answer hold a non-empty list of records or values anywhere?"""
     if isinstance(value, list):
         return bool(value)
-    return isinstance(value, dict) and any(map(_holds_rows, value.values()))
+    return isinstance(value, dict) and any(map(holds_rows, value.values()))
 
 
 def _a_token(value: Any) -> bool:
@@ -210,5 +210,6 @@ def _a_token(value: Any) -> bool:
         and any(c.isdigit() for c in value)
 
 
-def _a_number(value: Any) -> bool:
+def a_number(value: Any) -> bool:
+    """A JSON number, not a flag."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -26,9 +26,9 @@ from itertools import takewhile
 from typing import Optional
 
 from . import detectors, feedback
-from .asking import given_before, listed_by, lists_things, next_page, told_apart
+from .asking import given_before, listed_by, next_page, told_apart
 from .feedback import Detection
-from .state import Detector, GuardedCall, Memory
+from .state import Detector, GuardedCall, Memory, lists_things
 
 LEGITIMATE = """
 name: export-polled

@@ -76,7 +76,7 @@ from .answered import each_made, minted_a_thing, reads_what_it_names, set_what_a
 from .own import beyond_asked, learned_elsewhere, made_by, minted_only, only_own_news, same_acknowledgement, shows_own
 from .sent_back import asks_back
 from .state import Detector, GuardedCall, Memory
-from .waits import a_wait, awaiting, honoured_retry, not_yet, reads_a_state, retrying, spaced, waits_first  # noqa: F401  (honoured_retry re-exported: answers.py reads it here)
+from .waits import a_wait, awaiting, not_yet, reads_a_state, retrying, spaced, waits_first
 
 LEGITIMATE = """
 name: re-read-after-write

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Optional
+from typing import Optional
 
 from . import feedback
 from .feedback import Detection

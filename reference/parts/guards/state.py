@@ -215,7 +215,7 @@ class Memory:
         said = plainly(v for _, v in argument_leaves(a.arguments) if isinstance(v, str) and len(words(v)) >= 2)
         # an answer with no content and no list (`{"affected_rows": 10000}`), or quoting the write's wording back, only
         # acknowledges what it was sent: six id ranges, five notes stored ("Remembered: <note>") are six and five acts
-        acknowledges = a.blank or a.quoted or not (a.reports or _holds_list(a.content))
+        acknowledges = a.blank or a.quoted or not (a.reports or lists_things(a.content))
         return a.call.name, a.subject + (" " + said if acknowledges else ""), a.result, a.heard
 
     def named_in(self, a: GuardedCall) -> frozenset:
@@ -293,8 +293,7 @@ class Detector:
         return None
 
 
-def _holds_list(value: Any) -> bool:
-    """Does an answer hold a list anywhere, an empty one too (`"results": []`: a search that found nothing)?"""
-    if isinstance(value, list):
-        return True
-    return isinstance(value, dict) and any(_holds_list(v) for v in value.values())
+def lists_things(value: Any) -> bool:
+    """Does an answer list things of its own (a list anywhere in it, an empty one too: `"results": []`, a search that
+    found nothing), rather than only say how many it handled?"""
+    return isinstance(value, list) or isinstance(value, dict) and any(lists_things(v) for v in value.values())

@@ -38,7 +38,7 @@ _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 def _bare(text: str) -> str:
     """The text folded outside its quotes, its spaces single, without the punctuation (dashes aside) and spaces
     that open or close it."""
-    spaced = " ".join(clean_text(text).split())
+    spaced = clean_text(text)
     words, at = "", 0
     for quoted in _QUOTED.finditer(spaced):
         words += spaced[at:quoted.start()].casefold() + quoted.group()
