@@ -22,6 +22,7 @@ from typing import Any, Optional
 
 from ...core.messages import SystemMessage, UserMessage
 from ...parts.guards.responses import states_transient
+from ...parts.guards.statuses import ERROR_PHRASES
 from .conversation import Conversation, Pairing, arguments_text, text_of
 
 # A plain-text result that opens by saying it failed, in the forms the languages and tools print untranslated: an
@@ -58,26 +59,7 @@ _CONCISE_BLOCK = re.compile(r"[^\n]+\n\s*Line \|\s*(?:\n\s*[0-9]*\s*\|[^\n]*)+")
 _EXIT_STATUS = re.compile(r"[^\d\n]*[^\W\d_][^\d\n]*?[0-9]+\W*")
 
 
-# The 4xx and 5xx reason phrases of RFC 9110's registry (section 15) and those it replaced (RFC 7231's "Payload Too
-# Large", RFC 2616's "Request Entity Too Large", "Request-URI Too Long" and "Requested Range Not Satisfiable", RFC
-# 4918's "Unprocessable Entity"), written here and not read from `http.HTTPStatus`, whose phrases change with the
-# Python release: the same log is judged alike on every Python the kit supports.
-_ERROR_PHRASES = {
-    400: ("Bad Request",), 401: ("Unauthorized",), 402: ("Payment Required",), 403: ("Forbidden",),
-    404: ("Not Found",), 405: ("Method Not Allowed",), 406: ("Not Acceptable",),
-    407: ("Proxy Authentication Required",), 408: ("Request Timeout",), 409: ("Conflict",), 410: ("Gone",),
-    411: ("Length Required",), 412: ("Precondition Failed",),
-    413: ("Content Too Large", "Payload Too Large", "Request Entity Too Large"),
-    414: ("URI Too Long", "Request-URI Too Long"), 415: ("Unsupported Media Type",),
-    416: ("Range Not Satisfiable", "Requested Range Not Satisfiable"), 417: ("Expectation Failed",),
-    418: ("I'm a Teapot",), 421: ("Misdirected Request",), 422: ("Unprocessable Content", "Unprocessable Entity"),
-    423: ("Locked",), 424: ("Failed Dependency",), 425: ("Too Early",), 426: ("Upgrade Required",),
-    428: ("Precondition Required",), 429: ("Too Many Requests",), 431: ("Request Header Fields Too Large",),
-    451: ("Unavailable For Legal Reasons",), 500: ("Internal Server Error",), 501: ("Not Implemented",),
-    502: ("Bad Gateway",), 503: ("Service Unavailable",), 504: ("Gateway Timeout",),
-    505: ("HTTP Version Not Supported",), 506: ("Variant Also Negotiates",), 507: ("Insufficient Storage",),
-    508: ("Loop Detected",), 510: ("Not Extended",), 511: ("Network Authentication Required",)}
-_CODE_AND_PHRASE = "|".join(f"{code} {re.escape(phrase)}" for code, phrases in _ERROR_PHRASES.items()
+_CODE_AND_PHRASE = "|".join(f"{code} {re.escape(phrase)}" for code, phrases in ERROR_PHRASES.items()
                             for phrase in phrases)
 
 
@@ -94,7 +76,7 @@ _HTTP_ERROR = re.compile(r"(?<!\w)(?:" + _CODE_AND_PHRASE + r")\s*(?:[:.,;)]|$)"
 # ("HTTP/1.1 200 OK") or a log whose later line quotes one is no failure.
 _STATUS_LINE = re.compile(r"\s*HTTP(?:/[0-9](?:\.[0-9])? +[45][0-9]{2}(?: [^\n]*)?"
                           r"| +(?:" + "|".join(f"{code}(?: +(?:{'|'.join(map(re.escape, phrases))}))?"
-                                               for code, phrases in _ERROR_PHRASES.items()) + r"))\s*", re.IGNORECASE)
+                                               for code, phrases in ERROR_PHRASES.items()) + r"))\s*", re.IGNORECASE)
 
 
 def says_error(text: str) -> bool:

@@ -18,9 +18,11 @@
     own.py          what a write's own runs made: news the write itself made is no news for it
     wording.py      what a call says in words and what an answer says at all (the same-answer rule)
     words.py        what a word is: a run between white space, and UAX #29's words in scripts without spaces
-    sql.py          which texts are SQL statements that change data or schema (sqlparse, ISO/IEC 9075)
+    sql.py          which texts are SQL statements that change data or schema, or only query (sqlparse, ISO/IEC 9075)
     effects.py      may a call change state: MCP annotations, then the HTTP method, then the name (last resort)
     waits.py        retries within a budget (a failure that passes by itself, a Retry-After kept) and waits
+    told_when.py    when a server told the client to come back: its Retry-After and its Date (RFC 9110)
+    statuses.py     HTTP's error statuses by their reason phrases, as RFC 9110 and the RFCs before it write them
     responses.py    what belongs to the response: a failure by its protocol's rule, one that passes by itself
     metadata.py     what in a result is never its answer: request ids, timings, moments by form or name
     arguments.py    what a call's arguments say: their leaves, its subject, their echoes in its result

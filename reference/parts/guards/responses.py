@@ -12,6 +12,7 @@ from typing import Any
 
 from ...core.canonical import clean_text
 from ...core.toolresult import read_result
+from .statuses import ERROR_PHRASES
 from .words import words
 
 # RFC 3339's date-time (section 5.6, ISO 8601's extended form, what JSON Schema's `format: date-time` names)
@@ -173,7 +174,8 @@ _PROVIDER_CODES = {"ratelimited", "rate_limit_error", "overloaded_error"}
 _CODE_KEYS = {"error", "type"}  # where Slack and Anthropic put their own codes (gRPC's: a status member, or these)
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")  # a member name's words: statusCode, http_status
 _REGISTERED = {s.value for s in HTTPStatus}  # IANA's HTTP Status Code Registry, as Python holds it
-_PHRASES = "|".join(re.escape(s.phrase) for s in HTTPStatus)
+_PHRASES = "|".join(re.escape(phrase) for phrase in [s.phrase for s in HTTPStatus if s.value < 400]
+                     + [p for phrases in ERROR_PHRASES.values() for p in phrases])
 _TEXT = re.compile(
     r"\b(" + "|".join(errno.errorcode[c] for c in sorted(_ERRNOS)) + r")\b"  # an errno name (Node's `connect ECONNREFUSED`)
     r"|(" + "|".join(re.escape(w) for w in _STRERROR.values()) + r")"  # the C library's words
